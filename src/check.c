@@ -1,0 +1,132 @@
+/*
+ * check.c: `clockdoctor check`: probe, measure, diagnose, write.
+ *
+ * The whole command takes under a second on a healthy machine: the
+ * measurement has a fixed budget, split between the clock ids.
+ */
+#include "commands.h"
+#include "diagnose/diagnose.h"
+#include "measure/measure.h"
+#include "output/output.h"
+#include "probe/probe.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The measurement's wall-time budget: nine clocks, each the libc call and the
+ * forced system call, in nine batches. */
+#define MEASURE_BUDGET_S 0.6
+
+static void check_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: clockdoctor check [--json | --prometheus] [--root DIR] [--no-measure]\n"
+	        "\n"
+	        "Says whether reading the time is slow here, why, and what to do.\n"
+	        "\n"
+	        "  -j, --json        write JSON (schema: docs/json.md)\n"
+	        "  -p, --prometheus  write node_exporter textfile metrics\n"
+	        "  -r, --root DIR    diagnose a snapshot saved by `clockdoctor snapshot`\n"
+	        "                    (nothing is measured)\n"
+	        "  -n, --no-measure  do not measure the clocks on this machine\n"
+	        "      --color WHEN  auto (default), always or never\n"
+	        "\n"
+	        "exit status: 0 ok, 1 warning, 2 critical, 3 could not tell (or bad usage)\n"
+	        "\n"
+	        "examples:\n"
+	        "  clockdoctor check\n"
+	        "  clockdoctor check --json | jq .findings[].code\n"
+	        "  clockdoctor check --prometheus > /var/lib/node_exporter/clockdoctor.prom\n"
+	        "  clockdoctor check --root ./snapshot-of-db1\n");
+}
+
+int cd_cmd_check(int argc, char **argv)
+{
+	enum { OUT_TEXT, OUT_JSON, OUT_PROM } format = OUT_TEXT;
+	const char *root = NULL;
+	bool measure = true;
+	int color = -1;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "no-measure", no_argument, NULL, 'n' },
+		{ "color", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 1;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "jpr:nh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j': format = OUT_JSON; break;
+		case 'p': format = OUT_PROM; break;
+		case 'r': root = optarg; break;
+		case 'n': measure = false; break;
+		case 'C':
+			if (strcmp(optarg, "always") == 0)
+				color = 1;
+			else if (strcmp(optarg, "never") == 0)
+				color = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				color = -1;
+			else {
+				fprintf(stderr, "clockdoctor check: --color takes auto, always or never\n");
+				return CD_EXIT_USAGE;
+			}
+			break;
+		case 'h': check_usage(stdout); return 0;
+		default: check_usage(stderr); return CD_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "clockdoctor check: unexpected argument '%s'\n", argv[optind]);
+		return CD_EXIT_USAGE;
+	}
+	if (root) {
+		struct stat st;
+		if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "clockdoctor check: --root %s: not a folder\n", root);
+			return CD_EXIT_USAGE;
+		}
+	}
+
+	/* Large structs: on the heap, not the stack. */
+	struct cd_facts *f = calloc(1, sizeof *f);
+	struct cd_measurements *m = calloc(1, sizeof *m);
+	struct cd_report *r = calloc(1, sizeof *r);
+	if (!f || !m || !r) {
+		fprintf(stderr, "clockdoctor check: out of memory\n");
+		free(f); free(m); free(r);
+		return CD_STATUS_UNKNOWN;
+	}
+	bool live = root == NULL;
+	cd_probe(live ? "/" : root, live, f);
+	if (live && measure) {
+		if (format == OUT_TEXT && isatty(STDERR_FILENO))
+			fprintf(stderr, "Measuring the cost of 9 ways of reading the time (about 1 s)...\n");
+		cd_measure_check(m, MEASURE_BUDGET_S);
+	}
+	cd_diagnose(f, m->done ? m : NULL, r);
+
+	if (color < 0)
+		color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	switch (format) {
+	case OUT_JSON: cd_output_json(stdout, f, m, r); break;
+	case OUT_PROM: cd_output_prometheus(stdout, f, m, r); break;
+	default: cd_output_text(stdout, f, m, r, color != 0); break;
+	}
+	int status = (int)r->status;
+	free(f);
+	free(m);
+	free(r);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "clockdoctor check: cannot write the report\n");
+		return CD_STATUS_UNKNOWN;
+	}
+	return status;
+}

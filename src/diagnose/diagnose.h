@@ -1,0 +1,81 @@
+/*
+ * diagnose.h: rules that turn facts and measurements into findings.
+ *
+ * A finding has a stable code (documented in docs/findings.md; scripts and
+ * alerts key on it, so a code is never renamed), a severity, a one-line
+ * title, the evidence it rests on, and a fix written for this platform and
+ * this kernel.  Fix texts are lines separated by '\n'; a line that starts with
+ * "$ " is a command to run as it is (the text writer never wraps it).
+ */
+#ifndef CD_DIAGNOSE_H
+#define CD_DIAGNOSE_H
+
+#include "measure/measure.h"
+#include "probe/facts.h"
+
+enum cd_severity {
+	CD_SEV_INFO = 0,
+	CD_SEV_WARNING = 1,
+	CD_SEV_CRITICAL = 2,
+};
+
+/* The overall verdict, numbered as the Nagios plugin exit statuses. */
+enum cd_status {
+	CD_STATUS_OK = 0,
+	CD_STATUS_WARNING = 1,
+	CD_STATUS_CRITICAL = 2,
+	CD_STATUS_UNKNOWN = 3,
+};
+
+#define CD_MAX_FINDINGS 24
+#define CD_MAX_EVIDENCE 10
+#define CD_EVIDENCE_MAX 300
+#define CD_FIX_MAX 1400
+
+struct cd_finding {
+	const char *code;            /* static, e.g. "slow-clocksource" */
+	enum cd_severity severity;
+	char title[200];
+	int n_evidence;
+	char evidence[CD_MAX_EVIDENCE][CD_EVIDENCE_MAX];
+	char fix_now[CD_FIX_MAX];        /* what to do now, as root, without a reboot */
+	char fix_lasting[CD_FIX_MAX];    /* the lasting change (kernel command line, packages) */
+	char fix_hypervisor[CD_FIX_MAX]; /* what only the hypervisor's owner can do */
+	char risk[CD_FIX_MAX];           /* what the fix trades away */
+};
+
+struct cd_report {
+	enum cd_status status;
+	bool measured;
+	char verdict[200];           /* one line for people: the first line of the text output */
+	int n;
+	struct cd_finding f[CD_MAX_FINDINGS];
+};
+
+/* Diagnose.  m is NULL when nothing was measured (a snapshot). */
+void cd_diagnose(const struct cd_facts *facts, const struct cd_measurements *m, struct cd_report *r);
+
+const char *cd_severity_name(enum cd_severity s);
+const char *cd_status_name(enum cd_status s);
+const struct cd_finding *cd_report_find(const struct cd_report *r, const char *code);
+
+/* ---- clocksources.c: what the kernel can do with each clocksource ---- */
+
+enum cd_vdso {
+	CD_VDSO_UNKNOWN = 0,  /* a clocksource this tool does not know */
+	CD_VDSO_YES,          /* the vDSO reads it without a system call */
+	CD_VDSO_NO,           /* every high-resolution time call is a system call */
+	CD_VDSO_DEPENDS,      /* depends on the host (kvm-clock, xen): measure */
+};
+
+struct cd_cs_verdict {
+	enum cd_vdso vdso;
+	int rank;             /* 1 fastest (vDSO), 2 hpet-class, 3 acpi_pm-class, 4 tick-based; 0 unknown */
+	const char *typical;  /* typical cost of one call, for people: "15-60 ns" */
+	char why[CD_EVIDENCE_MAX]; /* the reason, naming the kernel version rule */
+};
+
+/* What this kernel's vDSO does with the named clocksource. */
+void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);
+
+#endif

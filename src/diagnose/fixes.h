@@ -1,0 +1,27 @@
+/*
+ * fixes.h: the texts of fixes, written for the distribution and the
+ * hypervisor in front of us.  Rules decide what to fix; this decides how to
+ * say it.  Every function appends to buf (bounded, always NUL-terminated).
+ */
+#ifndef CD_FIXES_H
+#define CD_FIXES_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "probe/facts.h"
+
+void cd_appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* How to add params ("tsc=reliable") to the kernel command line for good. */
+void cd_fix_add_kernel_params(char *buf, size_t cap, const struct cd_facts *f, const char *params);
+/* How to remove one parameter (its name, e.g. "clocksource") for good. */
+void cd_fix_remove_kernel_param(char *buf, size_t cap, const struct cd_facts *f, const char *param);
+/* Switching the clocksource now, as root (lasts until reboot). */
+void cd_fix_switch_now(char *buf, size_t cap, const char *clocksource);
+/* What the hypervisor's owner can do so the guest keeps a fast clocksource. */
+void cd_fix_hypervisor(char *buf, size_t cap, const struct cd_facts *f);
+/* How to get the clock disciplined (chrony or ntpd) on this distribution. */
+void cd_fix_ntp(char *buf, size_t cap, const struct cd_facts *f);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * main.c: the subcommand table of clockdoctor.
+ */
+#include "commands.h"
+#include "output/output.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "check", cd_cmd_check, "is time slow on this machine, why, and what to do" },
+	{ "snapshot", cd_cmd_snapshot, "save this machine's facts for `check --root`" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: clockdoctor COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n`clockdoctor COMMAND --help` shows a command's options; man clockdoctor has it all.\n"
+	             "\nexamples:\n"
+	             "  clockdoctor check                 diagnose this machine\n"
+	             "  clockdoctor check --json          the same, for programs\n"
+	             "  clockdoctor snapshot /tmp/snap    save this machine's facts\n"
+	             "  clockdoctor check --root /tmp/snap  diagnose a saved snapshot\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CD_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("clockdoctor %s\n", CD_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "clockdoctor: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CD_EXIT_USAGE;
+}

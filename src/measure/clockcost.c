@@ -1,0 +1,203 @@
+/*
+ * clockcost.c: the cost of each way of reading the time, and whether it
+ * enters the kernel.
+ *
+ * A call is timed in batches long enough that reading the clock around the
+ * batch costs nothing in comparison, even on a clocksource where one read
+ * costs 2 us.  The median batch is the figure: a shared, noisy machine makes
+ * some batches slow, never fast.  The same call forced through syscall(2) is
+ * timed the same way, interleaved with the libc batches so that both see the
+ * same machine load.
+ */
+#include "measure/measure.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+const struct cd_clock_spec cd_check_clocks[CD_N_CHECK_CLOCKS] = {
+	{ "CLOCK_REALTIME", CD_CALL_CLOCK_GETTIME, CLOCK_REALTIME, true },
+	{ "CLOCK_MONOTONIC", CD_CALL_CLOCK_GETTIME, CLOCK_MONOTONIC, true },
+	{ "CLOCK_MONOTONIC_RAW", CD_CALL_CLOCK_GETTIME, CLOCK_MONOTONIC_RAW, true },
+	{ "CLOCK_BOOTTIME", CD_CALL_CLOCK_GETTIME, CLOCK_BOOTTIME, true },
+	{ "CLOCK_TAI", CD_CALL_CLOCK_GETTIME, CLOCK_TAI, true },
+	{ "CLOCK_REALTIME_COARSE", CD_CALL_CLOCK_GETTIME, CLOCK_REALTIME_COARSE, false },
+	{ "CLOCK_MONOTONIC_COARSE", CD_CALL_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE, false },
+	{ "gettimeofday", CD_CALL_GETTIMEOFDAY, 0, true },
+	{ "time", CD_CALL_TIME, 0, false },
+};
+
+/* Keeps the compiler from dropping the calls' results. */
+static volatile long sink;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static long raw_time(void)
+{
+#ifdef SYS_time
+	return syscall(SYS_time, NULL);
+#else
+	/* arm64 has no time system call; gettimeofday is what time() falls back to. */
+	struct timeval tv;
+	syscall(SYS_gettimeofday, &tv, NULL);
+	return tv.tv_sec;
+#endif
+}
+
+double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n)
+{
+	struct timespec ts = { 0, 0 };
+	struct timeval tv = { 0, 0 };
+	long acc = 0;
+	double t0 = now_ns();
+	switch (spec->kind) {
+	case CD_CALL_CLOCK_GETTIME:
+		if (forced) {
+			for (long i = 0; i < n; i++) {
+				if (syscall(SYS_clock_gettime, spec->clockid, &ts) != 0)
+					return -errno;
+				acc += ts.tv_nsec;
+			}
+		} else {
+			for (long i = 0; i < n; i++) {
+				if (clock_gettime(spec->clockid, &ts) != 0)
+					return -errno;
+				acc += ts.tv_nsec;
+			}
+		}
+		break;
+	case CD_CALL_GETTIMEOFDAY:
+		if (forced) {
+			for (long i = 0; i < n; i++) {
+				syscall(SYS_gettimeofday, &tv, NULL);
+				acc += tv.tv_usec;
+			}
+		} else {
+			for (long i = 0; i < n; i++) {
+				gettimeofday(&tv, NULL);
+				acc += tv.tv_usec;
+			}
+		}
+		break;
+	case CD_CALL_TIME:
+		if (forced) {
+			for (long i = 0; i < n; i++)
+				acc += raw_time();
+		} else {
+			for (long i = 0; i < n; i++)
+				acc += (long)time(NULL);
+		}
+		break;
+	}
+	double t1 = now_ns();
+	sink = acc;
+	return t1 - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double cpu_seconds(bool system)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return -1;
+	const struct timeval *t = system ? &ru.ru_stime : &ru.ru_utime;
+	return (double)t->tv_sec + (double)t->tv_usec / 1e6;
+}
+
+/* The rule: a call served by the vDSO costs a small fraction of the system
+ * call it avoids (about 0.1 on tsc); a call that falls back costs the system
+ * call plus a few ns (about 1.0).  The threshold sits far from both.  The
+ * system share confirms a borderline ratio but cannot on its own call a cheap
+ * call a system call, since tick-based CPU accounting is coarse. */
+bool cd_verdict_syscall(double ratio, double sys_share)
+{
+	if (ratio >= 0.6)
+		return true;
+	if (ratio >= 0.35 && sys_share >= 0.6)
+		return true;
+	return false;
+}
+
+#define BATCHES 9
+
+void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out)
+{
+	memset(out, 0, sizeof *out);
+	out->spec = spec;
+	out->sys_share = -1;
+
+	/* Size a batch so that BATCHES of each kind fit the budget. */
+	double probe = cd_clock_batch(spec, true, 32);
+	if (probe < 0) {
+		out->err = (int)probe;
+		return;
+	}
+	double per_call = probe / 32 > 1 ? probe / 32 : 1;
+	double batch_ns = budget_s * 1e9 / (2.0 * BATCHES);
+	long n_forced = (long)(batch_ns / per_call);
+	if (n_forced < 16)
+		n_forced = 16;
+
+	double lib[BATCHES], sys[BATCHES];
+	/* The libc path is usually much cheaper: give it more calls a batch, from
+	 * its own first estimate, so both kinds of batch last about as long. */
+	double lprobe = cd_clock_batch(spec, false, 64);
+	if (lprobe < 0) {
+		out->err = (int)lprobe;
+		return;
+	}
+	double lper = lprobe / 64 > 0.5 ? lprobe / 64 : 0.5;
+	long n_lib = (long)(batch_ns / lper);
+	if (n_lib < 16)
+		n_lib = 16;
+
+	bool have_rusage = cpu_seconds(false) >= 0;
+	double lib_cpu_u = 0, lib_cpu_s = 0;
+	for (int b = 0; b < BATCHES; b++) {
+		double a_u = cpu_seconds(false), a_s = cpu_seconds(true);
+		double t = cd_clock_batch(spec, false, n_lib);
+		lib_cpu_u += cpu_seconds(false) - a_u;
+		lib_cpu_s += cpu_seconds(true) - a_s;
+		lib[b] = t / (double)n_lib;
+		sys[b] = cd_clock_batch(spec, true, n_forced) / (double)n_forced;
+	}
+	qsort(lib, BATCHES, sizeof lib[0], cmp_double);
+	qsort(sys, BATCHES, sizeof sys[0], cmp_double);
+	out->measured = true;
+	out->ns_per_call = lib[BATCHES / 2];
+	out->ns_min = lib[0];
+	out->ns_max = lib[BATCHES - 1];
+	out->syscall_ns = sys[BATCHES / 2];
+	out->ratio = out->syscall_ns > 0 ? out->ns_per_call / out->syscall_ns : 0;
+	/* Below a few ticks of CPU time the split is noise. */
+	double cpu = lib_cpu_u + lib_cpu_s;
+	if (have_rusage && cpu >= 0.008)
+		out->sys_share = lib_cpu_s / cpu;
+	out->syscall = cd_verdict_syscall(out->ratio, out->sys_share);
+}
+
+void cd_measure_check(struct cd_measurements *m, double budget_s)
+{
+	memset(m, 0, sizeof *m);
+	double t0 = now_ns();
+	for (int i = 0; i < CD_N_CHECK_CLOCKS; i++)
+		cd_measure_clock(&cd_check_clocks[i], budget_s / CD_N_CHECK_CLOCKS, &m->c[i]);
+	m->n = CD_N_CHECK_CLOCKS;
+	m->done = true;
+	m->elapsed_s = (now_ns() - t0) / 1e9;
+}

@@ -1,0 +1,67 @@
+/*
+ * measure.h: what reading the time costs on this machine, and whether each
+ * call went through the kernel.
+ *
+ * No file in /sys says whether the vDSO serves a clock id (knowledge.md,
+ * section 1), so it is measured.  The verdict must not depend on the
+ * machine's speed: each call is compared with the same call forced through
+ * syscall(2) in the same run (a vDSO fallback costs as much as the forced
+ * system call; a served call costs a fraction of it), and with the share of
+ * system CPU time spent while calling it.
+ */
+#ifndef CD_MEASURE_H
+#define CD_MEASURE_H
+
+#include <stdbool.h>
+
+enum cd_call_kind {
+	CD_CALL_CLOCK_GETTIME,
+	CD_CALL_GETTIMEOFDAY,
+	CD_CALL_TIME,
+};
+
+struct cd_clock_spec {
+	const char *name;       /* "CLOCK_MONOTONIC", "gettimeofday", "time" */
+	enum cd_call_kind kind;
+	int clockid;            /* for CD_CALL_CLOCK_GETTIME */
+	bool high_res;          /* reads the clocksource's counter (not the coarse data page) */
+};
+
+#define CD_N_CHECK_CLOCKS 9
+/* The ways of reading the time that `check` measures, in output order. */
+extern const struct cd_clock_spec cd_check_clocks[CD_N_CHECK_CLOCKS];
+
+struct cd_clock_cost {
+	const struct cd_clock_spec *spec;
+	bool measured;
+	int err;                /* -errno when the call itself failed (e.g. CLOCK_TAI on an old kernel) */
+	double ns_per_call;     /* median over batches, through libc (the vDSO where it serves) */
+	double ns_min, ns_max;  /* fastest and slowest batch */
+	double syscall_ns;      /* median over batches of the same call through syscall(2) */
+	double ratio;           /* ns_per_call / syscall_ns */
+	double sys_share;       /* system CPU time / all CPU time while calling it; < 0 unknown */
+	bool syscall;           /* the verdict: this call enters the kernel */
+};
+
+struct cd_measurements {
+	bool done;
+	int n;
+	struct cd_clock_cost c[CD_N_CHECK_CLOCKS];
+	double elapsed_s;       /* wall time the measurement took */
+};
+
+/* Time n calls of spec (through syscall(2) when forced); returns nanoseconds
+ * elapsed, or a negative value when the call fails. */
+double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n);
+
+/* Measure one clock within about budget_s seconds of wall time. */
+void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out);
+
+/* Measure every clock of cd_check_clocks within about budget_s in all. */
+void cd_measure_check(struct cd_measurements *m, double budget_s);
+
+/* The verdict rule, apart so that it can be tested: ratio to the forced
+ * system call, and the system share (< 0 when unknown). */
+bool cd_verdict_syscall(double ratio, double sys_share);
+
+#endif

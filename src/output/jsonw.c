@@ -1,0 +1,150 @@
+/*
+ * jsonw.c: the streaming JSON writer (see jsonw.h).
+ */
+#include "output/jsonw.h"
+
+#include <math.h>
+#include <string.h>
+
+void cd_jsonw_init(struct cd_jsonw *w, FILE *out, int indent)
+{
+	memset(w, 0, sizeof *w);
+	w->out = out;
+	w->indent = indent;
+	w->first[0] = true;
+}
+
+static void newline(struct cd_jsonw *w)
+{
+	if (!w->indent)
+		return;
+	fputc('\n', w->out);
+	for (int i = 0; i < w->depth * w->indent; i++)
+		fputc(' ', w->out);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	int n = (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (n == 0 || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void cd_json_escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned char ch = *p;
+		if (ch == '"' || ch == '\\') {
+			fputc('\\', out);
+			fputc(ch, out);
+			p++;
+		} else if (ch < 0x20) {
+			switch (ch) {
+			case '\n': fputs("\\n", out); break;
+			case '\t': fputs("\\t", out); break;
+			case '\r': fputs("\\r", out); break;
+			default: fprintf(out, "\\u%04x", ch); break;
+			}
+			p++;
+		} else if (ch < 0x80) {
+			fputc(ch, out);
+			p++;
+		} else {
+			int n = utf8_len(p);
+			if (n == 0) {
+				fputs("\\ufffd", out);
+				p++;
+			} else {
+				fwrite(p, 1, (size_t)n, out);
+				p += n;
+			}
+		}
+	}
+}
+
+static void key(struct cd_jsonw *w, const char *k)
+{
+	if (!w->first[w->depth])
+		fputc(',', w->out);
+	w->first[w->depth] = false;
+	if (w->depth > 0)
+		newline(w);
+	if (k) {
+		fputc('"', w->out);
+		cd_json_escape(w->out, k);
+		fputs(w->indent ? "\": " : "\":", w->out);
+	}
+}
+
+static void open_container(struct cd_jsonw *w, const char *k, char c)
+{
+	key(w, k);
+	fputc(c, w->out);
+	if (w->depth + 1 < CD_JSONW_DEPTH)
+		w->depth++;
+	w->first[w->depth] = true;
+}
+
+static void close_container(struct cd_jsonw *w, char c)
+{
+	bool empty = w->first[w->depth];
+	if (w->depth > 0)
+		w->depth--;
+	if (!empty)
+		newline(w);
+	fputc(c, w->out);
+	if (w->depth == 0 && w->indent)
+		fputc('\n', w->out);
+}
+
+void cd_jsonw_begin_object(struct cd_jsonw *w, const char *k) { open_container(w, k, '{'); }
+void cd_jsonw_end_object(struct cd_jsonw *w) { close_container(w, '}'); }
+void cd_jsonw_begin_array(struct cd_jsonw *w, const char *k) { open_container(w, k, '['); }
+void cd_jsonw_end_array(struct cd_jsonw *w) { close_container(w, ']'); }
+
+void cd_jsonw_string(struct cd_jsonw *w, const char *k, const char *value)
+{
+	key(w, k);
+	if (!value) {
+		fputs("null", w->out);
+		return;
+	}
+	fputc('"', w->out);
+	cd_json_escape(w->out, value);
+	fputc('"', w->out);
+}
+
+void cd_jsonw_number(struct cd_jsonw *w, const char *k, double value)
+{
+	key(w, k);
+	if (isnan(value) || isinf(value))
+		fputs("null", w->out);
+	else
+		fprintf(w->out, "%.6g", value);
+}
+
+void cd_jsonw_int(struct cd_jsonw *w, const char *k, long long value)
+{
+	key(w, k);
+	fprintf(w->out, "%lld", value);
+}
+
+void cd_jsonw_bool(struct cd_jsonw *w, const char *k, bool value)
+{
+	key(w, k);
+	fputs(value ? "true" : "false", w->out);
+}
+
+void cd_jsonw_null(struct cd_jsonw *w, const char *k)
+{
+	key(w, k);
+	fputs("null", w->out);
+}

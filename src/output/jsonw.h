@@ -1,0 +1,35 @@
+/*
+ * jsonw.h: a streaming JSON writer.  Every string goes through one escaping
+ * function (DESIGN.md: no JSON built with unescaped printf); commas and
+ * nesting are tracked here so that callers cannot get them wrong.
+ */
+#ifndef CD_JSONW_H
+#define CD_JSONW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define CD_JSONW_DEPTH 16
+
+struct cd_jsonw {
+	FILE *out;
+	int depth;
+	bool first[CD_JSONW_DEPTH]; /* nothing written yet at this level */
+	int indent;                 /* spaces per level; 0 writes one line */
+};
+
+void cd_jsonw_init(struct cd_jsonw *w, FILE *out, int indent);
+void cd_jsonw_begin_object(struct cd_jsonw *w, const char *key); /* key NULL inside an array or at top */
+void cd_jsonw_end_object(struct cd_jsonw *w);
+void cd_jsonw_begin_array(struct cd_jsonw *w, const char *key);
+void cd_jsonw_end_array(struct cd_jsonw *w);
+void cd_jsonw_string(struct cd_jsonw *w, const char *key, const char *value); /* NULL value: null */
+void cd_jsonw_number(struct cd_jsonw *w, const char *key, double value);      /* NaN/inf: null */
+void cd_jsonw_int(struct cd_jsonw *w, const char *key, long long value);
+void cd_jsonw_bool(struct cd_jsonw *w, const char *key, bool value);
+void cd_jsonw_null(struct cd_jsonw *w, const char *key);
+/* Escape s as a JSON string body (no quotes) to out. Invalid UTF-8 bytes
+ * become U+FFFD, so the output is always valid JSON. */
+void cd_json_escape(FILE *out, const char *s);
+
+#endif

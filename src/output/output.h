@@ -1,0 +1,35 @@
+/*
+ * output.h: every format `check` writes.  All formatting lives in output/;
+ * the layers above hand over structs and never print.
+ */
+#ifndef CD_OUTPUT_H
+#define CD_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diagnose/diagnose.h"
+#include "measure/measure.h"
+#include "probe/facts.h"
+
+#define CD_VERSION "0.1.0"
+
+/* For people: the verdict on the first line, then the facts, the
+ * measurements and each finding with its evidence and fix; lines fit in 80
+ * columns (commands excepted).  color: ANSI colours for a terminal. */
+void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
+                    const struct cd_report *r, bool color);
+
+/* For programs: the schema is documented in docs/json.md. */
+void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
+                    const struct cd_report *r);
+
+/* For node_exporter's textfile collector: names prefixed clockdoctor_. */
+void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
+                          const struct cd_report *r);
+
+/* Write text wrapped at width columns, each line prefixed by indent spaces;
+ * lines of text that start with "$ " are commands and are never wrapped. */
+void cd_wrap(FILE *out, const char *text, int indent, int width);
+
+#endif

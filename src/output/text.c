@@ -1,0 +1,178 @@
+/*
+ * text.c: the report for people.
+ *
+ * The verdict comes first, because on a bad day that line is all anyone
+ * reads; then what the machine is, what was measured, and the findings, each
+ * with its evidence and its fix.  Prose is wrapped to 80 columns; commands
+ * are never wrapped, so that they can be copied as they are.
+ */
+#include "output/output.h"
+#include "probe/probe.h"
+
+#include <string.h>
+
+#define WIDTH 79
+
+static const char *sev_color(enum cd_severity s)
+{
+	switch (s) {
+	case CD_SEV_CRITICAL: return "\033[1;31m";
+	case CD_SEV_WARNING: return "\033[1;33m";
+	default: return "\033[1;36m";
+	}
+}
+
+static const char *status_color(enum cd_status s)
+{
+	switch (s) {
+	case CD_STATUS_OK: return "\033[1;32m";
+	case CD_STATUS_WARNING: return "\033[1;33m";
+	case CD_STATUS_CRITICAL: return "\033[1;31m";
+	default: return "\033[1;35m";
+	}
+}
+
+/* Write one paragraph line, wrapping at spaces. */
+static void wrap_line(FILE *out, const char *s, size_t len, int indent, int width)
+{
+	int avail = width - indent > 20 ? width - indent : 20;
+	while (len > 0) {
+		size_t take = len;
+		if ((int)len > avail) {
+			take = (size_t)avail;
+			while (take > 0 && s[take] != ' ')
+				take--;
+			if (take == 0) /* one long word: cut it where it must be */
+				take = (size_t)avail;
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", (int)take, s);
+		s += take;
+		len -= take;
+		while (len > 0 && *s == ' ') {
+			s++;
+			len--;
+		}
+	}
+}
+
+void cd_wrap(FILE *out, const char *text, int indent, int width)
+{
+	const char *p = text;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		if (len >= 2 && p[0] == '$' && p[1] == ' ')
+			fprintf(out, "%*s%.*s\n", indent, "", (int)len, p);
+		else if (len > 0)
+			wrap_line(out, p, len, indent, width);
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+static void facts_block(FILE *out, const struct cd_facts *f)
+{
+	char line[600];
+	const char *hv = cd_hv_display(f->hv.kind);
+	snprintf(line, sizeof line, "machine: %s%s, %d CPU%s%s%s, kernel %s", hv,
+	         f->hv.kind == CD_HV_NONE || f->hv.kind == CD_HV_UNKNOWN ? "" : " guest",
+	         f->cpu.count, f->cpu.count == 1 ? "" : "s",
+	         f->cpu.vendor[0] ? " " : "", f->cpu.vendor, f->kernel.have_release ? f->kernel.release : "unknown");
+	if (!f->cpu.have_cpuinfo)
+		snprintf(line, sizeof line, "machine: %s, CPUs unknown, kernel %s", hv,
+		         f->kernel.have_release ? f->kernel.release : "unknown");
+	cd_wrap(out, line, 2, WIDTH);
+	char avail[400] = "";
+	for (int i = 0; i < f->cs.n_available; i++) {
+		size_t l = strlen(avail);
+		snprintf(avail + l, sizeof avail - l, "%s%s", i ? " " : "", f->cs.available[i]);
+	}
+	snprintf(line, sizeof line, "clocksource: %s (available: %s)", f->cs.have_current ? f->cs.current : "unknown",
+	         f->cs.have_available ? avail : "unknown");
+	cd_wrap(out, line, 2, WIDTH);
+	if (f->klog.readable)
+		snprintf(line, sizeof line, "kernel log: %s, %ld lines, %s%s%s", cd_klog_source_name(f->klog.source),
+		         f->klog.lines, f->klog.reaches_boot ? "reaches back to boot" : "does not reach back to boot",
+		         f->klog.why_not[0] ? "; " : "", f->klog.why_not);
+	else
+		snprintf(line, sizeof line, "kernel log: not read: %s",
+		         f->klog.why_not[0] ? f->klog.why_not : "no source");
+	cd_wrap(out, line, 2, WIDTH);
+	if (f->ntp.have)
+		cd_wrap(out, f->ntp.synchronized ? "ntp: the kernel clock is synchronized"
+		                                 : "ntp: the kernel clock is not synchronized", 2, WIDTH);
+}
+
+static void measure_block(FILE *out, const struct cd_measurements *m)
+{
+	fprintf(out, "\n  %-24s %9s %11s %6s %6s  %s\n", "clock", "ns/call", "syscall ns", "ratio", "sys%", "path");
+	for (int i = 0; i < m->n; i++) {
+		const struct cd_clock_cost *c = &m->c[i];
+		if (!c->measured) {
+			fprintf(out, "  %-24s %9s %11s %6s %6s  %s\n", c->spec->name, "-", "-", "-", "-",
+			        c->err ? "call failed" : "not measured");
+			continue;
+		}
+		char share[16] = "-";
+		if (c->sys_share >= 0)
+			snprintf(share, sizeof share, "%.0f", c->sys_share * 100);
+		fprintf(out, "  %-24s %9.1f %11.1f %6.2f %6s  %s\n", c->spec->name, c->ns_per_call, c->syscall_ns,
+		        c->ratio, share, c->syscall ? "kernel" : "vDSO");
+	}
+	fprintf(out, "  (median of 9 batches each; ratio = cost / the same call forced through "
+	             "syscall(2))\n");
+}
+
+static void section(FILE *out, const char *label, const char *text)
+{
+	if (!text[0])
+		return;
+	fprintf(out, "  %s:\n", label);
+	cd_wrap(out, text, 4, WIDTH);
+}
+
+void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
+                    const struct cd_report *r, bool color)
+{
+	const char *st = cd_status_name(r->status);
+	char up[16];
+	size_t i;
+	for (i = 0; st[i] && i < sizeof up - 1; i++)
+		up[i] = (char)(st[i] >= 'a' && st[i] <= 'z' ? st[i] - 32 : st[i]);
+	up[i] = '\0';
+	fprintf(out, "%s%s%s: %s\n", color ? status_color(r->status) : "", up, color ? "\033[0m" : "", r->verdict);
+	facts_block(out, f);
+	if (m && m->done)
+		measure_block(out, m);
+	else
+		fprintf(out, "  measured: nothing (%s)\n", f->live ? "--no-measure" : "a snapshot is never measured");
+
+	for (int k = 0; k < r->n; k++) {
+		const struct cd_finding *x = &r->f[k];
+		fprintf(out, "\n%s[%s]%s %s\n", color ? sev_color(x->severity) : "", cd_severity_name(x->severity),
+		        color ? "\033[0m" : "", x->code);
+		cd_wrap(out, x->title, 2, WIDTH);
+		if (x->n_evidence) {
+			fprintf(out, "  evidence:\n");
+			for (int e = 0; e < x->n_evidence; e++) {
+				char b[CD_EVIDENCE_MAX + 4];
+				snprintf(b, sizeof b, "- %s", x->evidence[e]);
+				cd_wrap(out, b, 4, WIDTH);
+			}
+		}
+		section(out, "fix now", x->fix_now);
+		section(out, "lasting fix", x->fix_lasting);
+		section(out, "on the hypervisor", x->fix_hypervisor);
+		section(out, "risk", x->risk);
+	}
+	if (r->n == 0)
+		fprintf(out, "\nno findings\n");
+	if (f->n_unknown) {
+		fprintf(out, "\nnot known:\n");
+		for (int k = 0; k < f->n_unknown; k++) {
+			char b[200];
+			snprintf(b, sizeof b, "- %s", f->unknown[k]);
+			cd_wrap(out, b, 2, WIDTH);
+		}
+	}
+}

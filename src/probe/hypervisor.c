@@ -1,0 +1,307 @@
+/*
+ * hypervisor.c: which hypervisor, if any, this machine runs under.
+ *
+ * The guest's clocksource, and so the fix, depends on the hypervisor, and
+ * several sources can tell it, none of them always present: CPUID (absent in
+ * most snapshots), /sys/hypervisor/type (Xen only), DMI strings (absent in
+ * containers, and ambiguous for QEMU, which both KVM and pure emulation
+ * use), the kernel's "Hypervisor detected:" line (gone once the ring buffer
+ * wraps), a paravirtual clocksource, and the cpuinfo "hypervisor" flag, which
+ * says only that there is one.  They are asked from the most trusted down;
+ * the first that names a hypervisor decides, and f->hv.from says which.  An
+ * answer that only says "some hypervisor" (the flag, QEMU's DMI strings, an
+ * unlisted CPUID signature) waits until every naming source has been heard.
+ * Bare metal is concluded only from positive evidence: CPUID leaf 1 or a
+ * cpuinfo that lacks the hypervisor flag.
+ */
+#include "probe/probe.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static const struct {
+	enum cd_hv kind;
+	const char *name, *display;
+} kinds[] = {
+	{ CD_HV_UNKNOWN, "unknown", "unknown" },
+	{ CD_HV_NONE, "none", "bare metal" },
+	{ CD_HV_KVM, "kvm", "KVM" },
+	{ CD_HV_VMWARE, "vmware", "VMware" },
+	{ CD_HV_VIRTUALBOX, "virtualbox", "VirtualBox" },
+	{ CD_HV_XEN, "xen", "Xen" },
+	{ CD_HV_HYPERV, "hyperv", "Hyper-V" },
+	{ CD_HV_QEMU_TCG, "qemu-tcg", "QEMU TCG (emulation)" },
+	{ CD_HV_BHYVE, "bhyve", "bhyve" },
+	{ CD_HV_ACRN, "acrn", "ACRN" },
+	{ CD_HV_OTHER, "other", "a hypervisor of unknown kind" },
+};
+
+/* CPUID 0x40000000 EBX, ECX, EDX, trailing NULs dropped.  The last few are
+ * not in enum cd_hv but are worth a name for people. */
+static const struct {
+	const char *sig;
+	enum cd_hv kind;
+	const char *display; /* NULL: cd_hv_display(kind) */
+} signatures[] = {
+	{ "KVMKVMKVM", CD_HV_KVM, NULL },
+	{ "Linux KVM Hv", CD_HV_KVM, NULL },   /* KVM's own Hyper-V interface */
+	{ "VMwareVMware", CD_HV_VMWARE, NULL },
+	{ "VBoxVBoxVBox", CD_HV_VIRTUALBOX, NULL },
+	{ "Microsoft Hv", CD_HV_HYPERV, NULL },
+	{ "XenVMMXenVMM", CD_HV_XEN, NULL },
+	{ "TCGTCGTCGTCG", CD_HV_QEMU_TCG, NULL },
+	{ "bhyve bhyve ", CD_HV_BHYVE, NULL },
+	{ "ACRNACRNACRN", CD_HV_ACRN, NULL },
+	{ " lrpepyh  vr", CD_HV_OTHER, "Parallels" },
+	{ "Jailhouse", CD_HV_OTHER, "Jailhouse" },
+	{ "QNXQVMBSQG", CD_HV_OTHER, "QNX hypervisor" },
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The strings in struct cd_facts come from files and other parsers: read
+ * them within their arrays, whether terminated or not, and ignore the
+ * surrounding whitespace a sysfs file may keep. */
+static struct span field(const char *s, size_t cap)
+{
+	struct span f = { s, strnlen(s, cap) };
+	while (f.n > 0 && (f.p[0] == ' ' || f.p[0] == '\t'))
+		f.p++, f.n--;
+	while (f.n > 0 && (f.p[f.n - 1] == ' ' || f.p[f.n - 1] == '\t' ||
+	                   f.p[f.n - 1] == '\n' || f.p[f.n - 1] == '\r'))
+		f.n--;
+	return f;
+}
+
+static bool span_is(struct span s, const char *want)
+{
+	return s.n == strlen(want) && memcmp(s.p, want, s.n) == 0;
+}
+
+static bool span_starts(struct span s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return s.n >= n && memcmp(s.p, prefix, n) == 0;
+}
+
+#define FIELD(arr) field((arr), sizeof(arr))
+
+static void copy_span(char *dst, size_t cap, struct span s)
+{
+	snprintf(dst, cap, "%.*s", (int)(s.n < cap ? s.n : cap - 1), s.p);
+}
+
+enum cd_hv cd_hv_from_signature(const char *sig)
+{
+	if (!sig || !sig[0])
+		return CD_HV_UNKNOWN;
+	for (size_t i = 0; i < N_OF(signatures); i++)
+		if (strcmp(sig, signatures[i].sig) == 0)
+			return signatures[i].kind;
+	return CD_HV_OTHER;
+}
+
+const char *cd_hv_name(enum cd_hv kind)
+{
+	for (size_t i = 0; i < N_OF(kinds); i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].name;
+	return "unknown";
+}
+
+const char *cd_hv_display(enum cd_hv kind)
+{
+	for (size_t i = 0; i < N_OF(kinds); i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].display;
+	return "unknown";
+}
+
+/* The paravirtual clocksources exist only under their hypervisor. */
+static enum cd_hv kind_of_clocksource(struct span name)
+{
+	if (span_is(name, "kvm-clock"))
+		return CD_HV_KVM;
+	if (span_is(name, "xen"))
+		return CD_HV_XEN;
+	if (span_starts(name, "hyperv_clocksource"))
+		return CD_HV_HYPERV;
+	return CD_HV_UNKNOWN;
+}
+
+static enum cd_hv clocksource_kind(const struct cd_clocksource *cs)
+{
+	enum cd_hv k = CD_HV_UNKNOWN;
+	int n = cs->n_available < 0 ? 0 : cs->n_available;
+	if (n > CD_MAX_CLOCKSOURCES)
+		n = CD_MAX_CLOCKSOURCES;
+	if (cs->have_current)
+		k = kind_of_clocksource(FIELD(cs->current));
+	for (int i = 0; cs->have_available && i < n && k == CD_HV_UNKNOWN; i++)
+		k = kind_of_clocksource(FIELD(cs->available[i]));
+	return k;
+}
+
+/* DMI as firmware writes it.  QEMU's "QEMU" is KVM or pure emulation (TCG):
+ * only kvm-clock tells them apart here, so without it *qemu is set and the
+ * answer is left to the sources below. */
+static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu)
+{
+	struct span vendor = FIELD(f->hv.dmi_sys_vendor), product = FIELD(f->hv.dmi_product_name);
+	enum cd_hv cs = clocksource_kind(&f->cs);
+
+	if (span_is(vendor, "innotek GmbH") || span_is(product, "VirtualBox"))
+		return CD_HV_VIRTUALBOX;
+	if (span_is(vendor, "VMware, Inc.") || span_starts(product, "VMware"))
+		return CD_HV_VMWARE;
+	if (span_is(vendor, "Microsoft Corporation") && span_is(product, "Virtual Machine"))
+		return CD_HV_HYPERV;
+	if (span_is(vendor, "Xen"))
+		return CD_HV_XEN;
+	/* Nitro is KVM-based; the older Xen instances say so in
+	 * /sys/hypervisor/type (asked before DMI) or by their clocksource. */
+	if (span_is(vendor, "Amazon EC2"))
+		return cs == CD_HV_XEN ? CD_HV_XEN : CD_HV_KVM;
+	if (span_is(vendor, "Google") || span_is(product, "KVM"))
+		return CD_HV_KVM;
+	if (span_is(vendor, "QEMU")) {
+		if (cs == CD_HV_KVM)
+			return CD_HV_KVM;
+		*qemu = true;
+	}
+	return CD_HV_UNKNOWN;
+}
+
+/* Linux's x86_hyper names: "KVM", "VMware", "Xen HVM", "Xen PV",
+ * "Microsoft Hyper-V", "ACRN", "Jailhouse", "Bhyve". */
+static enum cd_hv klog_kind(struct span name)
+{
+	if (span_starts(name, "KVM"))
+		return CD_HV_KVM;
+	if (span_starts(name, "VMware"))
+		return CD_HV_VMWARE;
+	if (span_starts(name, "Xen"))
+		return CD_HV_XEN;
+	if (span_is(name, "Microsoft Hyper-V") || span_is(name, "Hyper-V"))
+		return CD_HV_HYPERV;
+	if (span_starts(name, "ACRN"))
+		return CD_HV_ACRN;
+	if (span_is(name, "Bhyve") || span_is(name, "bhyve"))
+		return CD_HV_BHYVE;
+	return name.n ? CD_HV_OTHER : CD_HV_UNKNOWN;
+}
+
+static const struct cd_event *klog_hypervisor(const struct cd_klog *log)
+{
+	int n = log->n_events < 0 ? 0 : log->n_events;
+	if (n > CD_MAX_EVENTS)
+		n = CD_MAX_EVENTS;
+	for (int i = 0; i < n; i++)
+		if (log->events[i].kind == CD_EV_HYPERVISOR && FIELD(log->events[i].name).n)
+			return &log->events[i];
+	return NULL;
+}
+
+/* Leaf 1 within the maximum basic leaf: then hypervisor_bit is a fact, not
+ * a default. */
+static bool cpuid_leaf1_known(const struct cd_cpuid *c)
+{
+	const struct cd_cpuid_leaf *l0 = cd_cpuid_find(c, 0, 0);
+	return c->have && l0 && l0->eax >= 1 && cd_cpuid_find(c, 1, 0);
+}
+
+static const char *signature_display(const char *sig)
+{
+	for (size_t i = 0; i < N_OF(signatures); i++)
+		if (strcmp(sig, signatures[i].sig) == 0)
+			return signatures[i].display;
+	return NULL;
+}
+
+/* The verdict: kind, the source in *from, and in display a name for people
+ * when cd_hv_display(kind) would say less. */
+static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, char *display, size_t cap)
+{
+	const struct cd_hypervisor *hv = &f->hv;
+	enum cd_hv sig = f->cpuid.have ? cd_hv_from_signature(hv->cpuid_signature) : CD_HV_UNKNOWN;
+	enum cd_hv k;
+	bool qemu = false;
+
+	/* The sources that name the hypervisor, most trusted first. */
+	*from = "cpuid";
+	if (sig != CD_HV_UNKNOWN && sig != CD_HV_OTHER)
+		return sig;
+	*from = "sys/hypervisor/type";
+	if (span_is(FIELD(hv->sys_hypervisor_type), "xen"))
+		return CD_HV_XEN;
+	*from = "dmi";
+	if ((k = dmi_kind(f, &qemu)) != CD_HV_UNKNOWN)
+		return k;
+	*from = "kernel log";
+	if ((k = klog_kind(FIELD(hv->klog_detected))) != CD_HV_UNKNOWN) {
+		if (k == CD_HV_OTHER)
+			snprintf(display, cap, "%s", hv->klog_detected);
+		return k;
+	}
+	*from = "clocksource";
+	if ((k = clocksource_kind(&f->cs)) != CD_HV_UNKNOWN)
+		return k;
+
+	/* The sources that only say there is one. */
+	*from = "cpuid";
+	if (sig == CD_HV_OTHER) {
+		const char *known = signature_display(hv->cpuid_signature);
+		if (known)
+			snprintf(display, cap, "%s", known);
+		else
+			snprintf(display, cap, "hypervisor \"%s\"", hv->cpuid_signature);
+		return CD_HV_OTHER;
+	}
+	*from = "dmi";
+	if (qemu) {
+		snprintf(display, cap, "QEMU");
+		return CD_HV_OTHER;
+	}
+	*from = "cpuid";
+	if (cpuid_leaf1_known(&f->cpuid) && f->cpuid.hypervisor_bit)
+		return CD_HV_OTHER;
+	*from = "cpuinfo flag";
+	if (f->cpu.have_cpuinfo && (f->cpu.flags & CD_CPU_HYPERVISOR))
+		return CD_HV_OTHER;
+
+	/* Bare metal, from evidence and not from silence. */
+	*from = "cpuid";
+	if (cpuid_leaf1_known(&f->cpuid))
+		return CD_HV_NONE;
+	*from = "cpuinfo flag";
+	if (f->cpu.have_cpuinfo)
+		return CD_HV_NONE;
+	*from = "";
+	return CD_HV_UNKNOWN;
+}
+
+void cd_hypervisor_decide(struct cd_facts *f)
+{
+	struct cd_hypervisor *hv = &f->hv;
+	const struct cd_event *ev = klog_hypervisor(&f->klog);
+	const char *from;
+	char display[CD_NAME_MAX] = "";
+
+	/* The signature keeps its spaces ("bhyve bhyve "): no trimming. */
+	memset(hv->cpuid_signature, 0, sizeof(hv->cpuid_signature));
+	if (f->cpuid.have)
+		memcpy(hv->cpuid_signature, f->cpuid.hv_signature,
+		       strnlen(f->cpuid.hv_signature, sizeof(hv->cpuid_signature) - 1));
+	memset(hv->klog_detected, 0, sizeof(hv->klog_detected));
+	if (ev)
+		copy_span(hv->klog_detected, sizeof(hv->klog_detected), FIELD(ev->name));
+
+	hv->kind = decide_kind(f, &from, display, sizeof(display));
+	snprintf(hv->from, sizeof(hv->from), "%s", from);
+	snprintf(hv->display, sizeof(hv->display), "%s", display[0] ? display : cd_hv_display(hv->kind));
+}

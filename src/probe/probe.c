@@ -1,0 +1,202 @@
+/*
+ * probe.c: gathers every fact from a root directory ("/" for this machine, or
+ * a snapshot), calling each parser on the text it finds.
+ *
+ * Only three facts differ between the live machine and a snapshot: CPUID (the
+ * instruction here, cpuid.txt there), the kernel log (the ring buffer or the
+ * journal here, dmesg.txt there) and NTP (adjtimex here, unknown there).
+ * Everything else is a file under the root, which is what makes `--root`
+ * and `snapshot` the same code path.
+ */
+#include "probe/probe.h"
+#include "util/fsread.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#define CS_DIR "/sys/devices/system/clocksource/clocksource0/"
+
+void cd_note_unknown(struct cd_facts *f, const char *fmt, ...)
+{
+	if (f->n_unknown >= (int)(sizeof f->unknown / sizeof f->unknown[0]))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->unknown[f->n_unknown++], sizeof f->unknown[0], fmt, ap);
+	va_end(ap);
+}
+
+static const char *err_word(int err)
+{
+	switch (-err) {
+	case ENOENT: return "missing";
+	case EACCES: case EPERM: return "permission denied";
+	case EISDIR: return "is a folder";
+	default: return strerror(-err);
+	}
+}
+
+static void probe_clocksource(struct cd_facts *f)
+{
+	char buf[1024];
+	int rc = cd_read_small(f->root, CS_DIR "current_clocksource", buf, sizeof buf);
+	if (rc < 0)
+		cd_note_unknown(f, "current clocksource: %s", err_word(rc));
+	else if (cd_parse_clocksource_current(buf, &f->cs) < 0)
+		cd_note_unknown(f, "current clocksource: unreadable contents");
+	rc = cd_read_small(f->root, CS_DIR "available_clocksource", buf, sizeof buf);
+	if (rc < 0)
+		cd_note_unknown(f, "available clocksources: %s", err_word(rc));
+	else if (cd_parse_clocksource_list(buf, &f->cs) < 0)
+		cd_note_unknown(f, "available clocksources: unreadable contents");
+}
+
+static void probe_cpu(struct cd_facts *f)
+{
+	size_t len;
+	int err, trunc;
+	char *text = cd_read_file(f->root, "/proc/cpuinfo", 4u << 20, &len, &err, &trunc);
+	if (!text) {
+		cd_note_unknown(f, "cpuinfo: %s", err_word(err));
+	} else {
+		if (cd_parse_cpuinfo(text, len, &f->cpu) < 0)
+			cd_note_unknown(f, "cpuinfo: no processor listed");
+		free(text);
+	}
+	if (f->live) {
+		struct utsname u;
+		if (uname(&u) == 0)
+			snprintf(f->cpu.arch, sizeof f->cpu.arch, "%.*s", (int)sizeof f->cpu.arch - 1, u.machine);
+		cd_cpuid_live(&f->cpuid);
+	} else {
+		text = cd_read_file(f->root, "/cpuid.txt", 1u << 20, &len, &err, &trunc);
+		if (text) {
+			if (cd_parse_cpuid_txt(text, len, &f->cpuid) < 0)
+				cd_note_unknown(f, "cpuid.txt: no leaf readable");
+			else
+				cd_cpuid_derive(&f->cpuid);
+			free(text);
+		} else {
+			cd_note_unknown(f, "CPUID: no cpuid.txt in the snapshot");
+		}
+	}
+}
+
+static void probe_kernel(struct cd_facts *f)
+{
+	char buf[1024];
+	int rc = cd_read_small(f->root, "/proc/sys/kernel/osrelease", buf, sizeof buf);
+	if (rc >= 0) {
+		snprintf(f->kernel.release, sizeof f->kernel.release, "%.*s", (int)sizeof f->kernel.release - 1, buf);
+		f->kernel.have_release = true;
+		cd_parse_kernel_release(buf, &f->kernel);
+	} else {
+		f->kernel.ver_major = f->kernel.ver_minor = f->kernel.ver_patch = -1;
+	}
+	rc = cd_read_small(f->root, "/proc/cmdline", f->kernel.cmdline, sizeof f->kernel.cmdline);
+	if (rc >= 0) {
+		f->kernel.have_cmdline = true;
+		cd_parse_cmdline(f->kernel.cmdline, &f->kernel);
+	}
+	rc = cd_read_small(f->root, "/proc/uptime", buf, sizeof buf);
+	if (rc >= 0) {
+		char *end;
+		double up = strtod(buf, &end);
+		if (end != buf && up >= 0 && up < 1e10) {
+			f->kernel.uptime_s = up;
+			f->kernel.have_uptime = true;
+		}
+	}
+}
+
+/* Fill the kernel release and command line from the log when the files were
+ * missing: old snapshots often have only dmesg. */
+static void kernel_from_log(struct cd_facts *f)
+{
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind == CD_EV_KERNEL_VERSION && !f->kernel.have_release && e->name[0]) {
+			snprintf(f->kernel.release, sizeof f->kernel.release, "%s", e->name);
+			f->kernel.have_release = true;
+			cd_parse_kernel_release(e->name, &f->kernel);
+		}
+		if (e->kind == CD_EV_CMDLINE && !f->kernel.have_cmdline) {
+			const char *c = strstr(e->line, "ommand line:");
+			if (c) {
+				snprintf(f->kernel.cmdline, sizeof f->kernel.cmdline, "%s", c + strlen("ommand line:"));
+				f->kernel.have_cmdline = true;
+				cd_parse_cmdline(f->kernel.cmdline, &f->kernel);
+			}
+		}
+	}
+	if (!f->kernel.have_release)
+		cd_note_unknown(f, "kernel release: unknown");
+	if (!f->kernel.have_cmdline)
+		cd_note_unknown(f, "kernel command line: unknown");
+}
+
+static void probe_klog(struct cd_facts *f)
+{
+	if (f->live) {
+		cd_klog_live(&f->klog);
+	} else {
+		size_t len;
+		int err, trunc;
+		char *text = cd_read_file(f->root, "/dmesg.txt", 64u << 20, &len, &err, &trunc);
+		f->klog.source = CD_KLOG_FILE;
+		if (!text) {
+			snprintf(f->klog.why_not, sizeof f->klog.why_not, "dmesg.txt: %s", err_word(err));
+		} else {
+			f->klog.readable = true;
+			cd_klog_parse(text, len, &f->klog);
+			if (trunc)
+				snprintf(f->klog.why_not, sizeof f->klog.why_not, "dmesg.txt: only the first 64 MiB read");
+			free(text);
+		}
+	}
+	if (!f->klog.readable)
+		cd_note_unknown(f, "kernel log: %s", f->klog.why_not[0] ? f->klog.why_not : "not readable");
+}
+
+static void probe_os(struct cd_facts *f)
+{
+	size_t len;
+	int err, trunc;
+	char *text = cd_read_file(f->root, "/etc/os-release", 65536, &len, &err, &trunc);
+	if (!text)
+		text = cd_read_file(f->root, "/usr/lib/os-release", 65536, &len, &err, &trunc);
+	if (text) {
+		cd_parse_os_release(text, &f->os);
+		free(text);
+	}
+	if (f->kernel.have_release)
+		cd_os_guess_from_release(f->kernel.release, &f->os);
+}
+
+static void probe_hypervisor_strings(struct cd_facts *f)
+{
+	cd_read_small(f->root, "/sys/hypervisor/type", f->hv.sys_hypervisor_type, sizeof f->hv.sys_hypervisor_type);
+	cd_read_small(f->root, "/sys/class/dmi/id/sys_vendor", f->hv.dmi_sys_vendor, sizeof f->hv.dmi_sys_vendor);
+	cd_read_small(f->root, "/sys/class/dmi/id/product_name", f->hv.dmi_product_name, sizeof f->hv.dmi_product_name);
+}
+
+void cd_probe(const char *root, bool live, struct cd_facts *f)
+{
+	memset(f, 0, sizeof *f);
+	snprintf(f->root, sizeof f->root, "%s", root);
+	f->live = live;
+	probe_clocksource(f);
+	probe_cpu(f);
+	probe_kernel(f);
+	probe_klog(f);
+	kernel_from_log(f);
+	probe_os(f);
+	probe_hypervisor_strings(f);
+	cd_hypervisor_decide(f);
+	if (live)
+		cd_ntp_live(&f->ntp);
+}

@@ -1,0 +1,110 @@
+/*
+ * probe.h: reading facts from a root directory ("/" live, or a snapshot).
+ *
+ * Each parser is a pure function of text, so that unit tests and fuzzers can
+ * feed it anything; the cd_probe_* functions only find the text (under the
+ * root, or from the live kernel) and hand it to the parser.  No parser may
+ * crash or read past its input on any bytes at all: they are fuzzed.
+ */
+#ifndef CD_PROBE_H
+#define CD_PROBE_H
+
+#include "probe/facts.h"
+
+/* ---- whole probe ---- */
+
+/* Fill *f from root ("/" and live=true for this machine).  Never fails:
+ * whatever cannot be read is left unknown and noted in f->unknown. */
+void cd_probe(const char *root, bool live, struct cd_facts *f);
+
+/* Record one "what was unknown" note (dropped silently when the list is full). */
+void cd_note_unknown(struct cd_facts *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- clocksource.c ---- */
+
+/* Parse a whitespace-separated list of clocksource names ("tsc hpet acpi_pm \n")
+ * into cs->available.  Returns the number of names, or -EINVAL when there is
+ * none.  Names that are too long or contain non-printable bytes are skipped. */
+int cd_parse_clocksource_list(const char *text, struct cd_clocksource *cs);
+/* Take the first name of text into cs->current.  Returns 0 or -EINVAL. */
+int cd_parse_clocksource_current(const char *text, struct cd_clocksource *cs);
+bool cd_clocksource_available(const struct cd_clocksource *cs, const char *name);
+
+/* ---- cpuinfo.c ---- */
+
+/* Parse /proc/cpuinfo text (x86 or arm64 layout).  Returns 0 when at least one
+ * processor was seen, -EINVAL otherwise (cpu->have_cpuinfo stays false). */
+int cd_parse_cpuinfo(const char *text, size_t len, struct cd_cpu *cpu);
+
+/* ---- cpuid.c ---- */
+
+/* Parse the raw output of Debian's `cpuid -r -1` ("   0x00000000 0x00: eax=0x... ebx=...
+ * ecx=... edx=..." lines).  Unparseable lines are skipped.  Returns the number of
+ * leaves read, or -EINVAL when there is none. */
+int cd_parse_cpuid_txt(const char *text, size_t len, struct cd_cpuid *c);
+/* Read the leaves that matter from this CPU with the cpuid instruction (x86
+ * only; elsewhere c->have stays false).  Calls cd_cpuid_derive(). */
+void cd_cpuid_live(struct cd_cpuid *c);
+/* Fill the derived fields from c->leaves. */
+void cd_cpuid_derive(struct cd_cpuid *c);
+const struct cd_cpuid_leaf *cd_cpuid_find(const struct cd_cpuid *c, uint32_t leaf, uint32_t subleaf);
+/* Write c->leaves in the `cpuid -r -1` format (for `snapshot`).  Returns bytes
+ * written (snprintf semantics). */
+int cd_format_cpuid_txt(const struct cd_cpuid *c, char *buf, size_t cap);
+
+/* ---- hypervisor.c ---- */
+
+/* Decide f->hv.kind from the CPUID signature, /sys/hypervisor/type, DMI
+ * strings, the kernel log's "Hypervisor detected:" line and the cpuinfo
+ * "hypervisor" flag, in that order of trust.  The strings must already be in
+ * f->hv and f->cpuid / f->cpu / f->klog filled. */
+void cd_hypervisor_decide(struct cd_facts *f);
+enum cd_hv cd_hv_from_signature(const char *sig);
+/* Short stable name: "kvm", "vmware", "virtualbox", "xen", "hyperv",
+ * "qemu-tcg", "bhyve", "acrn", "other", "none", "unknown". */
+const char *cd_hv_name(enum cd_hv kind);
+/* Name for people: "KVM", "VMware", "VirtualBox", ... */
+const char *cd_hv_display(enum cd_hv kind);
+
+/* ---- kernel.c ---- */
+
+/* Parse a release string ("6.1.0-56-amd64", "3.11-0.bpo.2-686-pae",
+ * "2.6.32-358.18.1.el6.x86_64") into k->ver_*.  Returns 0 or -EINVAL. */
+int cd_parse_kernel_release(const char *text, struct cd_kernel *k);
+/* Parse the command line's clock-related parameters into k->cmd_*. */
+void cd_parse_cmdline(const char *text, struct cd_kernel *k);
+/* 1 when the kernel is at least maj.min.patch, 0 when older, -1 when unknown. */
+int cd_kernel_at_least(const struct cd_kernel *k, int maj, int min, int patch);
+
+/* ---- klog.c ---- */
+
+/* Parse kernel log text into events, appending to log->events.  Accepts the
+ * layouts people save: `dmesg` ("[    1.234567] msg"), syslog(2)'s ring
+ * buffer ("<6>[    1.234567] msg"), /dev/kmsg records ("6,123,1234567,-;msg"),
+ * `journalctl -k -o short-monotonic` ("[    1.234567] host kernel: msg"), and
+ * bare messages without a timestamp.  Sets log->lines and log->reaches_boot. */
+void cd_klog_parse(const char *text, size_t len, struct cd_klog *log);
+/* Read this machine's kernel log: the ring buffer through syslog(2), and the
+ * journal (journalctl -k -b) when the ring buffer no longer reaches back to
+ * boot or cannot be read.  Says why in log->why_not when neither can. */
+void cd_klog_live(struct cd_klog *log);
+/* The raw text behind cd_klog_live (for `snapshot`): malloc'd, caller frees;
+ * NULL when nothing is readable.  *len receives its length. */
+char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap);
+const char *cd_klog_source_name(enum cd_klog_source s);
+
+/* ---- os.c ---- */
+
+/* Parse /etc/os-release text into os (ID, ID_LIKE, PRETTY_NAME). */
+void cd_parse_os_release(const char *text, struct cd_os *os);
+/* When os-release is missing, guess the family from the kernel release
+ * ("el6", "fc38" -> Red Hat; "-amd64", "bpo", "-generic" -> Debian). */
+void cd_os_guess_from_release(const char *release, struct cd_os *os);
+
+/* ---- ntp.c ---- */
+
+/* Read the kernel's NTP state with adjtimex(2) in read-only mode. */
+void cd_ntp_live(struct cd_ntp *ntp);
+
+#endif

@@ -1,0 +1,840 @@
+#!/usr/bin/env python3
+"""lab: boot real Linux kernels in QEMU and run clockdoctor inside them.
+
+The development machine runs on the tsc clocksource, so it can never show the
+tool on hpet, acpi_pm, a forced clocksource or a TSC the kernel refused.  A
+Debian kernel under QEMU's software emulation (TCG) can: with two vCPUs of
+`-cpu max` the kernel finds the TSCs unsynchronized and falls back to hpet.
+
+This module does four things, each a plain function or small class:
+
+  find_tools()      QEMU, a kernel image and a static busybox, or Missing
+  build_initramfs() a gzip'd cpio (newc) with busybox, the clockdoctor binary
+                    and its shared libraries, small C helpers, and an /init
+                    that runs the scenario steps and powers off; cached by the
+                    hash of its content
+  boot()            one qemu-system-x86_64 -accel tcg run with a hard timeout;
+                    the guest's console goes to one serial port (ttyS0), the
+                    step results to another (ttyS1), so kernel messages can
+                    never interleave with the results
+  Lab               groups scenarios that want the same guest into one boot
+                    and boots the groups in parallel (two at a time)
+
+Scenario files (scenarios/*.py) and their format are described in README.md.
+Run `python3 tests/lab/lab.py --help` for the command-line uses (an
+interactive guest shell among them).
+
+KVM is never used: on this machine a KVM guest hangs, and TCG is what the
+fixtures in tests/fixtures/qemu-tcg-* were taken from.
+"""
+
+import argparse
+import concurrent.futures
+import gzip
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+LAB_DIR = Path(__file__).resolve().parent
+REPO = LAB_DIR.parent.parent
+SCENARIO_DIR = LAB_DIR / "scenarios"
+GUEST_DIR = LAB_DIR / "guest"
+
+DEFAULT_CLOCKDOCTOR = "/work/main/build/clockdoctor"
+GUEST_USER = ("lab", 1000, 1000)
+
+# Guest time a scenario gets for its steps unless it sets TIMEOUT, and the
+# time a boot gets before the first step.  A group's hard limit is the sum.
+# TCG boots in about 5 s on the development machine; the margins are for a
+# loaded CI machine running two guests at once.
+DEFAULT_SCENARIO_TIMEOUT = 60
+BOOT_TIMEOUT = 40
+STEP_TIMEOUT = 45          # one step (busybox timeout inside the guest)
+
+MARK = "====="
+
+
+def log(msg):
+    """Progress lines go to stderr, so `pytest -s` and the CLI show them."""
+    sys.stderr.write("[lab %s] %s\n" % (time.strftime("%H:%M:%S"), msg))
+    sys.stderr.flush()
+
+
+def timeout_scale():
+    try:
+        return max(0.1, float(os.environ.get("LAB_TIMEOUT_SCALE", "1")))
+    except ValueError:
+        return 1.0
+
+
+def cache_dir():
+    """build/lab/ beside the other build products (make clean removes it),
+    or LAB_CACHE_DIR, or a temp directory when the tree is read-only."""
+    env = os.environ.get("LAB_CACHE_DIR")
+    cands = [Path(env)] if env else []
+    cands += [REPO / "build" / "lab",
+              Path(tempfile.gettempdir()) / ("clockdoctor-lab-%d" % os.getuid())]
+    for c in cands:
+        try:
+            c.mkdir(parents=True, exist_ok=True)
+            if os.access(c, os.W_OK):
+                return c
+        except OSError:
+            continue
+    raise RuntimeError("no writable cache directory among %s" % cands)
+
+
+# ---------------------------------------------------------------- tools --
+
+class Missing(Exception):
+    """A lab tool is absent: the lab must be skipped, loudly."""
+
+
+def elf_is_static(path):
+    """True when the ELF file has no PT_INTERP (no dynamic loader)."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2:
+            return False
+        phoff, = struct.unpack_from("<Q", head, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+        f.seek(phoff)
+        ph = f.read(phentsize * phnum)
+    return all(struct.unpack_from("<I", ph, i * phentsize)[0] != 3
+               for i in range(phnum))
+
+
+def _kernel_version_key(path):
+    return [int(n) for n in re.findall(r"\d+", path.name.split("vmlinuz-", 1)[1])]
+
+
+def find_kernel():
+    env = os.environ.get("LAB_KERNEL")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    cands = sorted(Path("/boot").glob("vmlinuz-6.*"), key=_kernel_version_key)
+    cands = [c for c in cands if os.access(c, os.R_OK)]
+    return cands[-1] if cands else None
+
+
+def find_tools():
+    """Returns {"qemu", "kernel", "busybox"} paths, or raises Missing naming
+    everything that is absent and how to install it."""
+    qemu = shutil.which(os.environ.get("LAB_QEMU", "qemu-system-x86_64"))
+    kernel = find_kernel()
+    busybox = None
+    for c in [os.environ.get("LAB_BUSYBOX"), "/bin/busybox", "/usr/bin/busybox"]:
+        if c and os.path.isfile(c) and elf_is_static(c):
+            busybox = c
+            break
+    missing = []
+    if not qemu:
+        missing.append("qemu-system-x86_64 (apt-get install qemu-system-x86)")
+    if not kernel:
+        missing.append("a readable kernel image /boot/vmlinuz-6.* "
+                       "(apt-get install linux-image-amd64, or set LAB_KERNEL)")
+    if not busybox:
+        missing.append("a static busybox (apt-get install busybox-static)")
+    if missing:
+        raise Missing("QEMU lab cannot run, missing: " + "; ".join(missing))
+    return {"qemu": qemu, "kernel": str(kernel), "busybox": busybox}
+
+
+def clockdoctor_path():
+    return Path(os.environ.get("CLOCKDOCTOR", DEFAULT_CLOCKDOCTOR))
+
+
+# ------------------------------------------------------------ initramfs --
+
+class Tree:
+    """The guest's file system, as {path: (mode, data)}.  Directories are
+    added implicitly; symlinks carry their target as data."""
+
+    S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR = 0o040000, 0o100000, 0o120000, 0o020000
+
+    def __init__(self):
+        self.entries = {}
+
+    def _dirs(self, path):
+        parts = path.strip("/").split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            d = "/".join(parts[:i])
+            self.entries.setdefault(d, (self.S_IFDIR | 0o755, b"", 0))
+
+    def dir(self, path, perm=0o755):
+        self._dirs(path + "/x")
+        self.entries[path.strip("/")] = (self.S_IFDIR | perm, b"", 0)
+
+    def file(self, path, data, perm=0o644):
+        if isinstance(data, str):
+            data = data.encode()
+        self._dirs(path)
+        self.entries[path.strip("/")] = (self.S_IFREG | perm, data, 0)
+
+    def copy(self, path, host_path, perm=None):
+        st = os.stat(host_path)
+        with open(host_path, "rb") as f:
+            self.file(path, f.read(), perm if perm is not None else st.st_mode & 0o7777)
+
+    def symlink(self, path, target):
+        self._dirs(path)
+        self.entries[path.strip("/")] = (self.S_IFLNK | 0o777, target.encode(), 0)
+
+    def chardev(self, path, major, minor, perm=0o600):
+        self._dirs(path)
+        self.entries[path.strip("/")] = (self.S_IFCHR | perm, b"", (major, minor))
+
+    def digest(self):
+        h = hashlib.sha256()
+        for name in sorted(self.entries):
+            mode, data, rdev = self.entries[name]
+            h.update(("%s\0%o\0%s\0%d\0" % (name, mode, rdev, len(data))).encode())
+            h.update(data)
+        return h.hexdigest()
+
+    def cpio(self):
+        """The tree as a cpio archive in the kernel's "newc" format."""
+        out = bytearray()
+
+        def entry(name, mode, data, rdev, ino):
+            nameb = name.encode() + b"\0"
+            rmaj, rmin = rdev if rdev else (0, 0)
+            hdr = "070701" + "".join("%08X" % v for v in (
+                ino, mode, 0, 0, 2 if mode & self.S_IFDIR == self.S_IFDIR else 1,
+                0, len(data), 0, 0, rmaj, rmin, len(nameb), 0))
+            out.extend(hdr.encode() + nameb)
+            out.extend(b"\0" * (-len(out) % 4))
+            out.extend(data)
+            out.extend(b"\0" * (-len(out) % 4))
+
+        for ino, name in enumerate(sorted(self.entries), start=1):
+            mode, data, rdev = self.entries[name]
+            entry(name, mode, data, rdev, ino)
+        entry("TRAILER!!!", 0, b"", None, 0)
+        return bytes(out)
+
+
+def shared_libraries(binary):
+    """Every file `ldd` lists for a dynamically linked binary (libraries and
+    the dynamic loader), as host paths; [] for a static one."""
+    if elf_is_static(binary):
+        return []
+    p = subprocess.run(["ldd", str(binary)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("ldd %s failed: %s" % (binary, p.stderr.strip()))
+    libs = []
+    for line in p.stdout.splitlines():
+        m = re.search(r"=>\s*(/\S+)", line) or re.match(r"\s*(/\S+)", line)
+        if m:
+            libs.append(m.group(1))
+        elif "=> not found" in line:
+            raise RuntimeError("ldd %s: %s" % (binary, line.strip()))
+    return libs
+
+
+def compile_program(src):
+    """Compiles a guest helper (static, so it needs no libraries in the
+    guest), cached by the hash of its source and of the compiler."""
+    src = Path(src)
+    if not src.is_absolute():
+        src = LAB_DIR / src
+    gcc = os.environ.get("LAB_CC", "gcc")
+    if not shutil.which(gcc):
+        raise Missing("gcc (to build the guest helper %s)" % src.name)
+    h = hashlib.sha256(src.read_bytes())
+    h.update(subprocess.run([gcc, "--version"], capture_output=True).stdout)
+    out = cache_dir() / ("%s-%s" % (src.stem, h.hexdigest()[:16]))
+    if not out.exists():
+        tmp = out.with_suffix(".tmp%d" % os.getpid())
+        p = subprocess.run([gcc, "-static", "-O2", "-Wall", "-Wextra", "-o", str(tmp),
+                            str(src)], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError("compiling %s failed:\n%s" % (src, p.stderr))
+        os.replace(tmp, out)
+    return out
+
+
+INIT_HEAD = r"""#!/bin/sh
+# /init of a clockdoctor lab guest, written by tests/lab/lab.py.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /root && cd /tmp
+R=/dev/ttyS1
+stty -F $R raw -echo 2>/dev/null
+[ -c $R ] || R=/dev/null
+cs=/sys/devices/system/clocksource/clocksource0
+# A marker line goes to the results port and to the console.
+mark() { printf '%s\n' "$*" >$R; printf '%s\n' "$*"; }
+# step NAME SCRIPT LIMIT: runs SCRIPT, its stdout shown live on the console
+# (so a hang shows how far it got), then sends stdout, stderr and the exit
+# status to the results port between markers, with byte counts to check.
+step() {
+    name=$1; script=$2; limit=$3
+    mark "=====BEGIN $name====="
+    { timeout $limit sh "$script" </dev/null 2>/tmp/.err; echo $? >/tmp/.rc; } | tee /tmp/.out
+    rc=$(cat /tmp/.rc)
+    o=$(wc -c </tmp/.out); e=$(wc -c </tmp/.err)
+    [ $e -gt 0 ] && { printf '\n=====STDERR %s=====\n' "$name"; cat /tmp/.err; }
+    printf '\n=====END %s rc=%d=====\n' "$name" $rc
+    { cat /tmp/.out; printf '\n=====STDERR %s=====\n' "$name"; cat /tmp/.err
+      printf '\n=====END %s rc=%d out=%d err=%d=====\n' "$name" $rc $o $e; } >$R
+}
+echo
+mark "=====LAB START $(uname -r) cpus=$(nproc) clocksource=$(cat $cs/current_clocksource) available=$(echo $(cat $cs/available_clocksource) | tr ' ' ,)====="
+echo "lab: cmdline: $(cat /proc/cmdline)"
+"""
+
+INIT_TAIL_POWEROFF = r"""echo "----- kernel log at the end (dmesg) -----"
+dmesg
+mark "=====LAB DONE====="
+sync
+poweroff -f
+"""
+
+INIT_TAIL_SHELL = r"""mark "=====LAB DONE====="
+echo "lab: interactive busybox shell; 'exit' powers the guest off (Ctrl-A X kills QEMU)"
+echo "lab: helpers: as-user CMD (uid 1000), wait-clocksource NAME [SECS]; steps in /lab/steps"
+setsid cttyhack sh -l
+sync
+poweroff -f
+"""
+
+WAIT_CLOCKSOURCE = r"""#!/bin/sh
+# wait-clocksource NAME [SECS]: wait until NAME is the current clocksource
+# (e.g. tsc-early becoming tsc a few seconds after boot).  Prints the current
+# one; exits 1 if it did not become NAME in SECS (default 15) seconds.
+f=/sys/devices/system/clocksource/clocksource0/current_clocksource
+n=$(( ${2:-15} * 5 ))
+while [ "$(cat $f)" != "$1" ] && [ $n -gt 0 ]; do sleep 0.2; n=$((n - 1)); done
+cat $f
+[ "$(cat $f)" = "$1" ]
+"""
+
+
+def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False):
+    """Builds (or takes from the cache) the initramfs for one boot.
+
+    steps: [(name, shell command, timeout_s)], run in order as root, each
+    with its stdout, stderr and exit status sent back between markers.
+    programs: {guest path: C source} compiled statically with gcc.
+    clockdoctor: host path of the binary to install as /usr/local/bin/
+    clockdoctor, with every library ldd lists, at the same paths.
+    Returns the path of the gzip'd cpio."""
+    t = Tree()
+    for d in ("proc", "sys", "dev", "tmp", "root", "etc", "lab", "usr/local/bin"):
+        t.dir(d)
+    t.dir("tmp", 0o1777)
+    t.chardev("dev/console", 5, 1)
+    t.chardev("dev/null", 1, 3, 0o666)
+    t.copy("bin/busybox", tools["busybox"], 0o755)
+    applets = subprocess.run([tools["busybox"], "--list-full"], capture_output=True,
+                             text=True).stdout.split()
+    for a in applets:
+        if a.strip("/") != "bin/busybox":
+            t.symlink(a, "/bin/busybox")
+    name, uid, gid = GUEST_USER
+    t.file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
+           "%s:x:%d:%d:lab user:/tmp:/bin/sh\n" % (name, uid, gid))
+    t.file("etc/group", "root:x:0:\n%s:x:%d:\n" % (name, gid))
+    t.file("etc/hostname", "lab\n")
+    t.file("usr/local/bin/wait-clocksource", WAIT_CLOCKSOURCE, 0o755)
+    progs = {"/usr/local/bin/as-user": GUEST_DIR / "as-user.c"}
+    progs.update(programs or {})
+    for gpath, src in sorted(progs.items()):
+        t.copy(gpath, compile_program(src), 0o755)
+    if clockdoctor:
+        t.copy("usr/local/bin/clockdoctor", clockdoctor, 0o755)
+        for lib in shared_libraries(clockdoctor):
+            t.copy(lib, os.path.realpath(lib), 0o755)
+    init = [INIT_HEAD]
+    for i, (sname, cmd, limit) in enumerate(steps):
+        path = "lab/steps/%02d-%s.sh" % (i, re.sub(r"[^A-Za-z0-9_.-]", "_", sname))
+        t.file(path, "# step %s\n%s\n" % (sname, cmd), 0o755)
+        init.append("step %s /%s %d\n" % (shlex.quote(sname), path, limit))
+    init.append(INIT_TAIL_SHELL if shell else INIT_TAIL_POWEROFF)
+    t.file("init", "".join(init), 0o755)
+
+    cdir = cache_dir()
+    img = cdir / ("initramfs-%s.cpio.gz" % t.digest()[:24])
+    if img.exists():
+        os.utime(img)
+        return img
+    tmp = img.with_suffix(".tmp%d.%d" % (os.getpid(), threading.get_ident()))
+    tmp.write_bytes(gzip.compress(t.cpio(), compresslevel=6, mtime=0))
+    os.replace(tmp, img)
+    # Keep the cache small: every rebuilt binary makes a new image.
+    old = sorted(cdir.glob("initramfs-*.cpio.gz"), key=lambda p: p.stat().st_mtime)
+    for p in old[:-16]:
+        try:
+            p.unlink()
+        except OSError:
+            pass
+    return img
+
+
+# ----------------------------------------------------------------- boot --
+
+def qemu_argv(tools, img, smp=2, cpu="max", append="", mem="512M",
+              interactive=False, results=None):
+    cmdline = "console=ttyS0 loglevel=4 panic=-1 " + append
+    argv = [tools["qemu"], "-accel", "tcg", "-cpu", cpu, "-smp", str(smp),
+            "-m", mem, "-nographic", "-no-reboot", "-nic", "none",
+            "-kernel", tools["kernel"], "-initrd", str(img),
+            "-append", cmdline.strip()]
+    if interactive:
+        argv += ["-serial", "mon:stdio"]
+    else:
+        argv += ["-monitor", "none", "-serial", "stdio"]
+    argv += ["-serial", "file:%s" % results if results else "null"]
+    return argv
+
+
+def strip_terminal_codes(text):
+    """The console without SeaBIOS's screen-clearing escapes and CRs."""
+    text = re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|[A-Za-z])", "", text)
+    return text.replace("\r\n", "\n").replace("\r", "")
+
+
+# Clock ids as clockdoctor's JSON names them: the ones that read the
+# clocksource's counter (a system call when it has no vDSO mode), and the ones
+# served from the vDSO data page on every clocksource.
+HIGH_RES = ("CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW",
+            "CLOCK_BOOTTIME", "CLOCK_TAI")
+COARSE = ("CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "time")
+
+
+class StepResult:
+    """One step's output.  .json parses stdout (failing with the output
+    shown if it is not JSON); the other properties read clockdoctor's JSON."""
+
+    def __init__(self, name, stdout, stderr, rc):
+        self.name, self.stdout, self.stderr, self.rc = name, stdout, stderr, rc
+        self._json = None
+
+    def __repr__(self):
+        return "<step %s rc=%s stdout=%d bytes>" % (self.name, self.rc, len(self.stdout))
+
+    @property
+    def json(self):
+        if self._json is None:
+            try:
+                self._json = json.loads(self.stdout)
+            except ValueError as e:
+                raise AssertionError("step %s: stdout is not JSON (%s); rc=%s\n"
+                                     "stdout:\n%s\nstderr:\n%s" % (
+                                         self.name, e, self.rc, self.stdout, self.stderr))
+        return self._json
+
+    @property
+    def codes(self):
+        """The set of finding codes."""
+        return {f["code"] for f in self.json.get("findings") or []}
+
+    def findings(self, severity=None):
+        return [f for f in self.json.get("findings") or []
+                if severity is None or f.get("severity") == severity]
+
+    def finding(self, code):
+        for f in self.json.get("findings") or []:
+            if f.get("code") == code:
+                return f
+        raise AssertionError("no finding %r; codes: %s" % (code, sorted(self.codes)))
+
+    @property
+    def syscall_ids(self):
+        """The set of measured clock ids that fell back to a system call."""
+        return {k for k, v in (self.json.get("measurements") or {}).items()
+                if isinstance(v, dict) and v.get("syscall") is True}
+
+    @property
+    def clocksource(self):
+        return (self.json.get("clocksource") or {}).get("current")
+
+
+class BootResult:
+    """What came back from one boot: the console, each step's result, and
+    whether the guest got to the end."""
+
+    def __init__(self, argv, console, results, elapsed, timed_out, qemu_rc, run_dir):
+        self.argv, self.console, self.elapsed = argv, console, elapsed
+        self.timed_out, self.qemu_rc, self.run_dir = timed_out, qemu_rc, run_dir
+        self.steps, self.header, self.done, self.errors = {}, None, False, []
+        self._parse(results)
+
+    def _parse(self, text):
+        text = text.replace("\r\n", "\n")
+        m = re.search(r"^=====LAB START (.*)=====$", text, re.M)
+        self.header = m.group(1) if m else None
+        self.done = bool(re.search(r"^=====LAB DONE=====$", text, re.M))
+        for m in re.finditer(r"^=====BEGIN (.+?)=====\n", text, re.M):
+            name = m.group(1)
+            end = re.compile(r"\n=====END %s rc=(\d+) out=(\d+) err=(\d+)=====$"
+                             % re.escape(name), re.M).search(text, m.end())
+            if not end:
+                self.errors.append("step %s: no END marker (cut off)" % name)
+                continue
+            body = text[m.end():end.start()]
+            sep = "\n=====STDERR %s=====\n" % name
+            if sep not in body:
+                self.errors.append("step %s: no STDERR marker" % name)
+                continue
+            out, err = body.split(sep, 1)
+            rc, olen, elen = (int(g) for g in end.groups())
+            if len(out.encode()) != olen or len(err.encode()) != elen:
+                self.errors.append("step %s: output garbled (got %d/%d bytes, "
+                                   "guest sent %d/%d)" % (name, len(out.encode()),
+                                                          len(err.encode()), olen, elen))
+            self.steps[name] = StepResult(name, out, err, rc)
+
+    def describe(self):
+        lines = ["qemu: %s" % " ".join(shlex.quote(a) for a in self.argv),
+                 "elapsed %.1f s, qemu exit %s%s, guest %s" % (
+                     self.elapsed, self.qemu_rc, ", KILLED AT TIMEOUT" if self.timed_out else "",
+                     "finished" if self.done else "DID NOT FINISH"),
+                 "guest: %s" % self.header, "logs: %s" % self.run_dir]
+        lines += ["harness: " + e for e in self.errors]
+        return "\n".join(lines)
+
+
+def boot(tools, img, smp=2, cpu="max", append="", mem="512M", timeout=90,
+         run_dir=None, label="boot", echo=False):
+    """Boots one guest and waits for it to power off, killing it after
+    `timeout` seconds.  The console (ttyS0) and the results (ttyS1) are kept
+    in run_dir.  echo=True copies the console to stderr as it comes."""
+    run_dir = Path(run_dir or tempfile.mkdtemp(prefix="lab-"))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    console_path, results_path = run_dir / "console.log", run_dir / "results.log"
+    for p in (console_path, results_path):
+        if p.exists():
+            p.unlink()
+    argv = qemu_argv(tools, img, smp, cpu, append, mem, results=results_path)
+    (run_dir / "argv").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")
+    t0 = time.monotonic()
+    timed_out = False
+    with open(console_path, "wb") as con:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+        def pump():
+            for chunk in iter(lambda: proc.stdout.read1(4096), b""):
+                con.write(chunk)
+                con.flush()
+                if echo:
+                    sys.stderr.write(chunk.decode(errors="replace"))
+        th = threading.Thread(target=pump, daemon=True)
+        th.start()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.kill()
+            proc.wait()
+        th.join(5)
+    elapsed = time.monotonic() - t0
+    console = strip_terminal_codes(console_path.read_text(errors="replace"))
+    if timed_out:
+        console += "\n[lab: QEMU killed after %d s hard timeout]\n" % timeout
+    results = results_path.read_text(errors="replace") if results_path.exists() else ""
+    r = BootResult(argv, console, results, elapsed, timed_out, proc.returncode, run_dir)
+    log("%s: %.1f s%s, %d steps" % (label, elapsed, " TIMEOUT" if timed_out else "",
+                                     len(r.steps)))
+    return r
+
+
+# ------------------------------------------------------------ scenarios --
+
+class Scenario:
+    """One scenarios/*.py file.  See README.md for the variables it sets."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.name = self.path.stem
+        ns = {"__file__": str(self.path), "__name__": "lab_scenario_" + self.name}
+        src = self.path.read_text()
+        exec(_compile_scenario(src, self.path), ns)
+        self.ns = ns
+        self.doc = (ns.get("__doc__") or "").strip()
+        if self.doc.startswith(self.name + ":"):
+            self.doc = self.doc[len(self.name) + 1:].strip()
+        self.smp = int(ns.get("SMP", 2))
+        self.cpu = ns.get("CPU", "max")
+        self.append = ns.get("APPEND", "")
+        self.mem = ns.get("MEM", "512M")
+        self.timeout = int(ns.get("TIMEOUT", DEFAULT_SCENARIO_TIMEOUT))
+        self.alone = bool(ns.get("ALONE", False))
+        self.programs = dict(ns.get("PROGRAMS", {}))
+        self.steps = []
+        for s in ns.get("STEPS", []):
+            name, cmd = s[0], s[1]
+            limit = int(s[2]) if len(s) > 2 else STEP_TIMEOUT
+            self.steps.append((name, cmd, limit))
+        names = [s[0] for s in self.steps]
+        if len(set(names)) != len(names) or not names:
+            raise ValueError("%s: STEPS must be non-empty with unique names" % self.path)
+        self.check = ns.get("check")
+        if not callable(self.check):
+            raise ValueError("%s: no check(r) function" % self.path)
+        self.needs_clockdoctor = bool(ns.get(
+            "NEEDS_CLOCKDOCTOR", any(re.search(r"\bclockdoctor\b", c) for _, c, _ in self.steps)))
+
+    def guest_key(self):
+        """Scenarios with the same key can share one boot."""
+        key = (self.smp, self.cpu, " ".join(self.append.split()), self.mem)
+        return key + ((self.name,) if self.alone else ())
+
+    def __repr__(self):
+        return "<scenario %s>" % self.name
+
+
+def _compile_scenario(src, path):
+    """Compiles a scenario with pytest's assertion rewriting when pytest is
+    there, so a failing `assert a == b` in check() shows both sides."""
+    import ast
+    tree = ast.parse(src, str(path))
+    try:
+        from _pytest.assertion.rewrite import rewrite_asserts
+        rewrite_asserts(tree, src.encode(), str(path))
+    except Exception:
+        tree = ast.parse(src, str(path))
+    return compile(tree, str(path), "exec")
+
+
+def load_scenarios(directory=SCENARIO_DIR):
+    return [Scenario(p) for p in sorted(Path(directory).glob("*.py"))]
+
+
+class ScenarioResult:
+    """What check(r) gets: r["step"] is that step's StepResult; r.console is
+    the whole guest console; r.boot the BootResult.  Step names are the
+    scenario's own (the harness prefixes them with the scenario's name in
+    the guest so that scenarios sharing a boot never collide)."""
+
+    def __init__(self, scenario, boot_result):
+        self.scenario, self.boot = scenario, boot_result
+        self.console = boot_result.console
+
+    def __getitem__(self, step):
+        full = "%s/%s" % (self.scenario.name, step)
+        if full not in self.boot.steps:
+            raise AssertionError("step %s did not report back (guest %s)" % (
+                step, "finished" if self.boot.done else "did not finish"))
+        return self.boot.steps[full]
+
+    def __contains__(self, step):
+        return "%s/%s" % (self.scenario.name, step) in self.boot.steps
+
+
+def verify(scenario, boot_result):
+    """Runs the scenario's check; on any failure raises AssertionError whose
+    message holds the reason, every step's output and the whole console."""
+    r = ScenarioResult(scenario, boot_result)
+    try:
+        missing = [n for n, _, _ in scenario.steps if n not in r]
+        if missing and not boot_result.done:
+            raise AssertionError("the guest did not finish; steps missing: %s"
+                                 % ", ".join(missing))
+        scenario.check(r)
+    except Exception as e:  # noqa: BLE001 - every failure must show the console
+        where = ""
+        for fr in traceback.extract_tb(e.__traceback__):
+            if fr.filename == str(scenario.path):
+                where = "%s:%d: %s\n" % (Path(fr.filename).name, fr.lineno, fr.line)
+        raise AssertionError("scenario %s failed\n%s%s: %s\n\n%s\n\n%s" % (
+            scenario.name, where, type(e).__name__, e,
+            boot_result.describe(), format_outputs(scenario, boot_result))) from None
+
+
+def format_outputs(scenario, boot_result):
+    out = []
+    for name, cmd, _ in scenario.steps:
+        s = boot_result.steps.get("%s/%s" % (scenario.name, name))
+        out.append("----- step %s: %s -> %s" % (name, cmd, "rc=%d" % s.rc if s else "NO RESULT"))
+        if s:
+            out.append(s.stdout.rstrip("\n"))
+            if s.stderr.strip():
+                out.append("----- stderr of %s" % name)
+                out.append(s.stderr.rstrip("\n"))
+    out.append("===== guest console (%s) =====" % boot_result.run_dir)
+    out.append(boot_result.console.rstrip("\n"))
+    out.append("===== end of guest console =====")
+    return "\n".join(out)
+
+
+class Group:
+    """Scenarios that share one boot, in name order.  Scenarios sharing a
+    boot must leave the guest as they found it (a clocksource switched back,
+    a sysctl restored)."""
+
+    def __init__(self, scenarios):
+        self.scenarios = sorted(scenarios, key=lambda s: s.name)
+        s0 = self.scenarios[0]
+        self.smp, self.cpu, self.append, self.mem = s0.smp, s0.cpu, s0.append, s0.mem
+        self.label = "+".join(s.name for s in self.scenarios)
+        self.timeout = (BOOT_TIMEOUT + sum(s.timeout for s in self.scenarios)) * timeout_scale()
+
+    def steps(self):
+        return [("%s/%s" % (s.name, n), c, int(lim * timeout_scale()))
+                for s in self.scenarios for n, c, lim in s.steps]
+
+    def programs(self):
+        p = {}
+        for s in self.scenarios:
+            p.update(s.programs)
+        return p
+
+
+def group_scenarios(scenarios):
+    groups = {}
+    for s in scenarios:
+        groups.setdefault(s.guest_key(), []).append(s)
+    return [Group(v) for v in groups.values()]
+
+
+class Lab:
+    """Boots the groups of the given scenarios in the background, `jobs` at
+    a time, and hands each scenario its boot's result when it is ready."""
+
+    def __init__(self, tools, scenarios, jobs=None, clockdoctor=None):
+        self.tools = tools
+        self.clockdoctor = clockdoctor
+        if jobs is None:
+            jobs = int(os.environ.get("LAB_JOBS", min(2, os.cpu_count() or 1)))
+        self.groups = group_scenarios(scenarios)
+        self.group_of = {s.name: g for g in self.groups for s in g.scenarios}
+        self.pool = concurrent.futures.ThreadPoolExecutor(max(1, jobs))
+        self.futures = {}
+        self.t0 = time.monotonic()
+
+    def start(self):
+        # Longest first, so the two workers end at about the same time.
+        for g in sorted(self.groups, key=lambda g: -len(g.steps())):
+            self.futures[g.label] = self.pool.submit(self._run, g)
+        return self
+
+    def _run(self, g):
+        need = any(s.needs_clockdoctor for s in g.scenarios)
+        img = build_initramfs(self.tools, g.steps(), g.programs(),
+                              self.clockdoctor if need else None)
+        run_dir = cache_dir() / "runs" / re.sub(r"[^A-Za-z0-9_.+-]", "_", g.label)[:120]
+        log("booting %s (smp=%d cpu=%s append=%r)" % (g.label, g.smp, g.cpu, g.append))
+        return boot(self.tools, img, g.smp, g.cpu, g.append, g.mem, g.timeout,
+                    run_dir=run_dir, label=g.label)
+
+    def result(self, scenario):
+        return self.futures[self.group_of[scenario.name].label].result()
+
+    def shutdown(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ------------------------------------------------------------------ CLI --
+
+def _cli_boot(args, tools):
+    steps = [("cmd%d" % i, c, STEP_TIMEOUT) for i, c in enumerate(args.cmd or [])]
+    cd = clockdoctor_path()
+    img = build_initramfs(tools, steps, clockdoctor=cd if cd.exists() else None,
+                          shell=args.shell)
+    if not cd.exists():
+        log("note: %s not found, the guest has no clockdoctor" % cd)
+    if args.shell:
+        argv = qemu_argv(tools, img, args.smp, args.cpu, args.append or "", args.mem,
+                         interactive=True)
+        log("interactive guest; quit with 'exit' (or Ctrl-A X)")
+        log(" ".join(shlex.quote(a) for a in argv))
+        return subprocess.call(argv)
+    r = boot(tools, img, args.smp, args.cpu, args.append or "", args.mem, args.timeout,
+             run_dir=args.run_dir, label="boot", echo=not args.quiet)
+    print(r.describe())
+    for name, s in r.steps.items():
+        print("----- %s rc=%d\n%s" % (name, s.rc, s.stdout), end="")
+        if s.stderr:
+            print("----- stderr\n%s" % s.stderr, end="")
+    return 0 if r.done and not r.timed_out else 1
+
+
+def _cli_run(args, tools):
+    scen = load_scenarios()
+    if args.names:
+        scen = [s for s in scen if s.name in args.names]
+        unknown = set(args.names) - {s.name for s in scen}
+        if unknown:
+            sys.exit("unknown scenario(s): %s" % ", ".join(sorted(unknown)))
+    cd = clockdoctor_path()
+    lab = Lab(tools, scen, jobs=args.jobs, clockdoctor=cd if cd.exists() else None).start()
+    failed = 0
+    for s in scen:
+        if s.needs_clockdoctor and not cd.exists():
+            print("FAIL %s: clockdoctor binary missing at %s" % (s.name, cd))
+            failed += 1
+            continue
+        try:
+            verify(s, lab.result(s))
+            print("PASS %s" % s.name)
+        except AssertionError as e:
+            failed += 1
+            print("FAIL %s\n%s" % (s.name, e))
+    lab.shutdown()
+    print("%d scenario(s), %d failed, %.1f s" % (len(scen), failed, time.monotonic() - lab.t0))
+    return 1 if failed else 0
+
+
+def main(argv=None):
+    sys.modules.setdefault("lab", sys.modules[__name__])
+    ap = argparse.ArgumentParser(
+        description="clockdoctor's QEMU lab: boot a Debian kernel under TCG with "
+                    "busybox and clockdoctor in an initramfs.",
+        epilog="examples:\n"
+               "  lab.py boot --smp 2 --shell                  interactive guest on hpet\n"
+               "  lab.py boot --smp 2 --append clocksource=acpi_pm --shell\n"
+               "  lab.py boot --smp 1 -c 'clockdoctor check'   run commands, print results\n"
+               "  lab.py run smp2-hpet non-root                 run scenarios without pytest\n"
+               "  lab.py list                                   the scenarios and their boots",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    b = sub.add_parser("boot", help="boot one guest")
+    b.add_argument("--smp", type=int, default=2)
+    b.add_argument("--cpu", default="max")
+    b.add_argument("--mem", default="512M")
+    b.add_argument("--append", default="", help="extra kernel command line")
+    b.add_argument("-c", "--cmd", action="append", help="a command to run (repeatable)")
+    b.add_argument("--shell", action="store_true",
+                   help="interactive: console on this terminal (-serial mon:stdio)")
+    b.add_argument("--timeout", type=int, default=120)
+    b.add_argument("--run-dir", help="where to keep console.log and results.log")
+    b.add_argument("-q", "--quiet", action="store_true", help="do not echo the console")
+    r = sub.add_parser("run", help="run scenarios (all, or the ones named)")
+    r.add_argument("names", nargs="*")
+    r.add_argument("-j", "--jobs", type=int)
+    sub.add_parser("list", help="list scenarios and which boot each shares")
+    args = ap.parse_args(argv)
+    if args.what == "list":
+        for g in group_scenarios(load_scenarios()):
+            print("boot smp=%d cpu=%s append=%r timeout=%ds" % (g.smp, g.cpu, g.append, g.timeout))
+            for s in g.scenarios:
+                print("  %-20s %s" % (s.name, s.doc.splitlines()[0] if s.doc else ""))
+        return 0
+    try:
+        tools = find_tools()
+    except Missing as e:
+        sys.stderr.write("lab: %s\n" % e)
+        return 77
+    return _cli_boot(args, tools) if args.what == "boot" else _cli_run(args, tools)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The QEMU lab as pytest tests: one test per scenarios/*.py file.
+
+Scenarios that want the same guest share one boot, and the boots run in the
+background two at a time, started when the first lab test runs (only the
+boots the selected tests need: `-k smp2-hpet` boots one guest).  See
+README.md.
+"""
+import copy
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab  # noqa: E402
+
+SCENARIOS = lab.load_scenarios()
+BY_NAME = {s.name: s for s in SCENARIOS}
+SELF_TEST = "harness-smp2"
+
+
+def _loud(config, msg):
+    """A skip must never pass unnoticed: straight to the terminal's stderr
+    (past pytest's capture), and again in the summary (conftest.py)."""
+    config.lab_skip_reason = msg
+    capman = config.pluginmanager.getplugin("capturemanager")
+    banner = "\n" + "!" * 72 + "\n!! LAB SKIPPED: %s\n" % msg + "!" * 72 + "\n"
+    if capman is not None:
+        with capman.global_and_fixture_disabled():
+            sys.stderr.write(banner)
+    else:
+        sys.stderr.write(banner)
+
+
+@pytest.fixture(scope="session")
+def the_lab(request):
+    try:
+        tools = lab.find_tools()
+    except lab.Missing as e:
+        _loud(request.config, str(e))
+        pytest.skip(str(e))
+    wanted = set()
+    for item in request.session.items:
+        cs = getattr(item, "callspec", None)
+        if cs is not None and "scenario" in cs.params:
+            wanted.add(cs.params["scenario"].name)
+        if item.name.startswith("test_harness_"):
+            wanted.add(SELF_TEST)
+    cd = lab.clockdoctor_path()
+    have_cd = cd.is_file()
+    run = [BY_NAME[n] for n in sorted(wanted) if have_cd or not BY_NAME[n].needs_clockdoctor]
+    the = lab.Lab(tools, run, clockdoctor=cd if have_cd else None).start()
+    yield the
+    the.shutdown()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_scenario(scenario, the_lab):
+    cd = lab.clockdoctor_path()
+    if scenario.needs_clockdoctor and not cd.is_file():
+        pytest.fail("clockdoctor binary missing at %s (build it: make build/clockdoctor; "
+                    "or set CLOCKDOCTOR)" % cd, pytrace=False)
+    try:
+        lab.verify(scenario, the_lab.result(scenario))
+        return
+    except AssertionError as e:
+        msg = str(e)
+    # The message already holds the failing line, the step outputs and the
+    # guest console: pytest's own traceback would only add noise.
+    pytest.fail(msg, pytrace=False)
+
+
+def _bad_check(r):
+    assert r["current"].stdout == "no-such-clocksource\n"
+
+
+def test_harness_reports_failure(the_lab):
+    """The lab can fail: a false assertion about a real boot must fail, and
+    its message must carry the step outputs and the whole guest console."""
+    good = BY_NAME[SELF_TEST]
+    bad = copy.copy(good)
+    bad.check = _bad_check
+    boot = the_lab.result(good)
+    with pytest.raises(AssertionError) as ei:
+        lab.verify(bad, boot)
+    msg = str(ei.value)
+    assert "scenario %s failed" % SELF_TEST in msg
+    assert "no-such-clocksource" in msg
+    assert "===== guest console" in msg and "=====LAB START" in msg
+    assert "Linux version" in msg or "SeaBIOS" in msg  # the console, not only results
+    # A guest that never reported a step (a crash, a hang) fails too.
+    cut = copy.copy(boot)
+    cut.steps = {}
+    cut.done = False
+    with pytest.raises(AssertionError, match="did not finish"):
+        lab.verify(good, cut)

@@ -1,0 +1,386 @@
+/*
+ * test_hypervisor.c: cd_hypervisor_decide on facts built by hand, one source
+ * at a time and in conflict, and on the fixtures' own files; the signature
+ * table and the names.
+ */
+#include "probe/probe.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+static char *read_fixture(const char *rel, size_t *len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	char *buf = malloc(1 << 20);
+	*len = buf ? fread(buf, 1, (1 << 20) - 1, fp) : 0;
+	if (buf)
+		buf[*len] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+/* Facts are large: one static copy, zeroed for each case. */
+static struct cd_facts facts;
+
+static struct cd_facts *blank(void)
+{
+	memset(&facts, 0, sizeof(facts));
+	return &facts;
+}
+
+static void set_sig(struct cd_facts *f, const char *sig)
+{
+	f->cpuid.have = true;
+	snprintf(f->cpuid.hv_signature, sizeof(f->cpuid.hv_signature), "%s", sig);
+}
+
+static void set_dmi(struct cd_facts *f, const char *vendor, const char *product)
+{
+	snprintf(f->hv.dmi_sys_vendor, sizeof(f->hv.dmi_sys_vendor), "%s", vendor);
+	snprintf(f->hv.dmi_product_name, sizeof(f->hv.dmi_product_name), "%s", product);
+}
+
+static void set_cs(struct cd_facts *f, const char *current, const char *avail1, const char *avail2)
+{
+	const char *av[] = { avail1, avail2 };
+	f->cs.have_current = true;
+	snprintf(f->cs.current, sizeof(f->cs.current), "%s", current);
+	f->cs.have_available = true;
+	for (int i = 0; i < 2; i++)
+		if (av[i])
+			snprintf(f->cs.available[f->cs.n_available++], CD_NAME_MAX, "%s", av[i]);
+}
+
+static void add_klog(struct cd_facts *f, enum cd_event_kind kind, const char *name)
+{
+	struct cd_event *e = &f->klog.events[f->klog.n_events++];
+	e->kind = kind;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+}
+
+static void set_cpuinfo(struct cd_facts *f, bool hypervisor_flag)
+{
+	f->cpu.have_cpuinfo = true;
+	f->cpu.count = 1;
+	f->cpu.flags = f->cpu.flags_all = CD_CPU_TSC | (hypervisor_flag ? CD_CPU_HYPERVISOR : 0);
+}
+
+static void parse_cpuid(struct cd_facts *f, const char *text)
+{
+	CHECK(cd_parse_cpuid_txt(text, strlen(text), &f->cpuid) > 0);
+}
+
+#define DECIDED(f, kind_, from_) do { \
+	cd_hypervisor_decide(f); \
+	CHECK_STR(cd_hv_name((f)->hv.kind), cd_hv_name(kind_)); \
+	CHECK_STR((f)->hv.from, from_); \
+} while (0)
+
+static void test_names(void)
+{
+	static const struct {
+		const char *sig;
+		enum cd_hv kind;
+	} sigs[] = {
+		{ "KVMKVMKVM", CD_HV_KVM }, { "VMwareVMware", CD_HV_VMWARE },
+		{ "VBoxVBoxVBox", CD_HV_VIRTUALBOX }, { "Microsoft Hv", CD_HV_HYPERV },
+		{ "XenVMMXenVMM", CD_HV_XEN }, { "TCGTCGTCGTCG", CD_HV_QEMU_TCG },
+		{ "bhyve bhyve ", CD_HV_BHYVE }, { "ACRNACRNACRN", CD_HV_ACRN },
+		{ "bhyve bhyve", CD_HV_OTHER }, { "FooBarBazQux", CD_HV_OTHER },
+		{ "", CD_HV_UNKNOWN }, { NULL, CD_HV_UNKNOWN },
+	};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		CHECK_INT(cd_hv_from_signature(sigs[i].sig), sigs[i].kind);
+
+	static const char *const names[] = { "unknown", "none", "kvm", "vmware", "virtualbox", "xen",
+	                                     "hyperv", "qemu-tcg", "bhyve", "acrn", "other" };
+	for (int k = CD_HV_UNKNOWN; k <= CD_HV_OTHER; k++) {
+		CHECK_STR(cd_hv_name((enum cd_hv)k), names[k]);
+		CHECK(cd_hv_display((enum cd_hv)k)[0] != '\0');
+	}
+	CHECK_STR(cd_hv_name((enum cd_hv)99), "unknown");
+	CHECK_STR(cd_hv_display((enum cd_hv)-1), "unknown");
+	CHECK_STR(cd_hv_display(CD_HV_KVM), "KVM");
+	CHECK_STR(cd_hv_display(CD_HV_HYPERV), "Hyper-V");
+	CHECK_STR(cd_hv_display(CD_HV_OTHER), "a hypervisor of unknown kind");
+}
+
+static void test_single_sources(void)
+{
+	struct cd_facts *f;
+
+	f = blank();
+	DECIDED(f, CD_HV_UNKNOWN, "");
+	CHECK_STR(f->hv.display, "unknown");
+
+	f = blank();
+	set_cpuinfo(f, false);
+	DECIDED(f, CD_HV_NONE, "cpuinfo flag");
+	CHECK_STR(f->hv.display, "bare metal");
+
+	f = blank();
+	set_cpuinfo(f, true);
+	DECIDED(f, CD_HV_OTHER, "cpuinfo flag");
+	CHECK_STR(f->hv.display, "a hypervisor of unknown kind");
+
+	f = blank();
+	set_sig(f, "VMwareVMware");
+	DECIDED(f, CD_HV_VMWARE, "cpuid");
+	CHECK_STR(f->hv.cpuid_signature, "VMwareVMware");
+	CHECK_STR(f->hv.display, "VMware");
+
+	f = blank();
+	set_sig(f, "bhyve bhyve ");
+	DECIDED(f, CD_HV_BHYVE, "cpuid");
+	CHECK_STR(f->hv.cpuid_signature, "bhyve bhyve ");
+
+	f = blank();
+	set_sig(f, "FooBarBazQux");
+	DECIDED(f, CD_HV_OTHER, "cpuid");
+	CHECK_STR(f->hv.display, "hypervisor \"FooBarBazQux\"");
+	f = blank();
+	set_sig(f, " lrpepyh  vr");
+	DECIDED(f, CD_HV_OTHER, "cpuid");
+	CHECK_STR(f->hv.display, "Parallels");
+
+	/* A signature without cpuid.have is not evidence. */
+	f = blank();
+	snprintf(f->cpuid.hv_signature, sizeof(f->cpuid.hv_signature), "KVMKVMKVM");
+	DECIDED(f, CD_HV_UNKNOWN, "");
+	CHECK_STR(f->hv.cpuid_signature, "");
+
+	f = blank();
+	snprintf(f->hv.sys_hypervisor_type, sizeof(f->hv.sys_hypervisor_type), "xen\n");
+	DECIDED(f, CD_HV_XEN, "sys/hypervisor/type");
+
+	/* DMI. */
+	static const struct {
+		const char *vendor, *product;
+		enum cd_hv kind;
+	} dmi[] = {
+		{ "innotek GmbH", "VirtualBox", CD_HV_VIRTUALBOX },
+		{ "Oracle Corporation", "VirtualBox", CD_HV_VIRTUALBOX },
+		{ "VMware, Inc.", "VMware Virtual Platform", CD_HV_VMWARE },
+		{ "VMware, Inc.", "VMware20,1", CD_HV_VMWARE },
+		{ "Microsoft Corporation", "Virtual Machine", CD_HV_HYPERV },
+		{ "Xen", "HVM domU", CD_HV_XEN },
+		{ "Amazon EC2", "m5.large", CD_HV_KVM },
+		{ "Google", "Google Compute Engine", CD_HV_KVM },
+		{ "Red Hat", "KVM", CD_HV_KVM },
+	};
+	for (size_t i = 0; i < sizeof(dmi) / sizeof(dmi[0]); i++) {
+		f = blank();
+		set_dmi(f, dmi[i].vendor, dmi[i].product);
+		DECIDED(f, dmi[i].kind, "dmi");
+	}
+	/* A Surface laptop is Microsoft hardware, not Hyper-V. */
+	f = blank();
+	set_dmi(f, "Microsoft Corporation", "Surface Pro 7");
+	set_cpuinfo(f, false);
+	DECIDED(f, CD_HV_NONE, "cpuinfo flag");
+	f = blank();
+	set_dmi(f, "Dell Inc.", "PowerEdge R640");
+	DECIDED(f, CD_HV_UNKNOWN, "");
+
+	/* QEMU's DMI is KVM only with kvm-clock; else just "QEMU". */
+	f = blank();
+	set_dmi(f, "QEMU", "Standard PC (Q35 + ICH9, 2009)");
+	set_cs(f, "tsc", "kvm-clock", "tsc");
+	DECIDED(f, CD_HV_KVM, "dmi");
+	f = blank();
+	set_dmi(f, "QEMU", "Standard PC (i440FX + PIIX, 1996)");
+	set_cs(f, "hpet", "hpet", "acpi_pm");
+	set_cpuinfo(f, true);
+	DECIDED(f, CD_HV_OTHER, "dmi");
+	CHECK_STR(f->hv.display, "QEMU");
+
+	/* The kernel log. */
+	static const struct {
+		const char *name;
+		enum cd_hv kind;
+	} klog[] = {
+		{ "KVM", CD_HV_KVM }, { "VMware", CD_HV_VMWARE }, { "Xen HVM", CD_HV_XEN },
+		{ "Xen PV", CD_HV_XEN }, { "Microsoft Hyper-V", CD_HV_HYPERV }, { "ACRN", CD_HV_ACRN },
+		{ "Bhyve", CD_HV_BHYVE }, { "Jailhouse", CD_HV_OTHER },
+	};
+	for (size_t i = 0; i < sizeof(klog) / sizeof(klog[0]); i++) {
+		f = blank();
+		add_klog(f, CD_EV_CS_SWITCHED, "tsc");
+		add_klog(f, CD_EV_HYPERVISOR, klog[i].name);
+		add_klog(f, CD_EV_HYPERVISOR, "later one");
+		DECIDED(f, klog[i].kind, "kernel log");
+		CHECK_STR(f->hv.klog_detected, klog[i].name);
+	}
+	CHECK_STR(facts.hv.display, "Jailhouse");
+
+	/* Paravirtual clocksources. */
+	f = blank();
+	set_cs(f, "kvm-clock", "kvm-clock", "tsc");
+	DECIDED(f, CD_HV_KVM, "clocksource");
+	f = blank();
+	set_cs(f, "tsc", "tsc", "xen");
+	DECIDED(f, CD_HV_XEN, "clocksource");
+	f = blank();
+	set_cs(f, "hyperv_clocksource_tsc_page", "hyperv_clocksource_tsc_page", "acpi_pm");
+	DECIDED(f, CD_HV_HYPERV, "clocksource");
+	f = blank();
+	set_cs(f, "tsc", "tsc", "hpet");
+	set_cpuinfo(f, false);
+	DECIDED(f, CD_HV_NONE, "cpuinfo flag");
+
+	/* CPUID leaf 1 alone: the bit, or bare metal. */
+	f = blank();
+	parse_cpuid(f, "   0x00000000 0x00: eax=0x00000001 ebx=0x0 ecx=0x0 edx=0x0\n"
+	                   "   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x80000000 edx=0x0\n");
+	DECIDED(f, CD_HV_OTHER, "cpuid");
+	f = blank();
+	parse_cpuid(f, "   0x00000000 0x00: eax=0x00000001 ebx=0x0 ecx=0x0 edx=0x0\n"
+	                   "   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x00000000 edx=0x0\n");
+	DECIDED(f, CD_HV_NONE, "cpuid");
+}
+
+static void test_conflicts(void)
+{
+	struct cd_facts *f;
+
+	/* DMI says QEMU, CPUID says KVM: KVM, from CPUID. */
+	f = blank();
+	set_dmi(f, "QEMU", "Standard PC (Q35 + ICH9, 2009)");
+	set_sig(f, "KVMKVMKVM");
+	set_cs(f, "tsc", "tsc", "hpet");
+	DECIDED(f, CD_HV_KVM, "cpuid");
+
+	/* DMI says QEMU, CPUID says TCG. */
+	f = blank();
+	set_dmi(f, "QEMU", "Standard PC (i440FX + PIIX, 1996)");
+	set_sig(f, "TCGTCGTCGTCG");
+	set_cs(f, "hpet", "hpet", "acpi_pm");
+	DECIDED(f, CD_HV_QEMU_TCG, "cpuid");
+
+	/* QEMU DMI without kvm-clock, but the kernel saw KVM. */
+	f = blank();
+	set_dmi(f, "QEMU", "Standard PC (Q35 + ICH9, 2009)");
+	set_cs(f, "tsc", "tsc", "hpet");
+	add_klog(f, CD_EV_HYPERVISOR, "KVM");
+	DECIDED(f, CD_HV_KVM, "kernel log");
+
+	/* Amazon's DMI on a Xen instance. */
+	f = blank();
+	set_dmi(f, "Amazon EC2", "t2.micro");
+	snprintf(f->hv.sys_hypervisor_type, sizeof(f->hv.sys_hypervisor_type), "xen");
+	DECIDED(f, CD_HV_XEN, "sys/hypervisor/type");
+	f = blank();
+	set_dmi(f, "Amazon EC2", "t2.micro");
+	set_cs(f, "xen", "xen", "tsc");
+	DECIDED(f, CD_HV_XEN, "dmi");
+
+	/* Old VirtualBox: no hypervisor flag, but DMI knows. */
+	f = blank();
+	set_cpuinfo(f, false);
+	set_dmi(f, "innotek GmbH", "VirtualBox");
+	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
+
+	/* CPUID beats the kernel log and the clocksource. */
+	f = blank();
+	set_sig(f, "Microsoft Hv");
+	add_klog(f, CD_EV_HYPERVISOR, "KVM");
+	set_cs(f, "kvm-clock", "kvm-clock", NULL);
+	DECIDED(f, CD_HV_HYPERV, "cpuid");
+	CHECK_STR(f->hv.klog_detected, "KVM");
+
+	/* An unlisted signature waits for a source that names it. */
+	f = blank();
+	set_sig(f, "FooBarBazQux");
+	set_dmi(f, "VMware, Inc.", "VMware7,1");
+	DECIDED(f, CD_HV_VMWARE, "dmi");
+
+	/* Xen behind its Hyper-V interface, through the real derive step. */
+	f = blank();
+	parse_cpuid(f, "   0x00000000 0x00: eax=0x0000000d ebx=0x0 ecx=0x0 edx=0x0\n"
+	                   "   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x80000000 edx=0x0\n"
+	                   "   0x40000000 0x00: eax=0x40000005 ebx=0x7263694d ecx=0x666f736f edx=0x76482074\n"
+	                   "   0x40000100 0x00: eax=0x40000105 ebx=0x566e6558 ecx=0x65584d4d edx=0x4d4d566e\n");
+	DECIDED(f, CD_HV_XEN, "cpuid");
+	CHECK_STR(f->hv.cpuid_signature, "XenVMMXenVMM");
+
+	/* Strings that fill their arrays without a terminator. */
+	f = blank();
+	memset(f->hv.dmi_sys_vendor, 'A', sizeof(f->hv.dmi_sys_vendor));
+	memset(f->hv.sys_hypervisor_type, 'x', sizeof(f->hv.sys_hypervisor_type));
+	memset(f->cs.current, 'k', sizeof(f->cs.current));
+	f->cs.have_current = true;
+	f->klog.n_events = 1000; /* more than the array: clamped */
+	f->klog.events[CD_MAX_EVENTS - 1].kind = CD_EV_HYPERVISOR;
+	memset(f->klog.events[CD_MAX_EVENTS - 1].name, 'Z', CD_NAME_MAX);
+	DECIDED(f, CD_HV_OTHER, "kernel log");
+	CHECK_INT(strlen(f->hv.klog_detected), CD_NAME_MAX - 1);
+}
+
+/* The fixtures, as cd_probe would fill the facts from them. */
+static void fixture(const char *dir, enum cd_hv want, const char *from)
+{
+	char rel[256];
+	size_t len;
+	char *t;
+	struct cd_facts *f = blank();
+
+	snprintf(rel, sizeof(rel), "%s/proc/cpuinfo", dir);
+	if ((t = read_fixture(rel, &len)))
+		cd_parse_cpuinfo(t, len, &f->cpu);
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/cpuid.txt", dir);
+	if ((t = read_fixture(rel, &len)))
+		cd_parse_cpuid_txt(t, len, &f->cpuid);
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/sys/class/dmi/id/sys_vendor", dir);
+	if ((t = read_fixture(rel, &len)))
+		snprintf(f->hv.dmi_sys_vendor, CD_NAME_MAX, "%.*s", (int)strcspn(t, "\n"), t);
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/sys/class/dmi/id/product_name", dir);
+	if ((t = read_fixture(rel, &len)))
+		snprintf(f->hv.dmi_product_name, CD_NAME_MAX, "%.*s", (int)strcspn(t, "\n"), t);
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/sys/devices/system/clocksource/clocksource0/current_clocksource", dir);
+	if ((t = read_fixture(rel, &len))) {
+		f->cs.have_current = true;
+		snprintf(f->cs.current, CD_NAME_MAX, "%.*s", (int)strcspn(t, " \n"), t);
+	}
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/sys/devices/system/clocksource/clocksource0/available_clocksource", dir);
+	if ((t = read_fixture(rel, &len))) {
+		f->cs.have_available = true;
+		for (char *p = strtok(t, " \n"); p && f->cs.n_available < CD_MAX_CLOCKSOURCES; p = strtok(NULL, " \n"))
+			snprintf(f->cs.available[f->cs.n_available++], CD_NAME_MAX, "%s", p);
+	}
+	free(t);
+	CHECK(f->cs.have_current);
+	DECIDED(f, want, from);
+}
+
+static void test_fixtures(void)
+{
+	fixture("qemu-tcg-smp2-hpet", CD_HV_QEMU_TCG, "cpuid");
+	fixture("qemu-tcg-smp2-acpi_pm-cmdline", CD_HV_QEMU_TCG, "cpuid");
+	fixture("qemu-tcg-smp1-tsc", CD_HV_QEMU_TCG, "cpuid");
+	fixture("qemu-tcg-smp2-tsc-reliable", CD_HV_QEMU_TCG, "cpuid");
+	CHECK_STR(facts.hv.display, "QEMU TCG (emulation)");
+	fixture("seed-virtualbox-smp-acpi_pm", CD_HV_VIRTUALBOX, "dmi");
+	fixture("seed-virtualbox-tsc-reliable", CD_HV_VIRTUALBOX, "dmi");
+	fixture("seed-vmware-tsc", CD_HV_VMWARE, "dmi");
+	fixture("seed-rhel6-kvm-clock", CD_HV_KVM, "clocksource");
+	fixture("seed-kvm-clock-minimal", CD_HV_KVM, "clocksource");
+	fixture("seed-watchdog-acpi_pm", CD_HV_UNKNOWN, "");
+}
+
+int main(void)
+{
+	test_names();
+	test_single_sources();
+	test_conflicts();
+	test_fixtures();
+	return unit_done("hypervisor");
+}
