@@ -166,15 +166,20 @@ static void derive(struct ctx *c)
 		c->cur_known = true;
 		cd_clocksource_verdict(f->cs.current, f, &c->cur);
 	}
+	derive_log(c);
 	for (int i = 0; i < f->cs.n_available; i++) {
 		struct cd_cs_verdict v;
+		/* The kernel refuses to switch to a clocksource it marked unstable,
+		 * so a rejected TSC still listed is no candidate. */
+		if ((c->rejected_sync || c->rejected_watchdog || c->rejected_other) &&
+		    strncmp(f->cs.available[i], "tsc", 3) == 0)
+			continue;
 		cd_clocksource_verdict(f->cs.available[i], f, &v);
 		if (v.rank > 0 && (!c->best || v.rank < c->best_v.rank)) {
 			c->best = f->cs.available[i];
 			c->best_v = v;
 		}
 	}
-	derive_log(c);
 	if (c->m && c->m->done) {
 		for (int i = 0; i < c->m->n; i++) {
 			const struct cd_clock_cost *k = &c->m->c[i];
@@ -241,6 +246,14 @@ static void tsc_risk(struct ctx *c, struct cd_finding *x)
 	c->advised_tsc = true;
 }
 
+/* Paravirtual clocks outrank the TSC by rating: when one is current, a TSC
+ * rejection is not why time is slow. */
+static bool paravirt_current(const struct ctx *c)
+{
+	return current_is(c, "kvm-clock") || current_is(c, "xen") ||
+	       (c->cur_known && strncmp(c->f->cs.current, "hyperv_", 7) == 0);
+}
+
 /* The lasting fix for a slow clocksource, shared by several findings. */
 static void lasting_fix(struct ctx *c, struct cd_finding *x)
 {
@@ -253,6 +266,28 @@ static void lasting_fix(struct ctx *c, struct cd_finding *x)
 	if (k->cmd_notsc || k->cmd_tsc_unstable) {
 		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f,
 		                           k->cmd_notsc ? "notsc" : "tsc");
+		return;
+	}
+	if (k->cmd_no_kvmclock_vsyscall && current_is(c, "kvm-clock")) {
+		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, "no-kvmclock-vsyscall");
+		return;
+	}
+	if (current_is(c, "kvm-clock") && cd_kernel_at_least(k, 3, 8, 0) == 0) {
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "A kernel 3.8 or later (RHEL 7 and later) reads kvm-clock in the vDSO when the "
+		           "host gives a stable TSC. First measure this one: run `clockdoctor check` on "
+		           "the machine.\n");
+		return;
+	}
+	if (paravirt_current(c)) {
+		if (tsc_listed(c) && !(c->rejected_sync || c->rejected_watchdog)) {
+			cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, "clocksource=tsc");
+			tsc_risk(c, x);
+		} else {
+			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+			           "The guest cannot fix its paravirtual clock alone: see the hypervisor's "
+			           "side below.\n");
+		}
 		return;
 	}
 	if (c->rejected_sync || c->rejected_watchdog) {
@@ -569,9 +604,9 @@ static void rule_tsc_unstable_watchdog(struct ctx *c)
 		evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
 		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
 
-	if (current_is(c, "tsc") || (c->cur_known && c->cur.vdso != CD_VDSO_NO && !current_slow(c))) {
+	if (paravirt_current(c) || (c->cur_known && !current_slow(c))) {
 		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "Time calls are not slowed by this: the current clocksource is %s. The TSC "
+		           "This rejection does not slow time calls: the current clocksource is %s. The TSC "
 		           "was still seen disagreeing with the watchdog%s: find the cause on the host "
 		           "(seed 004: a host reloading a passthrough NIC's VF driver made its guests' "
 		           "clocks jump) and keep NTP or chrony running.\n",
@@ -579,7 +614,7 @@ static void rule_tsc_unstable_watchdog(struct ctx *c)
 		if (failover_hint)
 			cd_appendf(x->fix_now, sizeof x->fix_now,
 			           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
-			           "costs about 2 us a call, a hundred times kvm-clock.\n");
+			           "costs about 2 us a call, the slowest clocksource there is.\n");
 		return;
 	}
 	if (better_listed(c))
@@ -639,7 +674,7 @@ static void rule_tsc_not_invariant(struct ctx *c)
 	if (!nonstop)
 		cd_appendf(x->risk, sizeof x->risk,
 		           "Without nonstop_tsc the TSC may stop in deep C-states%s.\n",
-		           f->cpu.flags & CD_CPU_HYPERVISOR
+		           (f->cpu.flags & CD_CPU_HYPERVISOR) || (f->hv.kind != CD_HV_NONE && f->hv.kind != CD_HV_UNKNOWN)
 		               ? " (hypervisors often hide this flag even when the host has it: the "
 		                 "host's CPU is what counts)"
 		               : "");
@@ -848,10 +883,10 @@ static void verdict_line(struct ctx *c)
 	switch (r->status) {
 	case CD_STATUS_CRITICAL:
 		if (c->mono && c->mono->syscall)
-			snprintf(v, cap, "time calls are system calls here: clocksource %s, CLOCK_MONOTONIC %.0f ns",
+			snprintf(v, cap, "time calls are system calls (clocksource %s, CLOCK_MONOTONIC %.0f ns)",
 			         cs, c->mono->ns_per_call);
 		else
-			snprintf(v, cap, "time calls are system calls here: clocksource %s (%s a call)", cs,
+			snprintf(v, cap, "time calls are system calls (clocksource %s, %s)", cs,
 			         c->cur_known ? c->cur.typical : "cost unknown");
 		break;
 	case CD_STATUS_WARNING:

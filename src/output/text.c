@@ -9,6 +9,7 @@
 #include "output/output.h"
 #include "probe/probe.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define WIDTH 79
@@ -32,8 +33,9 @@ static const char *status_color(enum cd_status s)
 	}
 }
 
-/* Write one paragraph line, wrapping at spaces. */
-static void wrap_line(FILE *out, const char *s, size_t len, int indent, int width)
+/* Write one paragraph line, wrapping at spaces.  first_done: the caller has
+ * already written the first line's indent (a "- " bullet). */
+static void wrap_line(FILE *out, const char *s, size_t len, int indent, int width, bool first_done)
 {
 	int avail = width - indent > 20 ? width - indent : 20;
 	while (len > 0) {
@@ -45,7 +47,8 @@ static void wrap_line(FILE *out, const char *s, size_t len, int indent, int widt
 			if (take == 0) /* one long word: cut it where it must be */
 				take = (size_t)avail;
 		}
-		fprintf(out, "%*s%.*s\n", indent, "", (int)take, s);
+		fprintf(out, "%*s%.*s\n", first_done ? 0 : indent, "", (int)take, s);
+		first_done = false;
 		s += take;
 		len -= take;
 		while (len > 0 && *s == ' ') {
@@ -53,6 +56,12 @@ static void wrap_line(FILE *out, const char *s, size_t len, int indent, int widt
 			len--;
 		}
 	}
+}
+
+/* One line of text whose first line's indent is already written. */
+static void wrap_hanging(FILE *out, const char *text, int indent, int width)
+{
+	wrap_line(out, text, strlen(text), indent, width, true);
 }
 
 void cd_wrap(FILE *out, const char *text, int indent, int width)
@@ -63,7 +72,7 @@ void cd_wrap(FILE *out, const char *text, int indent, int width)
 		if (len >= 2 && p[0] == '$' && p[1] == ' ')
 			fprintf(out, "%*s%.*s\n", indent, "", (int)len, p);
 		else if (len > 0)
-			wrap_line(out, p, len, indent, width);
+			wrap_line(out, p, len, indent, width, false);
 		p += len;
 		if (*p == '\n')
 			p++;
@@ -123,10 +132,19 @@ static void measure_block(FILE *out, const struct cd_measurements *m)
 	             "syscall(2))\n");
 }
 
-static void section(FILE *out, const char *label, const char *text)
+/* Several findings often share a fix (the hypervisor's side, above all):
+ * people read it once, and are pointed back to it after that.  field is the
+ * offset of the text within struct cd_finding. */
+static void section(FILE *out, const struct cd_report *r, int k, size_t field, const char *label)
 {
+	const char *text = (const char *)&r->f[k] + field;
 	if (!text[0])
 		return;
+	for (int j = 0; j < k; j++)
+		if (strcmp((const char *)&r->f[j] + field, text) == 0) {
+			fprintf(out, "  %s: as for %s above\n", label, r->f[j].code);
+			return;
+		}
 	fprintf(out, "  %s:\n", label);
 	cd_wrap(out, text, 4, WIDTH);
 }
@@ -140,7 +158,8 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 	for (i = 0; st[i] && i < sizeof up - 1; i++)
 		up[i] = (char)(st[i] >= 'a' && st[i] <= 'z' ? st[i] - 32 : st[i]);
 	up[i] = '\0';
-	fprintf(out, "%s%s%s: %s\n", color ? status_color(r->status) : "", up, color ? "\033[0m" : "", r->verdict);
+	fprintf(out, "%s%s%s: ", color ? status_color(r->status) : "", up, color ? "\033[0m" : "");
+	wrap_hanging(out, r->verdict, (int)strlen(up) + 2, WIDTH);
 	facts_block(out, f);
 	if (m && m->done)
 		measure_block(out, m);
@@ -155,24 +174,22 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 		if (x->n_evidence) {
 			fprintf(out, "  evidence:\n");
 			for (int e = 0; e < x->n_evidence; e++) {
-				char b[CD_EVIDENCE_MAX + 4];
-				snprintf(b, sizeof b, "- %s", x->evidence[e]);
-				cd_wrap(out, b, 4, WIDTH);
+				fputs("    - ", out);
+				wrap_hanging(out, x->evidence[e], 6, WIDTH);
 			}
 		}
-		section(out, "fix now", x->fix_now);
-		section(out, "lasting fix", x->fix_lasting);
-		section(out, "on the hypervisor", x->fix_hypervisor);
-		section(out, "risk", x->risk);
+		section(out, r, k, offsetof(struct cd_finding, fix_now), "fix now");
+		section(out, r, k, offsetof(struct cd_finding, fix_lasting), "lasting fix");
+		section(out, r, k, offsetof(struct cd_finding, fix_hypervisor), "on the hypervisor");
+		section(out, r, k, offsetof(struct cd_finding, risk), "risk");
 	}
 	if (r->n == 0)
 		fprintf(out, "\nno findings\n");
 	if (f->n_unknown) {
 		fprintf(out, "\nnot known:\n");
 		for (int k = 0; k < f->n_unknown; k++) {
-			char b[200];
-			snprintf(b, sizeof b, "- %s", f->unknown[k]);
-			cd_wrap(out, b, 2, WIDTH);
+			fputs("  - ", out);
+			wrap_hanging(out, f->unknown[k], 4, WIDTH);
 		}
 	}
 }

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define HV_FIRST 0x40000000u
-#define HV_LAST 0x40010000u     /* Linux's hypervisor_cpuid_base() stops here too */
+#define HV_LAST 0x40010000u     /* bases run 0x40000000..0x40010000, step 0x100 */
 #define HV_STEP 0x100u
 #define HV_TSC_LEAF 0x10u       /* base + 0x10: TSC kHz (VMware's interface) */
 #define EXT_FIRST 0x80000000u
@@ -137,23 +137,23 @@ static void read_hv_range(struct cd_cpuid *c, const struct cd_cpuid_leaf *base)
 
 void cd_cpuid_live(struct cd_cpuid *c)
 {
-	struct cd_cpuid_leaf l0, l1, l;
+	struct cd_cpuid_leaf l;
+	const struct cd_cpuid_leaf *l1;
 	uint32_t max_basic = cpuid_max_basic();
-	static const uint32_t basic[] = { 6, 7, 0x15, 0x16 };
+	static const uint32_t basic[] = { 1, 6, 7, 0x15, 0x16 };
 	static const uint32_t ext[] = { 0x80000001, 0x80000007, 0x80000008 };
 
 	memset(c, 0, sizeof(*c));
 	if (max_basic == 0)
 		return;
-	read_leaf(c, 0, 0, &l0);
-	read_leaf(c, 1, 0, &l1);
+	read_leaf(c, 0, 0, &l);
 	for (size_t i = 0; i < sizeof(basic) / sizeof(basic[0]); i++)
-		if (basic[i] <= l0.eax)
+		if (basic[i] <= max_basic)
 			read_leaf(c, basic[i], 0, &l);
 
 	/* Without the hypervisor bit, 0x40000000 is an out-of-range basic leaf
-	 * on Intel and its "signature" is noise. */
-	if (l1.ecx & (1u << 31)) {
+	 * on Intel and its "signature" is noise; Linux does not look either. */
+	if ((l1 = cd_cpuid_find(c, 1, 0)) && (l1->ecx >> 31) & 1) {
 		struct cd_cpuid_leaf base;
 		read_leaf(c, HV_FIRST, 0, &base);
 		read_hv_range(c, &base);

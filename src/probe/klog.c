@@ -32,14 +32,14 @@
 #include <unistd.h>
 
 #define MSG_MAX 1024                 /* printk's LOG_LINE_MAX is 1024 - 32 */
-#define RING_MAX (64u << 20)         /* log_buf_len is at most 2 GiB; be modest */
-#define JOURNAL_MAX (16u << 20)
+#define RING_MAX (64 << 20)
+#define JOURNAL_MAX ((size_t)16 << 20)
 #define JOURNAL_TIMEOUT_MS 5000
 #define SYSLOG_ACTION_READ_ALL 3     /* not exported by <sys/klog.h> */
 #define SYSLOG_ACTION_SIZE_BUFFER 10
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* What one cd_klog_parse() call remembers from line to line. */
+/* What one cd_klog_parse() call carries from line to line. */
 struct kstate {
 	struct cd_klog *log;
 	double ts;            /* of the current line, -1 if it had none */
@@ -47,11 +47,12 @@ struct kstate {
 	int sync_a, sync_b;   /* CPUs of the last "TSC synchronization" header */
 	int wd;               /* index of the watchdog event still open, or -1 */
 	double wd_ts;
-	bool wd_has_wd, wd_has_cs, wd_has_skew; /* parts of it already filled */
+	bool wd_has_wd, wd_has_cs, wd_has_skew; /* its parts already filled */
 	bool after_kmsg;      /* the last line was a /dev/kmsg record */
+	struct cd_event scratch; /* where events past CD_MAX_EVENTS go, unread */
 };
 
-/* ---- characters and numbers ---- */
+/* ---- characters, numbers, names ---- */
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
@@ -60,10 +61,8 @@ static int digit_value(char c, unsigned base)
 {
 	if (is_digit(c))
 		return c - '0';
-	if (base == 16 && c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (base == 16 && c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
+	if (base == 16 && ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'))
+		return (c | 0x20) - 'a' + 10;
 	return -1;
 }
 
@@ -82,49 +81,51 @@ static bool starts(const char *s, const char *lit)
 /* The text just after the first lit in s, or NULL. */
 static const char *after(const char *s, const char *lit)
 {
-	const char *f = strstr(s, lit);
+	const char *f = s ? strstr(s, lit) : NULL;
 	return f ? f + strlen(lit) : NULL;
 }
 
-/* A number in base 10 or 16.  False when there is no digit, or when it does
- * not fit in 64 bits: a number too big is as good as none.  The digits are
- * consumed either way. */
+/* A number in base 10 or 16, its digits consumed.  False when there is no
+ * digit or it does not fit in 64 bits: a number too big is as good as none. */
 static bool parse_u64(const char **pp, unsigned base, uint64_t *out)
 {
-	const char *p = *pp;
 	uint64_t v = 0;
 	bool any = false, over = false;
 	int d;
 
-	while ((d = digit_value(*p, base)) >= 0) {
+	for (; (d = digit_value(**pp, base)) >= 0; (*pp)++, any = true) {
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
 			over = true;
-		else
-			v = v * base + (uint64_t)d;
-		any = true;
-		p++;
+		v = v * base + (uint64_t)d;
 	}
-	*pp = p;
-	if (!any || over)
+	if (any && !over)
+		*out = v;
+	return any && !over;
+}
+
+/* A signed decimal after optional blanks; *out untouched when unparseable. */
+static bool parse_i64(const char *p, int64_t *out)
+{
+	uint64_t v;
+
+	p = skip_spaces(p);
+	bool neg = *p == '-';
+	p += neg;
+	if (!parse_u64(&p, 10, &v) || v > (uint64_t)INT64_MAX + neg)
 		return false;
-	*out = v;
+	*out = !neg ? (int64_t)v : v > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v;
 	return true;
 }
 
-static bool parse_i64(const char **pp, int64_t *out)
+/* The hexadecimal number after lit in *pp; *pp moves past it. */
+static bool hex_after(const char **pp, const char *lit, uint64_t *out)
 {
-	const char *p = *pp;
-	bool neg = *p == '-';
-	uint64_t v;
+	const char *v = after(*pp, lit);
 
-	if (neg)
-		p++;
-	bool ok = parse_u64(&p, 10, &v);
-	*pp = p;
-	if (!ok || v > (uint64_t)INT64_MAX + neg)
+	if (!v)
 		return false;
-	*out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
-	return true;
+	*pp = skip_spaces(v);
+	return parse_u64(pp, 16, out);
 }
 
 static bool parse_cpu(const char **pp, int *out)
@@ -137,26 +138,20 @@ static bool parse_cpu(const char **pp, int *out)
 	return true;
 }
 
-/* "2596.121" (MHz, as "%lu.%03lu") into 2596121 kHz, in integers so that no
- * rounding can creep in.  Digits past the third decimal are dropped. */
-static bool parse_khz(const char **pp, uint32_t *khz)
+/* "2596.121" (MHz, printed "%lu.%03lu") into 2596121 kHz, in integers so
+ * that no rounding can creep in; digits past the third decimal are dropped. */
+static bool parse_khz(const char *p, uint32_t *khz)
 {
-	const char *p = *pp;
 	uint64_t mhz, frac = 0;
 	int nd = 0;
 
-	if (!parse_u64(&p, 10, &mhz) || mhz > UINT32_MAX / 1000 + 1)
+	if (!parse_u64(&p, 10, &mhz) || mhz > UINT32_MAX / 1000)
 		return false;
-	if (*p == '.') {
-		for (p++; is_digit(*p); p++)
-			if (nd < 3) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				nd++;
-			}
-	}
+	for (p += *p == '.'; is_digit(*p); p++)
+		if (nd < 3)
+			frac = frac * 10 + (uint64_t)(*p - '0'), nd++;
 	for (; nd < 3; nd++)
 		frac *= 10;
-	*pp = p;
 	if (mhz * 1000 + frac > UINT32_MAX)
 		return false;
 	*khz = (uint32_t)(mhz * 1000 + frac);
@@ -164,7 +159,7 @@ static bool parse_khz(const char **pp, uint32_t *khz)
 }
 
 /* Copy at most n bytes of s (stopping at its NUL) into dst, trailing blanks
- * and dots dropped, anything not printable ASCII as '?'. */
+ * and dots dropped, anything but printable ASCII as '?'. */
 static void copy_clean(char *dst, size_t cap, const char *s, size_t n)
 {
 	size_t i;
@@ -176,15 +171,10 @@ static void copy_clean(char *dst, size_t cap, const char *s, size_t n)
 	dst[i] = 0;
 }
 
-static void copy_token(char *dst, size_t cap, const char *s)
+/* Into a name, s up to the first of stops. */
+static void copy_upto(char *dst, const char *s, const char *stops)
 {
-	copy_clean(dst, cap, s, strcspn(s, " \t"));
-}
-
-static void copy_until(char *dst, size_t cap, const char *s, char stop)
-{
-	const char *e = strchr(s, stop);
-	copy_clean(dst, cap, s, e ? (size_t)(e - s) : strlen(s));
+	copy_clean(dst, CD_NAME_MAX, s, strcspn(s, stops));
 }
 
 /* ---- the prefix each layout puts before the message ---- */
@@ -192,22 +182,17 @@ static void copy_until(char *dst, size_t cap, const char *s, char stop)
 /* "[    1.234567]": seconds since boot. */
 static bool parse_bracket_ts(const char **pp, double *ts)
 {
-	const char *p, *d;
 	uint64_t sec, frac = 0;
 	double scale = 1;
-	int nd = 0;
 
 	if (**pp != '[')
 		return false;
-	p = d = skip_spaces(*pp + 1);
+	const char *p = skip_spaces(*pp + 1), *d = p;
 	if (!parse_u64(&p, 10, &sec) || p - d > 12)
 		return false;
-	if (*p == '.')
-		for (p++; is_digit(*p); p++)
-			if (nd++ < 9) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				scale *= 10;
-			}
+	for (p += *p == '.'; is_digit(*p); p++)
+		if (scale < 1e9)
+			frac = frac * 10 + (uint64_t)(*p - '0'), scale *= 10;
 	p = skip_spaces(p);
 	if (*p != ']')
 		return false;
@@ -231,7 +216,7 @@ static const char *skip_caller(const char *p)
 	return *q == ']' ? q + 1 : p;
 }
 
-/* /dev/kmsg: "6,123,1234567,-;msg" (the time in microseconds; newer kernels
+/* /dev/kmsg: "6,123,1234567,-;msg", the time in microseconds (newer kernels
  * add fields such as ",caller=T1" before the ';'). */
 static bool parse_kmsg(const char **pp, double *ts)
 {
@@ -239,8 +224,8 @@ static bool parse_kmsg(const char **pp, double *ts)
 	uint64_t v, usec;
 	int n;
 
-	if (!parse_u64(&p, 10, &v) || *p != ',' || (++p, !parse_u64(&p, 10, &v)) ||
-	    *p != ',' || (++p, !parse_u64(&p, 10, &usec)) || *p != ',')
+	if (!parse_u64(&p, 10, &v) || *p++ != ',' || !parse_u64(&p, 10, &v) || *p++ != ',' ||
+	    !parse_u64(&p, 10, &usec) || *p != ',')
 		return false;
 	for (n = 0; p[n] && p[n] != ';' && !is_space(p[n]) && n < 64; n++)
 		;
@@ -254,42 +239,38 @@ static bool parse_kmsg(const char **pp, double *ts)
 /* "host kernel: " after a journal or syslog time stamp (or "kernel: " alone). */
 static const char *skip_host_kernel(const char *p)
 {
-	size_t n;
-
 	p = skip_spaces(p);
 	if (starts(p, "kernel:"))
 		return skip_spaces(p + 7);
-	n = strcspn(p, " ");
-	if (n > 0 && n <= 64 && starts(p + n, " kernel:"))
-		return skip_spaces(p + n + 8);
-	return p;
+	size_t n = strcspn(p, " ");
+	return n > 0 && n <= 64 && starts(p + n, " kernel:") ? skip_spaces(p + n + 8) : p;
 }
 
-/* Wall-clock stamps: syslog "May  6 11:52:52 ", ISO "2023-09-11T07:03:06...",
- * `dmesg -T` "[Mon Sep 11 07:03:06 2023]".  None says the time since boot. */
+/* Wall-clock stamps: syslog "May  6 11:52:52 ", ISO "2023-09-11T07:03:06..."
+ * (journalctl -o short-iso, dmesg --time-format iso), dmesg -T "[Mon Sep 11
+ * 07:03:06 2023]".  None says the time since boot.  Every test below stops
+ * at the NUL before looking further. */
 static const char *skip_wall_clock(const char *p)
 {
 	const char *q;
-	size_t n;
 
 	if (p[0] >= 'A' && p[0] <= 'Z' && p[1] >= 'a' && p[1] <= 'z' && p[2] >= 'a' &&
-	    p[2] <= 'z' && p[3] == ' ' && (p[4] == ' ' || is_digit(p[4])) &&
-	    is_digit(p[5]) && p[6] == ' ' && is_digit(p[7]) && is_digit(p[8]) &&
-	    p[9] == ':' && is_digit(p[10]) && is_digit(p[11]) && p[12] == ':')
-		return skip_host_kernel(p + strcspn(p + 12, " ") + 12);
+	    p[2] <= 'z' && p[3] == ' ' && (p[4] == ' ' || is_digit(p[4])) && is_digit(p[5]) &&
+	    p[6] == ' ' && is_digit(p[7]) && is_digit(p[8]) && p[9] == ':')
+		return skip_host_kernel(p + 7 + strcspn(p + 7, " "));
 	for (q = p; q < p + 4 && is_digit(*q); q++)
 		;
 	if (q == p + 4 && q[0] == '-' && is_digit(q[1]) && is_digit(q[2]) && q[3] == '-' &&
 	    is_digit(q[4]) && is_digit(q[5]) && q[6] == 'T')
 		return skip_host_kernel(p + strcspn(p, " "));
-	n = strnlen(p, 32);   /* "[Mon Sep 11 07:03:06 2023]" */
-	if (n > 20 && p[0] == '[' && p[1] >= 'A' && p[1] <= 'Z' && p[4] == ' ' &&
-	    p[8] == ' ' && (q = memchr(p, ']', n)) != NULL && memchr(p, ':', (size_t)(q - p)))
+	size_t n = strnlen(p, 32);
+	if (n > 20 && p[0] == '[' && p[1] >= 'A' && p[1] <= 'Z' && p[4] == ' ' && p[8] == ' ' &&
+	    (q = memchr(p, ']', n)) != NULL && memchr(p, ':', (size_t)(q - p)))
 		return q + 1;
 	return p;
 }
 
-/* Strip whichever prefix the line has; *ts = -1 when it says no time. */
+/* Strip whichever prefix the line has; *ts = -1 when it gives no time. */
 static const char *strip_prefix(const char *p, double *ts, bool *kmsg)
 {
 	*ts = -1;
@@ -298,31 +279,31 @@ static const char *strip_prefix(const char *p, double *ts, bool *kmsg)
 		const char *q = p + 1;
 		while (is_digit(*q) && q < p + 4)
 			q++;
-		if (*q == '>')
-			p = q + 1;
+		p = *q == '>' ? q + 1 : p;
 	}
 	if (is_digit(*p) && parse_kmsg(&p, ts)) {
 		*kmsg = true;
 		return p;
 	}
 	p = skip_wall_clock(p);
-	if (*p == '[' && parse_bracket_ts(&p, ts))
+	if (parse_bracket_ts(&p, ts))
 		p = skip_host_kernel(skip_caller(p));
 	return skip_spaces(p);
 }
 
 /* ---- events ---- */
 
+/* A new event; past CD_MAX_EVENTS, the scratch one, so that no recogniser
+ * needs to check. */
 static struct cd_event *add(struct kstate *st, enum cd_event_kind kind)
 {
 	struct cd_klog *log = st->log;
-	struct cd_event *ev;
+	struct cd_event *ev = &st->scratch;
 
-	if (log->n_events < 0 || log->n_events >= CD_MAX_EVENTS) {
+	if (log->n_events >= 0 && log->n_events < CD_MAX_EVENTS)
+		ev = &log->events[log->n_events++];
+	else
 		log->truncated_events = true;
-		return NULL;
-	}
-	ev = &log->events[log->n_events++];
 	memset(ev, 0, sizeof *ev);
 	ev->kind = kind;
 	ev->ts = st->ts;
@@ -331,7 +312,7 @@ static struct cd_event *add(struct kstate *st, enum cd_event_kind kind)
 	return ev;
 }
 
-/* "timekeeping watchdog on CPU3: X" -> 3, and X. */
+/* "timekeeping watchdog on CPU3: X": 3 into *cpu, and X. */
 static const char *watchdog_cpu(const char *m, int *cpu)
 {
 	const char *c = after(m, "watchdog on CPU");
@@ -343,46 +324,33 @@ static const char *watchdog_cpu(const char *m, int *cpu)
 
 /* ---- recognisers: each returns true when the line was its own ---- */
 
-/* init/version.c, every version: "Linux version %s (%s@%s) (%s) %s". */
-static bool rec_version(struct kstate *st, const char *m)
+/* init/version.c, every version: "Linux version %s (%s@%s) (%s) %s";
+ * arch/x86/kernel/setup.c "Command line: %s" (x86, every version) and
+ * init/main.c "Kernel command line: %s" (every architecture; x86 prints both,
+ * so this one makes an event only when the other is missing). */
+static bool rec_boot(struct kstate *st, const char *m)
 {
-	struct cd_event *ev;
+	bool version = starts(m, "Linux version "), kernel = starts(m, "Kernel command line:");
 
-	if (!starts(m, "Linux version "))
+	if (!version && !kernel && !starts(m, "Command line:"))
 		return false;
 	st->log->reaches_boot = true;
-	if ((ev = add(st, CD_EV_KERNEL_VERSION)) != NULL)
-		copy_token(ev->name, sizeof ev->name, m + 14);
-	return true;
-}
-
-/* arch/x86/kernel/setup.c "Command line: %s" (x86, every version) and
- * init/main.c "Kernel command line: %s" (every architecture).  x86 prints
- * both, so the second makes an event only when the first is missing. */
-static bool rec_cmdline(struct kstate *st, const char *m)
-{
-	bool kernel = starts(m, "Kernel command line:");
-	int i;
-
-	if (!kernel && !starts(m, "Command line:"))
-		return false;
-	st->log->reaches_boot = true;
-	for (i = 0; kernel && i < st->log->n_events && i < CD_MAX_EVENTS; i++)
+	for (int i = 0; kernel && i < st->log->n_events && i < CD_MAX_EVENTS; i++)
 		if (st->log->events[i].kind == CD_EV_CMDLINE)
 			return true;
-	add(st, CD_EV_CMDLINE);
+	struct cd_event *ev = add(st, version ? CD_EV_KERNEL_VERSION : CD_EV_CMDLINE);
+	if (version)
+		copy_upto(ev->name, m + 14, " \t");
 	return true;
 }
 
-/* kernel/time/clocksource.c clocksource_watchdog() continuation lines:
- * "'%s' wd_now: %llx wd_last: %llx mask: %llx" and "'%s' cs_now: ..." (4.1 to
- * 5.13), with "wd_nsec: %lld " / "cs_nsec: %lld " before wd_now/cs_now since
- * 5.14 ("wd_nesc" in the 2021 -next trees), each after pr_fmt "clocksource: "
- * and spaces.  They complete the open watchdog event; if it already has that
- * part (or there is none: the header was cut off), they start a new one. */
+/* The watchdog's report spans lines.  Each continuation line completes the
+ * open watchdog event; when that part of it is already filled, or there is
+ * no open event within a second (the header was cut off, or grepped away),
+ * the line starts an event of its own. */
 static struct cd_event *wd_open(struct kstate *st, struct cd_event *ev)
 {
-	st->wd = ev ? (int)(ev - st->log->events) : -1;
+	st->wd = ev == &st->scratch ? -1 : (int)(ev - st->log->events);
 	st->wd_ts = st->ts;
 	st->wd_has_wd = st->wd_has_cs = st->wd_has_skew = false;
 	return ev;
@@ -396,81 +364,69 @@ static struct cd_event *wd_part(struct kstate *st, bool *has_part)
 	if (st->wd < 0 || st->wd >= st->log->n_events || *has_part || !near)
 		wd_open(st, add(st, CD_EV_WATCHDOG_SKEW));
 	*has_part = true;
-	return st->wd >= 0 ? &st->log->events[st->wd] : NULL;
+	return st->wd >= 0 ? &st->log->events[st->wd] : &st->scratch;
 }
 
+/* kernel/time/clocksource.c clocksource_watchdog(), the header: 4.1 to about
+ * 4.18 "timekeeping watchdog: Marking clocksource '%s' as unstable because the
+ * skew is too large:", then "timekeeping watchdog on CPU%d: Marking ..." (4.19
+ * to 6.x). */
+static bool rec_wd_header(struct kstate *st, const char *m)
+{
+	const char *q = after(m, "Marking clocksource '");
+
+	if (!q || !strstr(q, "' as unstable"))
+		return false;
+	struct cd_event *ev = wd_open(st, add(st, CD_EV_WATCHDOG_SKEW));
+	copy_upto(ev->name, q, "'");
+	watchdog_cpu(m, &ev->cpu_a);
+	return true;
+}
+
+/* Same function, the next two lines, after pr_fmt "clocksource: " and blanks:
+ * "'%s' wd_now: %llx wd_last: %llx mask: %llx", "'%s' cs_now: ..." (4.1 to
+ * 5.13); since 5.14 "wd_nsec: %lld " / "cs_nsec: %lld " come before wd_now /
+ * cs_now ("wd_nesc" in the 2021 -next trees, which some logs show). */
 static bool rec_wd_counters(struct kstate *st, const char *m)
 {
-	const char *p = skip_spaces(starts(m, "clocksource:") ? m + 12 : m);
-	const char *q = *p == '\'' ? strchr(p + 1, '\'') : NULL, *v;
-	struct cd_event *ev;
+	const char *p = skip_spaces(starts(m, "clocksource:") ? m + 12 : m), *v;
+	const char *q = *p == '\'' ? strchr(p + 1, '\'') : NULL;
 	uint64_t now, last, mask;
-	int64_t ns;
-	bool wd;
 
-	if (!q || !strstr(q, "_now:"))
+	if (!q || !strstr(q, "_now:") || (!starts(q = skip_spaces(q + 1), "wd_") && !starts(q, "cs_")))
 		return false;
-	q = skip_spaces(q + 1);
-	if (!starts(q, "wd_") && !starts(q, "cs_"))
-		return false;
-	wd = q[0] == 'w';
-	if (!(ev = wd_part(st, wd ? &st->wd_has_wd : &st->wd_has_cs)))
-		return true;
+	bool wd = q[0] == 'w';
+	struct cd_event *ev = wd_part(st, wd ? &st->wd_has_wd : &st->wd_has_cs);
 	if (wd || !ev->name[0])
-		copy_until(wd ? ev->name2 : ev->name, CD_NAME_MAX, p + 1, '\'');
-	v = wd ? after(q, "wd_nsec:") : after(q, "cs_nsec:");
-	if (!v && wd)
-		v = after(q, "wd_nesc:");
-	if (v && (v = skip_spaces(v), parse_i64(&v, &ns)))
-		*(wd ? &ev->value : &ev->value2) = ns;
-	if ((v = after(q, "_now:")) && (v = skip_spaces(v), parse_u64(&v, 16, &now)) &&
-	    (v = after(v, "_last:")) && (v = skip_spaces(v), parse_u64(&v, 16, &last)) &&
-	    (v = after(v, "mask:")) && (v = skip_spaces(v), parse_u64(&v, 16, &mask)))
+		copy_upto(wd ? ev->name2 : ev->name, p + 1, "'");
+	if ((v = after(q, wd ? "wd_nsec:" : "cs_nsec:")) || (wd && (v = after(q, "wd_nesc:"))))
+		parse_i64(v, wd ? &ev->value : &ev->value2);
+	v = q;
+	if (hex_after(&v, "_now:", &now) && hex_after(&v, "_last:", &last) &&
+	    hex_after(&v, "mask:", &mask))
 		*(wd ? &ev->wd_cycles : &ev->cs_cycles) = (now - last) & mask;
 	return true;
 }
 
-/* Same file, since about 6.1: "Clocksource '%s' skewed %lld ns (%lld ms) over
- * watchdog '%s' interval of %lld ns (%lld ms)": fills value/value2 when the
- * wd_nsec/cs_nsec lines did not; alone (a grepped log) it is an event. */
+/* Same function, about 6.1+: "Clocksource '%s' skewed %lld ns (%lld ms) over
+ * watchdog '%s' interval of %lld ns (%lld ms)": value/value2 when no
+ * wd_nsec/cs_nsec line gave them; alone (a grepped log) it is an event. */
 static bool rec_wd_skewed(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "Clocksource '"), *q, *s, *w;
-	struct cd_event *ev;
+	const char *p = after(m, "Clocksource '"), *q = p ? strchr(p, '\'') : NULL, *w;
 	int64_t skew, wd, cs;
 
-	if (!p || !(q = strchr(p, '\'')) || !starts(q, "' skewed "))
+	if (!q || !starts(q, "' skewed "))
 		return false;
-	if (!(ev = wd_part(st, &st->wd_has_skew)))
-		return true;
+	struct cd_event *ev = wd_part(st, &st->wd_has_skew);
 	if (!ev->name[0])
-		copy_until(ev->name, sizeof ev->name, p, '\'');
+		copy_upto(ev->name, p, "'");
 	if ((w = after(q, "over watchdog '")) && !ev->name2[0])
-		copy_until(ev->name2, sizeof ev->name2, w, '\'');
-	s = q + 9;
-	if (parse_i64(&s, &skew) && (w = after(s, "interval of ")) && parse_i64(&w, &wd) &&
-	    !__builtin_add_overflow(wd, skew, &cs)) {
-		if (!ev->value && !ev->value2) {
-			ev->value = wd;
-			ev->value2 = cs;
-		}
-	}
-	return true;
-}
-
-/* Same function, the header: 4.1 to about 4.18 "timekeeping watchdog: Marking
- * clocksource '%s' as unstable because the skew is too large:", later with
- * "on CPU%d" (4.19 has it, 6.x still). */
-static bool rec_wd_header(struct kstate *st, const char *m)
-{
-	const char *q = after(m, "Marking clocksource '");
-	struct cd_event *ev;
-
-	if (!q || !strstr(q, "' as unstable"))
-		return false;
-	if ((ev = wd_open(st, add(st, CD_EV_WATCHDOG_SKEW))) != NULL) {
-		copy_until(ev->name, sizeof ev->name, q, '\'');
-		watchdog_cpu(m, &ev->cpu_a);
+		copy_upto(ev->name2, w, "'");
+	if (parse_i64(q + 9, &skew) && (w = after(q, "interval of ")) && parse_i64(w, &wd) &&
+	    !__builtin_add_overflow(wd, skew, &cs) && !ev->value && !ev->value2) {
+		ev->value = wd;
+		ev->value2 = cs;
 	}
 	return true;
 }
@@ -488,31 +444,24 @@ static bool rec_wd_header(struct kstate *st, const char *m)
  * interval, skipping watchdog check: cs_nsec: %lld wd_nsec: %lld" (about 6.3+). */
 static bool rec_readback(struct kstate *st, const char *m)
 {
-	const char *d = after(m, "read-back delay"), *w, *e, *tok;
-	bool retried = strstr(m, "times before success") && strstr(m, "watchdog on CPU");
+	const char *d = after(m, "read-back delay"), *w, *e;
 	bool longr = strstr(m, "Long readout interval, skipping watchdog check");
-	struct cd_event *ev;
 
-	if (!d && !retried && !longr)
+	if (!d && !longr && !(strstr(m, "times before success") && strstr(m, "watchdog on CPU")))
 		return false;
-	ev = add(st, d && strstr(d, "marking") && strstr(d, "unstable") ?
-		 CD_EV_WD_READBACK_EXCESSIVE : CD_EV_WD_NOISE);
-	if (!ev)
-		return true;
-	if ((tok = watchdog_cpu(m, &ev->cpu_a)) != NULL && !starts(tok, "wd-"))
-		copy_token(ev->name2, sizeof ev->name2, tok);
-	if ((w = after(m, "wd-")) && (e = strstr(w, "-wd ")) != NULL)
+	struct cd_event *ev = add(st, d && strstr(d, "marking") && strstr(d, "unstable") ?
+				  CD_EV_WD_READBACK_EXCESSIVE : CD_EV_WD_NOISE);
+	if ((w = watchdog_cpu(m, &ev->cpu_a)) && !starts(w, "wd-"))
+		copy_upto(ev->name2, w, " \t");
+	if ((w = after(m, "wd-")) && (e = strstr(w, "-wd ")))
 		copy_clean(ev->name, sizeof ev->name, w, (size_t)(e - w));
 	if (d) {
-		d = skip_spaces(starts(skip_spaces(d), "of") ? skip_spaces(d) + 2 : d);
-		parse_i64(&d, &ev->value);
-		if ((w = after(m, "limit of ")) != NULL)
-			parse_i64(&w, &ev->value2);
+		parse_i64(starts(skip_spaces(d), "of") ? skip_spaces(d) + 2 : d, &ev->value);
+		if ((w = after(m, "limit of ")))
+			parse_i64(w, &ev->value2);
 	} else if (longr && (w = after(m, "wd_nsec:")) && (e = after(m, "cs_nsec:"))) {
-		w = skip_spaces(w);
-		e = skip_spaces(e);
-		parse_i64(&w, &ev->value);
-		parse_i64(&e, &ev->value2);
+		parse_i64(w, &ev->value);
+		parse_i64(e, &ev->value2);
 	}
 	return true;
 }
@@ -522,17 +471,14 @@ static bool rec_readback(struct kstate *st, const char *m)
  * clocksource failover by adding clocksource_failover kernel parameter." */
 static bool rec_cs_delta(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "Clocksource "), *d;
-	struct cd_event *ev;
-	size_t n;
+	const char *p = after(m, "Clocksource ");
+	size_t n = p ? strcspn(p, " ") : 0;
 
-	if (!p || (n = strcspn(p, " ")) == 0 || !starts(p + n, " unstable (delta = "))
+	if (n == 0 || !starts(p + n, " unstable (delta = "))
 		return false;
-	if ((ev = add(st, CD_EV_CS_UNSTABLE_DELTA)) != NULL) {
-		copy_clean(ev->name, sizeof ev->name, p, n);
-		d = p + n + 19;
-		parse_i64(&d, &ev->value);
-	}
+	struct cd_event *ev = add(st, CD_EV_CS_UNSTABLE_DELTA);
+	copy_clean(ev->name, sizeof ev->name, p, n);
+	parse_i64(p + n + 19, &ev->value);
 	return true;
 }
 
@@ -543,45 +489,20 @@ static bool rec_cs_delta(struct kstate *st, const char *m)
 static bool rec_switch(struct kstate *st, const char *m)
 {
 	const char *p = after(m, "Switched to clocksource ");
-	struct cd_event *ev;
 
 	if (!p)
 		p = after(m, "Switching to clocksource ");
 	if (!p && starts(m, "Time: ") && strstr(m, " clocksource has been installed"))
 		p = m + 6;
-	if (!p)
-		return false;
-	if ((ev = add(st, CD_EV_CS_SWITCHED)) != NULL)
-		copy_token(ev->name, sizeof ev->name, p);
-	return true;
-}
-
-/* arch/x86/kernel/tsc.c mark_tsc_unstable(), 2.6.18 to 6.x: "Marking TSC
- * unstable due to %s" (pr_fmt "tsc: " from about 4.2), also printed by
- * tsc_cs_mark_unstable() for the watchdog; 2.6.2x-3.x DMI quirk: "%s detected:
- * marking TSC unstable." */
-static bool rec_unstable(struct kstate *st, const char *m)
-{
-	const char *p = after(m, "Marking TSC unstable due to "), *q;
-	struct cd_event *ev;
-
-	if (p) {
-		if ((ev = add(st, CD_EV_TSC_UNSTABLE)) != NULL)
-			copy_clean(ev->name, sizeof ev->name, p, MSG_MAX);
-		return true;
-	}
-	if (!(q = strstr(m, " detected: marking TSC unstable")))
-		return false;
-	if ((ev = add(st, CD_EV_TSC_UNSTABLE)) != NULL)
-		copy_clean(ev->name, sizeof ev->name, m, (size_t)(q - m) + 9);
-	return true;
+	if (p)
+		copy_upto(add(st, CD_EV_CS_SWITCHED)->name, p, " \t");
+	return p != NULL;
 }
 
 /* arch/x86/kernel/tsc_sync.c check_tsc_sync_source(), 2.6.18 to 6.x: "TSC
  * synchronization [CPU#%d -> CPU#%d]:" then "Measured %Ld cycles TSC warp
- * between CPUs, turning off TSC clock." (pr_debug "...]: passed" is no
- * failure); 2.6.29 to about 5.x: "Skipped synchronization checks as TSC is
- * reliable." */
+ * between CPUs, turning off TSC clock." (the pr_debug "...]: passed" is no
+ * failure, and makes no event). */
 static bool rec_sync(struct kstate *st, const char *m)
 {
 	const char *p = after(m, "TSC synchronization [CPU#");
@@ -589,231 +510,191 @@ static bool rec_sync(struct kstate *st, const char *m)
 	int a, b;
 
 	if (p) {
-		if (!parse_cpu(&p, &a) || !starts(p, " -> CPU#") || (p += 8, !parse_cpu(&p, &b)) ||
-		    !starts(p, "]:") || strstr(p, "passed"))
-			return true;
-		st->sync_a = a;
-		st->sync_b = b;
-		if ((ev = add(st, CD_EV_TSC_SYNC_HEADER)) != NULL) {
-			ev->cpu_a = a;
-			ev->cpu_b = b;
+		if (parse_cpu(&p, &a) && starts(p, " -> CPU#") && (p += 8, parse_cpu(&p, &b)) &&
+		    starts(p, "]:") && !strstr(p, "passed")) {
+			ev = add(st, CD_EV_TSC_SYNC_HEADER);
+			ev->cpu_a = st->sync_a = a;
+			ev->cpu_b = st->sync_b = b;
 		}
 		return true;
 	}
-	if ((p = after(m, "Measured ")) != NULL && strstr(p, " cycles TSC warp between CPUs")) {
-		if ((ev = add(st, CD_EV_TSC_WARP)) != NULL) {
-			parse_i64(&p, &ev->value);
-			ev->cpu_a = st->sync_a;
-			ev->cpu_b = st->sync_b;
-		}
-		st->sync_a = st->sync_b = -1;
-		return true;
-	}
-	if (!strstr(m, "Skipped synchronization checks as TSC is reliable"))
+	if (!(p = after(m, "Measured ")) || !strstr(p, " cycles TSC warp between CPUs"))
 		return false;
-	add(st, CD_EV_TSC_SYNC_SKIPPED);
+	ev = add(st, CD_EV_TSC_WARP);
+	parse_i64(p, &ev->value);
+	ev->cpu_a = st->sync_a;
+	ev->cpu_b = st->sync_b;
+	st->sync_a = st->sync_b = -1;
 	return true;
 }
 
 /* arch/x86/kernel/tsc_sync.c, about 4.10+ (FW_BUG is "[Firmware Bug]: "):
- *  "TSC ADJUST differs: Reference CPU%u: %lld CPU%u: %lld"  cpu_b/value2 the
- *     reference, cpu_a/value the CPU that differs; "TSC ADJUST synchronize:" likewise
- *  "TSC ADJUST differs: CPU%u %lld --> %lld. Restoring"  value the new value
+ *  "TSC ADJUST differs: Reference CPU%u: %lld CPU%u: %lld" (and "TSC ADJUST
+ *     synchronize: ..."): cpu_b/value2 the reference, cpu_a/value the other
+ *  "TSC ADJUST differs: CPU%u %lld --> %lld. Restoring": value the new value
  *  "TSC ADJUST: CPU%u: %lld force to 0"
- *  "TSC ADJUST compensate: CPU%u observed %lld warp. Adjust: %lld"  value the
+ *  "TSC ADJUST compensate: CPU%u observed %lld warp. Adjust: %lld": value the
  *     adjustment, value2 the warp */
 static bool rec_tsc_adjust(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "TSC ADJUST"), *q;
-	struct cd_event *ev;
+	const char *p = after(m, "TSC ADJUST"), *q, *r, *name = "";
 
-	if (!p || !(ev = add(st, CD_EV_TSC_ADJUST)))
-		return p != NULL;
+	if (!p)
+		return false;
+	struct cd_event *ev = add(st, CD_EV_TSC_ADJUST);
 	if ((q = after(p, "Reference CPU")) && parse_cpu(&q, &ev->cpu_b) && *q == ':') {
-		q = skip_spaces(q + 1);
-		parse_i64(&q, &ev->value2);
-		if ((q = after(q, "CPU")) && parse_cpu(&q, &ev->cpu_a) && *q == ':') {
-			q = skip_spaces(q + 1);
-			parse_i64(&q, &ev->value);
-		}
-		copy_token(ev->name, sizeof ev->name, starts(p, " synchronize") ? "synchronize" : "differs");
+		parse_i64(q + 1, &ev->value2);
+		if ((q = after(q, "CPU")) && parse_cpu(&q, &ev->cpu_a) && *q == ':')
+			parse_i64(q + 1, &ev->value);
+		name = starts(p, " synchronize") ? "synchronize" : "differs";
 	} else if ((q = after(p, "CPU")) && parse_cpu(&q, &ev->cpu_a)) {
-		const char *arrow = after(q, "--> "), *obs = after(q, "observed "),
-			   *adj = after(q, "Adjust: ");
-		if (arrow && parse_i64(&arrow, &ev->value) && (q = skip_spaces(q)) != NULL) {
-			parse_i64(&q, &ev->value2);
-			copy_token(ev->name, sizeof ev->name, "restoring");
-		} else if (obs && adj) {
-			parse_i64(&obs, &ev->value2);
-			parse_i64(&adj, &ev->value);
-			copy_token(ev->name, sizeof ev->name, "compensate");
-		} else if (*q == ':') {
-			q = skip_spaces(q + 1);
-			parse_i64(&q, &ev->value);
-			copy_token(ev->name, sizeof ev->name, "force-to-0");
+		if ((r = after(q, "--> ")) && parse_i64(r, &ev->value)) {
+			parse_i64(q, &ev->value2);
+			name = "restoring";
+		} else if ((r = after(q, "observed ")) && parse_i64(r, &ev->value2) &&
+			   (r = after(r, "Adjust: "))) {
+			parse_i64(r, &ev->value);
+			name = "compensate";
+		} else if (*q == ':' && strstr(q, "force to 0")) {
+			parse_i64(q + 1, &ev->value);
+			name = "force-to-0";
 		}
 	}
+	copy_upto(ev->name, name, "");
 	return true;
 }
 
-/* arch/x86/kernel/tsc.c native_calibrate_tsc() and friends, 2.6.26 to 6.x
- * ("TSC: " prefix before about 4.2, "tsc: " after), and tsc_refine_
- * calibration_work()'s CPUID/MSR warning (about 5.x+, tsc=recalibrate). */
-static bool rec_calibration(struct kstate *st, const char *m)
-{
-	static const struct { const char *text, *name; } forms[] = {
-		{ "Fast TSC calibration failed", "fast-failed" },
-		{ "Unable to calibrate against PIT", "pit-failed" },
-		{ "PIT calibration deviates from ", "pit-deviates" },
-		{ "HPET/PMTIMER calibration failed", "ref-failed" },
-		{ "No reference (HPET/PMTIMER) available", "no-reference" },
-		{ "TSC freq calibrated by CPUID/MSR differs", "cpuid-differs" },
-	};
-	struct cd_event *ev;
-	const char *p;
-	size_t i;
-
-	for (i = 0; i < ARRAY_LEN(forms); i++) {
-		if (!(p = after(m, forms[i].text)))
-			continue;
-		if ((ev = add(st, CD_EV_TSC_CALIBRATION)) != NULL) {
-			copy_token(ev->name, sizeof ev->name, forms[i].name);
-			if (i == 2 && (p = strchr(p, ':')) != NULL) {  /* "%s: %lu %lu" */
-				p = skip_spaces(p + 1);
-				if (parse_i64(&p, &ev->value))
-					p = skip_spaces(p), parse_i64(&p, &ev->value2);
-			}
-		}
-		return true;
-	}
-	return false;
-}
-
-/* arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" (a trailing '.'
+/* arch/x86/kernel/tsc.c: "Detected %lu.%03lu MHz processor" ('.' at the end
  * before about 3.14), "Detected %lu.%03lu MHz TSC" (about 4.x+, when it
  * differs), "Refined TSC clocksource calibration: %lu.%03lu MHz" (2.6.37+);
  * arch/x86/kernel/cpu/vmware.c: "TSC freq read from hypervisor : %lu.%03lu MHz". */
 static bool rec_freq(struct kstate *st, const char *m)
 {
-	static const struct { const char *text, *name; } forms[] = {
+	static const char *const forms[][2] = {
 		{ "Refined TSC clocksource calibration: ", "refined" },
 		{ "TSC freq read from hypervisor : ", "hypervisor" },
 		{ "Detected ", "detected" },
 	};
-	struct cd_event *ev;
-	const char *p, *q;
-	uint32_t khz = 0;
-	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(forms); i++) {
-		if (!(p = after(m, forms[i].text)) || !is_digit(*p))
-			continue;
-		q = p;
-		while (is_digit(*q) || *q == '.')
+	for (size_t i = 0; i < ARRAY_LEN(forms); i++) {
+		const char *p = after(m, forms[i][0]), *q = p;
+		while (q && (is_digit(*q) || *q == '.'))
 			q++;
-		if (!starts(q, " MHz") || (i == 2 && !starts(q, " MHz processor") &&
-					   !starts(q, " MHz TSC")))
+		if (!p || !is_digit(*p) || !starts(q, " MHz") ||
+		    (i == 2 && !starts(q, " MHz processor") && !starts(q, " MHz TSC")))
 			continue;
-		if ((ev = add(st, CD_EV_TSC_FREQ)) != NULL) {
-			copy_token(ev->name, sizeof ev->name, forms[i].name);
-			if (parse_khz(&p, &khz))
-				ev->khz = khz;
-		}
+		struct cd_event *ev = add(st, CD_EV_TSC_FREQ);
+		copy_upto(ev->name, forms[i][1], "");
+		parse_khz(p, &ev->khz);
 		return true;
 	}
 	return false;
 }
 
-/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x: "Hypervisor detected: %s". */
-static bool rec_hypervisor(struct kstate *st, const char *m)
-{
-	const char *p = after(m, "Hypervisor detected: ");
-	struct cd_event *ev;
-
-	if (!p)
-		return false;
-	if ((ev = add(st, CD_EV_HYPERVISOR)) != NULL)
-		copy_clean(ev->name, sizeof ev->name, p, MSG_MAX);
-	return true;
-}
-
 /* arch/x86/xen/time.c xen_setup_vsyscall_time_info(): "xen: VCLOCK_PVCLOCK
- * not supported (err %d)" / "(tsc unstable)" (about 4.11 to 5.6), then
- * VDSO_CLOCKMODE_PVCLOCK (about 5.7+).  name = the reason, value = err. */
+ * not supported (err %d)" or "(tsc unstable)" (about 4.11 to 5.6), then
+ * VDSO_CLOCKMODE_PVCLOCK (about 5.7+): name = the reason, value = err. */
 static bool rec_xen(struct kstate *st, const char *m)
 {
 	const char *p = after(m, "PVCLOCK not supported");
-	struct cd_event *ev;
 
 	if (!p || (!strstr(m, "VDSO_CLOCKMODE_PVCLOCK") && !strstr(m, "VCLOCK_PVCLOCK")))
 		return false;
-	if ((ev = add(st, CD_EV_XEN_NO_VDSO)) != NULL && (p = strchr(p, '(')) != NULL) {
-		copy_until(ev->name, sizeof ev->name, p + 1, ')');
-		if (starts(p, "(err "))
-			p += 5, parse_i64(&p, &ev->value);
-	}
+	struct cd_event *ev = add(st, CD_EV_XEN_NO_VDSO);
+	if ((p = strchr(p, '(')))
+		copy_upto(ev->name, p + 1, ")");
+	if (p && starts(p, "(err "))
+		parse_i64(p + 5, &ev->value);
 	return true;
 }
 
 /* drivers/clocksource/arm_arch_timer.c: "arch_timer: Enabling workaround for
  * %s" (4.10), "Enabling global workaround for %s" (4.11), "Enabling %s
- * workaround for %s" local/global (4.12 to 6.x).  name = the erratum. */
+ * workaround for %s" local/global (4.12 to 6.x): name = the erratum. */
 static bool rec_arch_timer(struct kstate *st, const char *m)
 {
 	const char *p = after(m, "workaround for ");
-	struct cd_event *ev;
 
 	if (!p || !starts(m, "arch_timer: Enabling "))
 		return false;
-	if ((ev = add(st, CD_EV_ARCH_TIMER_WORKAROUND)) != NULL)
-		copy_clean(ev->name, sizeof ev->name, p, MSG_MAX);
+	copy_upto(add(st, CD_EV_ARCH_TIMER_WORKAROUND)->name, p, "");
 	return true;
 }
 
-/* kernel/sched/clock.c, about 4.11 to 6.x: "TSC found unstable after boot,
- * most likely due to broken BIOS. Use 'tsc=unstable'." and "sched_clock:
- * Marking unstable (%lld, %lld)<-(%lld, %lld)". */
-static bool rec_sched_clock(struct kstate *st, const char *m)
+/* Lines whose wording alone is the fact.  name is a fixed tag, or (NULL) the
+ * rest of the line after the text. */
+static const struct plain {
+	const char *text;
+	enum cd_event_kind kind;
+	const char *name;
+} plain[] = {
+	/* arch/x86/kernel/tsc.c mark_tsc_unstable(), 2.6.18 to 6.x (pr_fmt "tsc: "
+	 * from about 4.2), and tsc_cs_mark_unstable() for the watchdog (4.11+) */
+	{ "Marking TSC unstable due to ", CD_EV_TSC_UNSTABLE, NULL },
+	/* arch/x86/kernel/tsc_sync.c, 2.6.29 to about 5.x */
+	{ "Skipped synchronization checks as TSC is reliable", CD_EV_TSC_SYNC_SKIPPED, "" },
+	/* kernel/sched/clock.c, about 4.11 to 6.x: "TSC found unstable after boot,
+	 * most likely due to broken BIOS. Use 'tsc=unstable'." and "sched_clock:
+	 * Marking unstable (%lld, %lld)<-(%lld, %lld)" */
+	{ "TSC found unstable after boot", CD_EV_TSC_BROKEN_BIOS, "" },
+	{ "sched_clock: Marking unstable", CD_EV_SCHED_CLOCK_UNSTABLE, "" },
+	/* arch/x86/kernel/tsc.c native_calibrate_tsc() and quick_pit_calibrate(),
+	 * 2.6.26 to 6.x ("TSC: " before about 4.2, "tsc: " after), and
+	 * tsc_refine_calibration_work() with tsc=recalibrate (about 5.x+) */
+	{ "Fast TSC calibration failed", CD_EV_TSC_CALIBRATION, "fast-failed" },
+	{ "Unable to calibrate against PIT", CD_EV_TSC_CALIBRATION, "pit-failed" },
+	{ "PIT calibration deviates from ", CD_EV_TSC_CALIBRATION, "pit-deviates" },
+	{ "HPET/PMTIMER calibration failed", CD_EV_TSC_CALIBRATION, "ref-failed" },
+	{ "No reference (HPET/PMTIMER) available", CD_EV_TSC_CALIBRATION, "no-reference" },
+	{ "TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs" },
+	/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x */
+	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL },
+};
+
+static bool rec_plain(struct kstate *st, const char *m)
 {
-	if (strstr(m, "TSC found unstable after boot"))
-		add(st, CD_EV_TSC_BROKEN_BIOS);
-	else if (strstr(m, "sched_clock: Marking unstable"))
-		add(st, CD_EV_SCHED_CLOCK_UNSTABLE);
-	else
-		return false;
-	return true;
+	for (size_t i = 0; i < ARRAY_LEN(plain); i++) {
+		const char *p = after(m, plain[i].text), *q;
+		if (!p)
+			continue;
+		struct cd_event *ev = add(st, plain[i].kind);
+		copy_upto(ev->name, plain[i].name ? plain[i].name : p, "");
+		/* "PIT calibration deviates from %s: %lu %lu": the PIT's kHz, the reference's */
+		if (plain[i].kind == CD_EV_TSC_CALIBRATION && (q = strchr(p, ':')) &&
+		    parse_i64(q = skip_spaces(q + 1), &ev->value))
+			parse_i64(q + strspn(q, "0123456789"), &ev->value2);
+		return true;
+	}
+	return false;
 }
 
 typedef bool (*recogniser)(struct kstate *st, const char *m);
 
-/* Tried in order; the watchdog's continuation lines come first so that they
- * stay with their header. */
+/* Tried in order; the watchdog's own lines come before the plain phrases. */
 static const recogniser recognisers[] = {
-	rec_version, rec_cmdline, rec_wd_counters, rec_wd_skewed, rec_wd_header,
-	rec_readback, rec_cs_delta, rec_switch, rec_unstable, rec_sync,
-	rec_tsc_adjust, rec_calibration, rec_freq, rec_hypervisor, rec_xen,
-	rec_arch_timer, rec_sched_clock,
+	rec_boot, rec_wd_counters, rec_wd_skewed, rec_wd_header, rec_readback,
+	rec_cs_delta, rec_switch, rec_sync, rec_tsc_adjust, rec_freq, rec_xen,
+	rec_arch_timer, rec_plain,
 };
 
 /* One line of n bytes (no '\n'), matched on a bounded copy in buf. */
 static void parse_line(struct kstate *st, const char *raw, size_t n, char *buf)
 {
-	size_t k = n < MSG_MAX - 1 ? n : MSG_MAX - 1, i;
+	size_t k = n < MSG_MAX - 1 ? n : MSG_MAX - 1;
 	bool kmsg;
 
-	for (i = 0; i < k; i++)   /* a NUL would end the message early */
+	for (size_t i = 0; i < k; i++)   /* a NUL would end the message early */
 		buf[i] = raw[i] ? raw[i] : '?';
 	while (k > 0 && (buf[k - 1] == '\r' || is_space(buf[k - 1])))
 		k--;
 	buf[k] = 0;
-	/* /dev/kmsg follows a record with " KEY=value" dictionary lines. */
-	if (st->after_kmsg && buf[0] == ' ')
+	if (st->after_kmsg && buf[0] == ' ')   /* /dev/kmsg's " KEY=value" lines */
 		return;
 	st->msg = strip_prefix(buf, &st->ts, &kmsg);
 	st->after_kmsg = kmsg;
 	if (st->ts >= 0 && st->ts < 1.0)
 		st->log->reaches_boot = true;
-	for (i = 0; i < ARRAY_LEN(recognisers); i++)
+	for (size_t i = 0; i < ARRAY_LEN(recognisers); i++)
 		if (recognisers[i](st, st->msg))
 			return;
 }
@@ -822,17 +703,12 @@ void cd_klog_parse(const char *text, size_t len, struct cd_klog *log)
 {
 	struct kstate st = { .log = log, .ts = -1, .sync_a = -1, .sync_b = -1, .wd = -1 };
 	char buf[MSG_MAX];
-	size_t pos = 0, end;
-	const char *nl;
 
-	if (!text)
-		len = 0;
-	while (pos < len) {
-		nl = memchr(text + pos, '\n', len - pos);
+	for (size_t pos = 0, end; text && pos < len; pos = end + 1) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
 		end = nl ? (size_t)(nl - text) : len;
 		parse_line(&st, text + pos, end - pos, buf);
 		log->lines++;
-		pos = end + 1;
 	}
 }
 
@@ -851,19 +727,16 @@ const char *cd_klog_source_name(enum cd_klog_source s)
 
 static int ring_read(char **out, size_t *len)
 {
-	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n;
-	char *buf;
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n = -1, err;
 
 	if (size < 0)
 		return -errno;
-	if (size == 0 || (unsigned)size > RING_MAX)
-		size = size == 0 ? 1 << 20 : (int)RING_MAX;
-	if (!(buf = malloc((size_t)size + 1)))
-		return -ENOMEM;
-	if ((n = klogctl(SYSLOG_ACTION_READ_ALL, buf, size)) < 0) {
-		int e = -errno;
+	size = size == 0 || size > RING_MAX ? RING_MAX : size;
+	char *buf = malloc((size_t)size + 1);
+	if (!buf || (n = klogctl(SYSLOG_ACTION_READ_ALL, buf, size)) < 0) {
+		err = buf ? -errno : -ENOMEM;
 		free(buf);
-		return e;
+		return err;
 	}
 	buf[n] = 0;
 	*out = buf;
@@ -879,63 +752,58 @@ static long now_ms(void)
 	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Read a child's output until EOF, JOURNAL_MAX bytes or the deadline. */
-static char *read_bounded(int fd, size_t *len, bool *timed_out, bool *full)
+/* A child's output until EOF, JOURNAL_MAX bytes (*err = -EFBIG, cut after the
+ * last whole line) or the deadline (*err = -ETIMEDOUT). */
+static char *read_bounded(int fd, size_t *len, int *err)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap + 1), *nb;
 	long deadline = now_ms() + JOURNAL_TIMEOUT_MS, left;
-	ssize_t r;
 
-	*timed_out = *full = false;
+	*err = buf ? 0 : -ENOMEM;
 	while (buf) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		int pr = (left = deadline - now_ms()) > 0 ? poll(&pfd, 1, (int)left) : 0;
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr <= 0) {   /* never read() unless poll said so: it would block */
-			*timed_out = pr == 0;
+		if (pr <= 0) {   /* read() only when poll() said so: it could block */
+			*err = pr == 0 ? -ETIMEDOUT : -errno;
+			break;
+		}
+		if (n == cap && cap >= JOURNAL_MAX) {
+			for (*err = -EFBIG; n > 0 && buf[n - 1] != '\n'; n--)
+				;
 			break;
 		}
 		if (n == cap) {
-			if (cap >= JOURNAL_MAX) {
-				*full = true;
-				break;
-			}
 			cap = cap * 2 > JOURNAL_MAX ? JOURNAL_MAX : cap * 2;
 			if (!(nb = realloc(buf, cap + 1)))
 				break;
 			buf = nb;
 		}
-		r = read(fd, buf + n, cap - n);
+		ssize_t r = read(fd, buf + n, cap - n);
 		if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
 			break;
 		n += r > 0 ? (size_t)r : 0;
 	}
-	if (buf) {
-		while (*full && n > 0 && buf[n - 1] != '\n')   /* no half line */
-			n--;
+	if (buf)
 		buf[n] = 0;
-	}
 	*len = n;
 	return buf;
 }
 
-/* `journalctl -k -b -o short-monotonic`, without a shell, stdin and stderr on
- * /dev/null, killed after JOURNAL_TIMEOUT_MS.  *err: -ENOENT when there is no
- * journalctl, -ETIMEDOUT, -EFBIG (output cut at JOURNAL_MAX, still returned). */
+/* `journalctl -k -b -o short-monotonic`, with no shell, stdin and stderr on
+ * /dev/null, killed at the deadline.  *err: -ENOENT when there is no
+ * journalctl, -ETIMEDOUT (no text: a log cut at a random point would
+ * mislead), -EFBIG (cut at JOURNAL_MAX, text still returned). */
 static char *journal_read(size_t *len, int *err)
 {
-	char *argv[] = { "journalctl", "-k", "-b", "-o", "short-monotonic",
-			 "--no-pager", "-q", NULL };
+	char *argv[] = { "journalctl", "-k", "-b", "-o", "short-monotonic", "--no-pager", "-q", NULL };
 	posix_spawn_file_actions_t fa;
-	int fds[2], rc, status;
-	bool timed_out, full;
+	int fds[2], status;
 	pid_t pid;
-	char *out;
 
 	*len = 0;
-	*err = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		*err = -errno;
 		return NULL;
@@ -944,7 +812,7 @@ static char *journal_read(size_t *len, int *err)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, "journalctl", &fa, NULL, argv, environ);
+	int rc = posix_spawnp(&pid, "journalctl", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (rc != 0) {
@@ -952,93 +820,68 @@ static char *journal_read(size_t *len, int *err)
 		*err = -rc;
 		return NULL;
 	}
-	out = read_bounded(fds[0], len, &timed_out, &full);
+	char *out = read_bounded(fds[0], len, err);
 	close(fds[0]);
-	if (timed_out || full)
+	if (*err)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (timed_out) {   /* a log cut at an arbitrary time would mislead */
+	if (*err && *err != -EFBIG) {
 		free(out);
 		*len = 0;
-		*err = -ETIMEDOUT;
 		return NULL;
 	}
-	*err = !out ? -ENOMEM : full ? -EFBIG : 0;
 	return out;
 }
 
 static bool text_reaches_boot(const char *text, size_t len)
 {
 	struct cd_klog *tmp = calloc(1, sizeof *tmp);
-	bool r;
 
-	if (!tmp)
-		return false;
-	cd_klog_parse(text, len, tmp);
-	r = tmp->reaches_boot;
+	if (tmp)
+		cd_klog_parse(text, len, tmp);
+	bool r = tmp && tmp->reaches_boot;
 	free(tmp);
 	return r;
 }
 
-/* short-monotonic lines start with "[": anything else is no log. */
+/* short-monotonic lines start with "[": without one, the journal gave nothing. */
 static bool has_log_lines(const char *text, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++)
+	for (size_t i = 0; text && i < len; i++)
 		if (text[i] == '[' && (i == 0 || text[i - 1] == '\n'))
 			return true;
 	return false;
 }
 
-static void ring_error(char *why, size_t cap, int err)
+/* Why syslog(2) failed, plainly, with what to do about it; then more. */
+static void say_why(char *why, size_t cap, int ring_err, const char *more)
 {
 	char restrict_val[16] = "";
 
-	if (err != -EPERM) {
-		snprintf(why, cap, "the kernel ring buffer could not be read: syslog(2): %s",
-			 strerror(-err));
-		return;
-	}
-	cd_read_small("/", "/proc/sys/kernel/dmesg_restrict", restrict_val, sizeof restrict_val);
-	if (strcmp(restrict_val, "1") == 0)
-		snprintf(why, cap, "the kernel log is not readable without root because "
-			 "kernel.dmesg_restrict is 1: run as root, or grant CAP_SYSLOG "
-			 "(or set the sysctl kernel.dmesg_restrict=0)");
+	if (ring_err == -EPERM)
+		cd_read_small("/", "/proc/sys/kernel/dmesg_restrict", restrict_val, sizeof restrict_val);
+	if (ring_err == 0)
+		snprintf(why, cap, "the ring buffer no longer reaches back to boot%s", more);
+	else if (ring_err != -EPERM)
+		snprintf(why, cap, "the kernel ring buffer could not be read (syslog(2): %s)%s",
+			 strerror(-ring_err), more);
 	else if (strcmp(restrict_val, "0") == 0)
-		snprintf(why, cap, "syslog(2) refused (EPERM) although kernel.dmesg_restrict "
-			 "is 0: a container or security policy withholds CAP_SYSLOG; run as "
-			 "root on the host, or grant CAP_SYSLOG");
+		snprintf(why, cap, "syslog(2) refused (EPERM) although kernel.dmesg_restrict is 0: "
+			 "a container or security policy withholds CAP_SYSLOG; run as root on the "
+			 "host, or grant CAP_SYSLOG%s", more);
 	else
-		snprintf(why, cap, "the kernel log is not readable without root "
-			 "(syslog(2): EPERM; kernel.dmesg_restrict unknown): run as root, "
-			 "or grant CAP_SYSLOG");
-}
-
-static void append(char *dst, size_t cap, const char *s)
-{
-	size_t n = strlen(dst);
-
-	if (n + 1 < cap)
-		snprintf(dst + n, cap - n, "%s", s);
-}
-
-static const char *journal_error(int err)
-{
-	switch (err) {
-	case -ENOENT: return "journalctl is not installed";
-	case -ETIMEDOUT: return "journalctl did not finish within 5 s";
-	case 0: return "journalctl gave no kernel lines for this boot";
-	default: return "journalctl could not be run";
-	}
+		snprintf(why, cap, "the kernel log is not readable without root because "
+			 "kernel.dmesg_restrict is %s: run as root, or grant CAP_SYSLOG (or set "
+			 "the sysctl kernel.dmesg_restrict=0)%s", restrict_val[0] ? restrict_val : "set",
+			 more);
 }
 
 char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap)
 {
-	char *ring = NULL, *jour, dummy[1];
+	char *ring = NULL, dummy[1];
 	size_t rlen = 0, jlen = 0;
-	int rerr, jerr;
+	int jerr = 0;
 
 	if (!why_not || why_cap == 0) {
 		why_not = dummy;
@@ -1047,55 +890,46 @@ char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not,
 	why_not[0] = 0;
 	*len = 0;
 	*source = CD_KLOG_NONE;
-	rerr = ring_read(&ring, &rlen);
+	int rerr = ring_read(&ring, &rlen);
 	if (rerr == 0 && text_reaches_boot(ring, rlen)) {
 		*source = CD_KLOG_RING;
 		*len = rlen;
 		return ring;
 	}
-	/* The ring buffer has wrapped (or is closed): journald keeps the boot. */
-	jour = journal_read(&jlen, &jerr);
-	if (jour && has_log_lines(jour, jlen) &&
-	    (rerr != 0 || rlen == 0 || text_reaches_boot(jour, jlen))) {
-		if (rerr != 0) {
-			ring_error(why_not, why_cap, rerr);
-			append(why_not, why_cap, "; read the journal instead");
-		} else
-			snprintf(why_not, why_cap, "the ring buffer no longer reaches back to boot; "
-				 "read the journal%s", jerr == -EFBIG ? " (cut at 16 MiB)" : "");
+	/* The ring buffer has wrapped, or is closed to us: journald keeps the boot. */
+	char *jour = journal_read(&jlen, &jerr);
+	bool jok = has_log_lines(jour, jlen);
+	const char *jwhy = jerr == -ENOENT ? "; journalctl is not installed" :
+			   jerr == -ETIMEDOUT ? "; journalctl did not finish within 5 s" :
+			   jerr && jerr != -EFBIG ? "; journalctl could not be run" :
+			   !jok ? "; journalctl gave no kernel lines for this boot" :
+			   jerr ? "; read the journal instead (cut at 16 MiB)" : "; read the journal instead";
+	if (jok && (rerr != 0 || rlen == 0 || text_reaches_boot(jour, jlen))) {
+		say_why(why_not, why_cap, rerr, jwhy);
 		free(ring);
 		*source = CD_KLOG_JOURNAL;
 		*len = jlen;
 		return jour;
 	}
-	if (jour && has_log_lines(jour, jlen))
-		jerr = 0;
 	free(jour);
-	if (rerr == 0) {
-		snprintf(why_not, why_cap, "the ring buffer no longer reaches back to boot "
-			 "and %s: boot-time messages are lost", journal_error(jerr));
-		*source = CD_KLOG_RING;
-		*len = rlen;
-		return ring;
-	}
-	ring_error(why_not, why_cap, rerr);
-	append(why_not, why_cap, "; ");
-	append(why_not, why_cap, journal_error(jerr));
-	return NULL;
+	say_why(why_not, why_cap, rerr, jok ? "; nor does the journal" : jwhy);
+	if (rerr != 0)
+		return NULL;
+	*source = CD_KLOG_RING;
+	*len = rlen;
+	return ring;
 }
 
 void cd_klog_live(struct cd_klog *log)
 {
 	enum cd_klog_source src;
 	size_t len;
-	char *text;
 
 	memset(log, 0, sizeof *log);
-	text = cd_klog_live_text(&len, &src, log->why_not, sizeof log->why_not);
+	char *text = cd_klog_live_text(&len, &src, log->why_not, sizeof log->why_not);
 	log->source = src;
-	if (!text)
-		return;
-	log->readable = true;
-	cd_klog_parse(text, len, log);
+	log->readable = text != NULL;
+	if (text)
+		cd_klog_parse(text, len, log);
 	free(text);
 }

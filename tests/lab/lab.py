@@ -706,14 +706,24 @@ def group_scenarios(scenarios):
 
 
 class Lab:
-    """Boots the groups of the given scenarios in the background, `jobs` at
-    a time, and hands each scenario its boot's result when it is ready."""
+    """Boots the groups of the given scenarios in the background and hands
+    each scenario its boot's result when it is ready.
 
-    def __init__(self, tools, scenarios, jobs=None, clockdoctor=None):
+    At most `jobs` guests (LAB_JOBS, default 2) run at once, and only while
+    their vCPUs fit in the host's CPUs (LAB_CPUS, default all of them): each
+    TCG vCPU is a busy host thread, and a guest whose vCPUs are descheduled
+    measures clock costs with host noise in them.  On a 2-CPU machine that
+    means one smp=2 guest at a time."""
+
+    def __init__(self, tools, scenarios, jobs=None, clockdoctor=None, cpus=None):
         self.tools = tools
         self.clockdoctor = clockdoctor
         if jobs is None:
-            jobs = int(os.environ.get("LAB_JOBS", min(2, os.cpu_count() or 1)))
+            jobs = int(os.environ.get("LAB_JOBS", "2"))
+        if cpus is None:
+            cpus = int(os.environ.get("LAB_CPUS", len(os.sched_getaffinity(0))))
+        self.cpus, self.cpus_used = max(1, cpus), 0
+        self.cond = threading.Condition()
         self.groups = group_scenarios(scenarios)
         self.group_of = {s.name: g for g in self.groups for s in g.scenarios}
         self.pool = concurrent.futures.ThreadPoolExecutor(max(1, jobs))
@@ -721,10 +731,22 @@ class Lab:
         self.t0 = time.monotonic()
 
     def start(self):
-        # Longest first, so the two workers end at about the same time.
+        # Longest first, so that parallel workers end at about the same time.
         for g in sorted(self.groups, key=lambda g: -len(g.steps())):
-            self.futures[g.label] = self.pool.submit(self._run, g)
+            self.futures[g.label] = self.pool.submit(self._run_budgeted, g)
         return self
+
+    def _run_budgeted(self, g):
+        need = min(g.smp, self.cpus)
+        with self.cond:
+            self.cond.wait_for(lambda: self.cpus_used + need <= self.cpus)
+            self.cpus_used += need
+        try:
+            return self._run(g)
+        finally:
+            with self.cond:
+                self.cpus_used -= need
+                self.cond.notify_all()
 
     def _run(self, g):
         need = any(s.needs_clockdoctor for s in g.scenarios)

@@ -165,6 +165,10 @@ static void test_flags(void)
 	                    "tsc_reliable tsc_adjust hypervisor\n", &cpu), 0);
 	CHECK_INT(cpu.flags, 0xff);
 
+	/* Intel's "vmx flags" line (5.9+) is another key. */
+	CHECK_INT(parse_str("processor : 0\nflags : tsc\nvmx flags : constant_tsc tsc_adjust\n", &cpu), 0);
+	CHECK_INT(cpu.flags, CD_CPU_TSC);
+
 	/* A flag some CPUs lack: flags is processor 0's, flags_all the AND. */
 	CHECK_INT(parse_str("processor : 0\nflags : tsc constant_tsc nonstop_tsc\n\n"
 	                    "processor : 1\nflags : tsc nonstop_tsc\n\n"

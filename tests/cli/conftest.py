@@ -1,0 +1,42 @@
+"""Shared helpers for the command-line tests: run clockdoctor as a user would."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+BINARY = os.environ.get("CLOCKDOCTOR", str(ROOT / "build" / "clockdoctor"))
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+
+def run(*args, timeout=60, env=None):
+    e = dict(os.environ)
+    e.pop("NO_COLOR", None)
+    if env:
+        e.update(env)
+    proc = subprocess.run([BINARY, *args], capture_output=True, text=True,
+                          timeout=timeout, env=e, errors="replace")
+    return Result(proc)
+
+
+@pytest.fixture
+def cd():
+    if not os.access(BINARY, os.X_OK):
+        pytest.fail(f"{BINARY} is not built: run make first")
+    return run
+
+
+def codes(doc):
+    return {f["code"]: f for f in doc["findings"]}

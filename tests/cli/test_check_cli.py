@@ -1,0 +1,287 @@
+"""The check and snapshot commands as a user runs them: the live machine, bad input, usage."""
+import json
+import os
+import pathlib
+import shutil
+import time
+
+import pytest
+
+from conftest import FIXTURES, codes
+
+CS = "sys/devices/system/clocksource/clocksource0"
+HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
+            "CLOCK_TAI", "gettimeofday"]
+ALL_CLOCKS = HIGH_RES + ["CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "time"]
+
+
+def live_clocksource():
+    try:
+        return pathlib.Path("/" + CS + "/current_clocksource").read_text().strip()
+    except OSError:
+        return None
+
+
+# ---- the live machine ----
+
+def test_live_check_measures_every_clock(cd):
+    t0 = time.monotonic()
+    r = cd("check", "--json")
+    elapsed = time.monotonic() - t0
+    doc = r.json()
+    assert doc["source"] == "live" and doc["measured"] is True
+    assert set(doc["measurements"]) == set(ALL_CLOCKS)
+    for name in ALL_CLOCKS:
+        m = doc["measurements"][name]
+        assert m["measured"] is True, name
+        assert m["ns_per_call"] > 0 and m["syscall_ns"] > 0
+        assert isinstance(m["syscall"], bool)
+    # The coarse clocks never touch the clocksource: never a system call.
+    for name in ["CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "time"]:
+        assert doc["measurements"][name]["syscall"] is False, name
+    assert r.rc == {"ok": 0, "warning": 1, "critical": 2}[doc["status"]]
+    print(f"\nlive check: {elapsed:.2f} s, status {doc['status']}, "
+          f"clocksource {doc['clocksource']['current']}")
+
+
+@pytest.mark.skipif(live_clocksource() not in ("tsc", "kvm-clock", "arch_sys_counter"),
+                    reason="this machine's clocksource is not one the vDSO reads")
+def test_live_fast_clocksource_has_no_syscalls(cd):
+    doc = cd("check", "--json").json()
+    for name in HIGH_RES:
+        assert doc["measurements"][name]["syscall"] is False, (name, doc["measurements"][name])
+    assert "vdso-fallback" not in codes(doc)
+    assert "slow-clocksource" not in codes(doc)
+
+
+def test_live_text_starts_with_verdict(cd):
+    r = cd("check", "--color", "never")
+    first = r.out.splitlines()[0]
+    assert first.split(":")[0] in ("OK", "WARNING", "CRITICAL", "UNKNOWN")
+    assert "CLOCK_MONOTONIC" in r.out and "syscall ns" in r.out
+    assert "\033[" not in r.out
+
+
+def test_color_always(cd):
+    r = cd("check", "--no-measure", "--color", "always")
+    assert "\033[" in r.out
+
+
+def test_no_measure(cd):
+    doc = cd("check", "--json", "--no-measure").json()
+    assert doc["measured"] is False and doc["measurements"] is None
+
+
+# ---- usage ----
+
+@pytest.mark.parametrize("args", [["check", "--bogus"], ["check", "extra"], ["nosuchcommand"],
+                                  ["check", "--color", "purple"], [],
+                                  ["check", "--root", "/nonexistent/folder"],
+                                  ["snapshot"], ["snapshot", "a", "b"]])
+def test_usage_errors(cd, args):
+    r = cd(*args)
+    assert r.rc == 3, (args, r.out, r.err)
+    assert r.err.strip() != ""
+    assert "Traceback" not in r.err and "Sanitizer" not in r.err
+
+
+def test_help_and_version(cd):
+    assert cd("--help").rc == 0
+    r = cd("check", "--help")
+    assert r.rc == 0 and "examples:" in r.out
+    v = cd("--version")
+    assert v.rc == 0 and v.out.startswith("clockdoctor ")
+
+
+# ---- bad input: any file missing or malformed, never a crash ----
+
+def make_root(tmp_path, files):
+    for rel, data in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return tmp_path
+
+
+def test_empty_root_is_unknown(cd, tmp_path):
+    r = cd("check", "--json", "--root", str(tmp_path))
+    doc = r.json()
+    assert r.rc == 3 and doc["status"] == "unknown"
+    assert doc["clocksource"]["current"] is None
+    assert any("current clocksource" in u for u in doc["unknown"])
+    t = cd("check", "--root", str(tmp_path))
+    assert t.rc == 3 and t.out.startswith("UNKNOWN")
+
+
+BAD_CONTENTS = {
+    "empty": b"",
+    "newline": b"\n",
+    "binary": bytes(range(256)) * 16,
+    "nul": b"hpet\x00acpi_pm\x00",
+    "long-line": b"x" * (1 << 20),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_CONTENTS))
+def test_every_file_malformed(cd, tmp_path, kind):
+    data = BAD_CONTENTS[kind]
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": data, f"{CS}/available_clocksource": data,
+        "proc/cpuinfo": data, "proc/cmdline": data, "proc/sys/kernel/osrelease": data,
+        "proc/uptime": data, "dmesg.txt": data, "cpuid.txt": data,
+        "sys/class/dmi/id/sys_vendor": data, "sys/class/dmi/id/product_name": data,
+        "sys/hypervisor/type": data, "etc/os-release": data,
+    })
+    for fmt in ([], ["--json"], ["--prometheus"]):
+        r = cd("check", "--root", str(root), *fmt)
+        assert r.rc in (0, 1, 2, 3), r.err
+        assert "Sanitizer" not in r.err and "runtime error" not in r.err
+        if fmt == ["--json"]:
+            json.loads(r.out)  # always valid JSON, whatever the input bytes
+
+
+def test_folders_where_files_should_be(cd, tmp_path):
+    for rel in [f"{CS}/current_clocksource", "proc/cpuinfo", "dmesg.txt", "cpuid.txt"]:
+        (tmp_path / rel).mkdir(parents=True)
+    r = cd("check", "--json", "--root", str(tmp_path))
+    assert r.rc == 3 and r.json()["status"] == "unknown"
+
+
+def test_unreadable_file(cd, tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode")
+    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n"})
+    (root / CS / "current_clocksource").chmod(0)
+    doc = cd("check", "--json", "--root", str(root)).json()
+    assert any("permission" in u for u in doc["unknown"])
+
+
+def test_enormous_and_truncated_kernel_log(cd, tmp_path):
+    src = FIXTURES / "seed-watchdog-acpi_pm"
+    root = tmp_path / "snap"
+    shutil.copytree(src, root)
+    lines = (src / "dmesg.txt").read_text().splitlines(keepends=True)
+    # Cut in the middle of the watchdog block, after a huge log of noise.
+    noise = "[    1.000000] some driver said something long " + "z" * 200 + "\n"
+    (root / "dmesg.txt").write_text(noise * 200000 + "".join(lines[:2]) + lines[2][:20])
+    r = cd("check", "--json", "--root", str(root))
+    doc = r.json()
+    assert doc["status"] == "critical"
+    c = codes(doc)
+    assert "tsc-unstable-watchdog" in c and "slow-clocksource" in c
+
+
+def test_only_clocksource_files(cd, tmp_path):
+    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
+                                f"{CS}/available_clocksource": "acpi_pm hpet\n"})
+    doc = cd("check", "--json", "--root", str(root)).json()
+    assert doc["status"] == "critical"
+    c = codes(doc)
+    assert "slow-clocksource" in c and "better-clocksource-available" in c
+
+
+def test_arm64_snapshot(cd, tmp_path):
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": "arch_sys_counter\n",
+        f"{CS}/available_clocksource": "arch_sys_counter\n",
+        "proc/cpuinfo": "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes "
+                        "pmull sha1 sha2 crc32 atomics\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+                        "CPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n\n",
+        "proc/sys/kernel/osrelease": "6.1.0-18-arm64\n",
+    })
+    doc = cd("check", "--json", "--root", str(root)).json()
+    assert doc["status"] == "ok"
+    assert "tsc-not-invariant" not in codes(doc)
+
+
+def test_arm64_erratum_takes_vdso_away(cd, tmp_path):
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": "arch_sys_counter\n",
+        "proc/sys/kernel/osrelease": "5.10.0-arm64\n",
+        "dmesg.txt": "[    0.000000] arch_timer: Enabling global workaround for "
+                     "ARM erratum 858921\n",
+    })
+    doc = cd("check", "--json", "--root", str(root)).json()
+    assert doc["status"] == "critical"
+    assert "slow-clocksource" in codes(doc)
+
+
+def test_old_hpet_kernel_is_not_a_syscall(cd, tmp_path):
+    # Before 4.7 the vDSO read the HPET itself.
+    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
+                                "proc/sys/kernel/osrelease": "4.4.0-21-generic\n"})
+    assert "slow-clocksource" not in codes(cd("check", "--json", "--root", str(root)).json())
+    (root / "proc/sys/kernel/osrelease").write_text("4.4.190-1\n")
+    assert "slow-clocksource" in codes(cd("check", "--json", "--root", str(root)).json())
+
+
+def test_xen_guest(cd, tmp_path):
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": "xen\n",
+        f"{CS}/available_clocksource": "xen tsc hpet acpi_pm\n",
+        "sys/hypervisor/type": "xen\n",
+        "proc/sys/kernel/osrelease": "5.10.0-26-cloud-amd64\n",
+        "proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R)\n"
+                        "flags\t\t: fpu tsc constant_tsc nonstop_tsc rdtscp hypervisor\n\n",
+        "dmesg.txt": "[    0.000000] Hypervisor detected: Xen HVM\n"
+                     "[    0.500000] xen: VDSO_CLOCKMODE_PVCLOCK not supported\n",
+    })
+    doc = cd("check", "--json", "--root", str(root)).json()
+    c = codes(doc)
+    assert doc["status"] == "critical"
+    assert {"xen-clocksource", "slow-clocksource"} <= set(c)
+    assert "echo tsc >" in c["xen-clocksource"]["fix"]["now"]
+    assert "clocksource=tsc" in c["xen-clocksource"]["fix"]["lasting"]
+    assert doc["hypervisor"]["name"] == "xen"
+
+
+def test_redhat_lasting_fix_uses_grubby(cd, tmp_path):
+    root = tmp_path / "snap"
+    shutil.copytree(FIXTURES / "qemu-tcg-smp2-hpet", root)
+    (root / "etc").mkdir()
+    (root / "etc/os-release").write_text('NAME="Rocky Linux"\nID="rocky"\nID_LIKE="rhel centos fedora"\n')
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    assert 'grubby --update-kernel=ALL --args="tsc=reliable"' in c["slow-clocksource"]["fix"]["lasting"]
+
+
+def test_forced_notsc(cd, tmp_path):
+    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
+                                f"{CS}/available_clocksource": "hpet acpi_pm\n",
+                                "proc/cmdline": "ro quiet notsc\n",
+                                "proc/sys/kernel/osrelease": "6.1.0-1-amd64\n"})
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    assert c["clocksource-forced"]["severity"] == "warning"
+    assert "notsc" in c["clocksource-forced"]["fix"]["lasting"]
+
+
+# ---- snapshot ----
+
+def test_snapshot_round_trip(cd, tmp_path):
+    snap = tmp_path / "snap"
+    r = cd("snapshot", str(snap))
+    assert r.rc == 0, r.err
+    assert (snap / CS / "current_clocksource").exists()
+    assert (snap / "proc/cpuinfo").exists()
+    live = cd("check", "--json", "--no-measure").json()
+    saved = cd("check", "--json", "--root", str(snap)).json()
+    assert saved["source"] == "snapshot"
+    assert saved["clocksource"] == live["clocksource"]
+    assert saved["cpu"]["flags"] == live["cpu"]["flags"]
+    assert saved["kernel"]["release"] == live["kernel"]["release"]
+    if (snap / "cpuid.txt").exists():
+        assert saved["cpu"]["invariant_tsc"] == live["cpu"]["invariant_tsc"]
+        assert saved["hypervisor"]["name"] == live["hypervisor"]["name"]
+    # A second snapshot into the same folder is refused without --force.
+    again = cd("snapshot", str(snap))
+    assert again.rc == 3 and "not empty" in again.err
+    assert cd("snapshot", "--force", str(snap)).rc == 0
+
+
+def test_snapshot_unwritable(cd, tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    r = cd("snapshot", str(ro / "snap"))
+    assert r.rc != 0 and r.err
