@@ -344,7 +344,7 @@ static void rule_slow_clocksource(struct ctx *c)
 	 * is only a warning. */
 	if (measured && c->n_fallback == 0)
 		sev = CD_SEV_WARNING;
-	if (!measured && strcmp(f->cs.current, "kvm-clock") == 0)
+	if (!measured && strcmp(f->cs.current, "kvm-clock") == 0 && !f->kernel.cmd_no_kvmclock_vsyscall)
 		sev = CD_SEV_WARNING;
 	struct cd_finding *x = add(c, "slow-clocksource", sev,
 	                           "Time calls are system calls: the clocksource %s cannot be read by the vDSO",

@@ -51,7 +51,8 @@ REPO = LAB_DIR.parent.parent
 SCENARIO_DIR = LAB_DIR / "scenarios"
 GUEST_DIR = LAB_DIR / "guest"
 
-DEFAULT_CLOCKDOCTOR = "/work/main/build/clockdoctor"
+# The Makefile passes CLOCKDOCTOR; by hand, the build in this tree.
+DEFAULT_CLOCKDOCTOR = str(REPO / "build" / "clockdoctor")
 GUEST_USER = ("lab", 1000, 1000)
 
 # Guest time a scenario gets for its steps unless it sets TIMEOUT, and the

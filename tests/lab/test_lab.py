@@ -38,6 +38,8 @@ def the_lab(request):
         tools = lab.find_tools()
     except lab.Missing as e:
         _loud(request.config, str(e))
+        if os.environ.get("LAB_REQUIRE") == "1":
+            pytest.fail("LAB_REQUIRE=1 but " + str(e), pytrace=False)
         pytest.skip(str(e))
     wanted = set()
     for item in request.session.items:

@@ -1,0 +1,81 @@
+/* Unit tests of fsread.c: bounded, defensive reads under a root. */
+#include "util/fsread.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/cd-fsread-XXXXXX";
+
+static void test_join(void)
+{
+	char out[64];
+	CHECK_INT(cd_path_join(out, sizeof out, "/", "/proc/cmdline"), 0);
+	CHECK_STR(out, "/proc/cmdline");
+	CHECK_INT(cd_path_join(out, sizeof out, "/snap/", "proc/cmdline"), 0);
+	CHECK_STR(out, "/snap/proc/cmdline");
+	char longroot[100];
+	memset(longroot, 'r', sizeof longroot - 1);
+	longroot[sizeof longroot - 1] = '\0';
+	CHECK_INT(cd_path_join(out, sizeof out, longroot, "x"), -ENAMETOOLONG);
+}
+
+static void test_read(void)
+{
+	CHECK_INT(cd_write_file(dir, "/a/b/c.txt", "hpet \n\n", 7), 0);
+	char buf[16];
+	CHECK_INT(cd_read_small(dir, "/a/b/c.txt", buf, sizeof buf), 4);
+	CHECK_STR(buf, "hpet");
+	CHECK_INT(cd_read_small(dir, "/missing", buf, sizeof buf), -ENOENT);
+	CHECK_INT(cd_read_small(dir, "/a", buf, sizeof buf), -EISDIR);
+	/* A value longer than the buffer is cut, and NUL-terminated. */
+	CHECK_INT(cd_write_file(dir, "/long", "0123456789abcdefghij", 20), 0);
+	CHECK_INT(cd_read_small(dir, "/long", buf, sizeof buf), 15);
+	CHECK_STR(buf, "0123456789abcde");
+	/* A NUL inside an attribute ends it. */
+	CHECK_INT(cd_write_file(dir, "/nul", "tsc\0junk", 8), 0);
+	CHECK_INT(cd_read_small(dir, "/nul", buf, sizeof buf), 3);
+	/* An empty file. */
+	CHECK_INT(cd_write_file(dir, "/empty", "", 0), 0);
+	CHECK_INT(cd_read_small(dir, "/empty", buf, sizeof buf), 0);
+
+	/* A file larger than the cap is cut at the cap and says so. */
+	size_t big = 100000;
+	char *data = malloc(big);
+	memset(data, 'x', big);
+	CHECK_INT(cd_write_file(dir, "/big", data, big), 0);
+	size_t len;
+	int err, trunc;
+	char *got = cd_read_file(dir, "/big", 5000, &len, &err, &trunc);
+	CHECK(got != NULL);
+	CHECK_INT(len, 5000);
+	CHECK_INT(trunc, 1);
+	CHECK_INT(got[len], '\0');
+	free(got);
+	got = cd_read_file(dir, "/big", 1 << 20, &len, &err, &trunc);
+	CHECK_INT(len, big);
+	CHECK_INT(trunc, 0);
+	free(got);
+	free(data);
+	/* /proc files report size 0 but have contents. */
+	got = cd_read_file("/", "/proc/self/stat", 1 << 16, &len, &err, &trunc);
+	CHECK(got != NULL && len > 0);
+	free(got);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_join();
+	test_read();
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return unit_done("fsread");
+}

@@ -1,0 +1,158 @@
+/* Unit tests of kernel.c, clocksource.c and os.c: release numbers, the
+ * command line, the clocksource files and the distribution. */
+#include "probe/probe.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+static void release(const char *s, int maj, int min, int patch)
+{
+	struct cd_kernel k;
+	memset(&k, 0, sizeof k);
+	int rc = cd_parse_kernel_release(s, &k);
+	CHECK_INT(rc, maj < 0 ? -22 : 0);
+	CHECK_INT(k.ver_major, maj);
+	CHECK_INT(k.ver_minor, min);
+	CHECK_INT(k.ver_patch, patch);
+}
+
+static void test_release(void)
+{
+	release("6.1.0-56-amd64", 6, 1, 0);
+	release("3.2.0-4-686-pae", 3, 2, 0);
+	release("3.11-0.bpo.2-686-pae", 3, 11, 0);
+	release("2.6.32-358.18.1.el6.x86_64", 2, 6, 32);
+	release("4.4.190", 4, 4, 190);
+	release("6.18.44-fc-v669", 6, 18, 44);
+	release("", -1, -1, -1);
+	release("linux", -1, -1, -1);
+	release("6", -1, -1, -1);
+	release("99999999999.1", -1, -1, -1);
+	release("6.x", -1, -1, -1);
+
+	struct cd_kernel k;
+	memset(&k, 0, sizeof k);
+	k.ver_major = -1;
+	CHECK_INT(cd_kernel_at_least(&k, 3, 3, 0), -1);
+	cd_parse_kernel_release("3.2.0-4-686-pae", &k);
+	CHECK_INT(cd_kernel_at_least(&k, 3, 3, 0), 0);
+	CHECK_INT(cd_kernel_at_least(&k, 3, 2, 0), 1);
+	CHECK_INT(cd_kernel_at_least(&k, 2, 6, 32), 1);
+	cd_parse_kernel_release("4.4.189", &k);
+	CHECK_INT(cd_kernel_at_least(&k, 4, 4, 190), 0);
+	CHECK_INT(cd_kernel_at_least(&k, 4, 4, 189), 1);
+}
+
+static void test_cmdline(void)
+{
+	struct cd_kernel k;
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("BOOT_IMAGE=/boot/vmlinuz ro tsc=reliable quiet clocksource=acpi_pm", &k);
+	CHECK(k.cmd_tsc_reliable);
+	CHECK_STR(k.cmd_clocksource, "acpi_pm");
+	CHECK(!k.cmd_notsc && !k.cmd_tsc_unstable);
+
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("tsc=nowatchdog,noirqtime notsc no-kvmclock no-kvmclock-vsyscall clocksource_failover=acpi_pm", &k);
+	CHECK(k.cmd_tsc_nowatchdog && k.cmd_tsc_noirqtime && !k.cmd_tsc_reliable);
+	CHECK(k.cmd_notsc && k.cmd_no_kvmclock && k.cmd_no_kvmclock_vsyscall && k.cmd_clocksource_failover);
+
+	/* The last clocksource= wins, as in the kernel. */
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("clocksource=hpet clocksource=tsc", &k);
+	CHECK_STR(k.cmd_clocksource, "tsc");
+
+	/* Words that only look alike, and what follows "--" (init's arguments). */
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("notsc2 xtsc=reliable mytsc=unstable init=/x -- tsc=reliable notsc", &k);
+	CHECK(!k.cmd_notsc && !k.cmd_tsc_reliable && !k.cmd_tsc_unstable);
+
+	/* Quoted values hold spaces. */
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("foo=\"a tsc=reliable b\" tsc=unstable", &k);
+	CHECK(!k.cmd_tsc_reliable && k.cmd_tsc_unstable);
+
+	/* An enormous clocksource name is cut, not overflowed. */
+	char big[4096];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	memcpy(big, "clocksource=", 12);
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline(big, &k);
+	CHECK_INT(strlen(k.cmd_clocksource), CD_NAME_MAX - 1);
+
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("", &k);
+	cd_parse_cmdline("\"unterminated", &k);
+	CHECK(!k.cmd_clocksource[0]);
+}
+
+static void test_clocksource_files(void)
+{
+	struct cd_clocksource cs;
+	memset(&cs, 0, sizeof cs);
+	CHECK_INT(cd_parse_clocksource_list("tsc hpet acpi_pm \n", &cs), 3);
+	CHECK_STR(cs.available[2], "acpi_pm");
+	CHECK(cd_clocksource_available(&cs, "hpet"));
+	CHECK(!cd_clocksource_available(&cs, "kvm-clock"));
+	CHECK_INT(cd_parse_clocksource_current("tsc-early\n", &cs), 0);
+	CHECK_STR(cs.current, "tsc-early");
+
+	memset(&cs, 0, sizeof cs);
+	CHECK_INT(cd_parse_clocksource_list("", &cs), -22);
+	CHECK(!cs.have_available);
+	CHECK_INT(cd_parse_clocksource_current(" \n", &cs), -22);
+	CHECK(!cs.have_current);
+	/* Bytes that no clocksource name has are skipped, not trusted. */
+	CHECK_INT(cd_parse_clocksource_list("hp\x01" "et tsc \xff\xfe", &cs), 1);
+	CHECK_STR(cs.available[0], "tsc");
+	/* More names than fit. */
+	char many[2048] = "";
+	for (int i = 0; i < 40; i++)
+		strcat(many, "cs ");
+	CHECK_INT(cd_parse_clocksource_list(many, &cs), CD_MAX_CLOCKSOURCES);
+	/* A name too long to keep. */
+	char longname[200];
+	memset(longname, 'x', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	CHECK_INT(cd_parse_clocksource_current(longname, &cs), -22);
+}
+
+static void test_os(void)
+{
+	struct cd_os os;
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nID=debian\n", &os);
+	CHECK_INT(os.family, CD_OS_DEBIAN);
+	CHECK_STR(os.id, "debian");
+	CHECK_STR(os.pretty, "Debian GNU/Linux 12 (bookworm)");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("ID=\"almalinux\"\nID_LIKE=\"rhel centos fedora\"\n", &os);
+	CHECK_INT(os.family, CD_OS_REDHAT);
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("ID=pop\nID_LIKE=\"ubuntu debian\"\n", &os);
+	CHECK_INT(os.family, CD_OS_DEBIAN);
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("ID=opensuse-leap\nID_LIKE=\"suse opensuse\"\n", &os);
+	CHECK_INT(os.family, CD_OS_SUSE);
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("garbage\n\n=\nID\n", &os);
+	CHECK_INT(os.family, CD_OS_UNKNOWN);
+	cd_os_guess_from_release("2.6.32-358.18.1.el6.x86_64", &os);
+	CHECK_INT(os.family, CD_OS_REDHAT);
+	memset(&os, 0, sizeof os);
+	cd_os_guess_from_release("3.2.0-4-686-pae", &os);
+	CHECK_INT(os.family, CD_OS_DEBIAN);
+	memset(&os, 0, sizeof os);
+	cd_os_guess_from_release("6.18.44-fc-v669", &os);
+	CHECK_INT(os.family, CD_OS_UNKNOWN);
+}
+
+int main(void)
+{
+	test_release();
+	test_cmdline();
+	test_clocksource_files();
+	test_os();
+	return unit_done("kernel");
+}

@@ -1,0 +1,54 @@
+/* Unit tests of the measurement module on this machine.  Only what cannot
+ * depend on the machine's speed is asserted: the coarse clocks are cheaper
+ * than a forced system call of themselves, every figure is positive, and a bad
+ * clock id reports its error instead of a cost. */
+#include "measure/measure.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <time.h>
+
+static void test_batch(void)
+{
+	const struct cd_clock_spec *mono = &cd_check_clocks[1];
+	CHECK_STR(mono->name, "CLOCK_MONOTONIC");
+	CHECK(cd_clock_batch(mono, false, 1000) > 0);
+	CHECK(cd_clock_batch(mono, true, 100) > 0);
+	struct cd_clock_spec bad = { "bogus", CD_CALL_CLOCK_GETTIME, 12345, true };
+	CHECK_INT((long)cd_clock_batch(&bad, false, 10), -EINVAL);
+	CHECK_INT((long)cd_clock_batch(&bad, true, 10), -EINVAL);
+	struct cd_clock_cost c;
+	cd_measure_clock(&bad, 0.01, &c);
+	CHECK(!c.measured);
+	CHECK_INT(c.err, -EINVAL);
+}
+
+static void test_check_set(void)
+{
+	struct cd_measurements m;
+	cd_measure_check(&m, 0.3);
+	CHECK(m.done);
+	CHECK_INT(m.n, CD_N_CHECK_CLOCKS);
+	CHECK(m.elapsed_s > 0);
+	for (int i = 0; i < m.n; i++) {
+		const struct cd_clock_cost *c = &m.c[i];
+		CHECK(c->measured);
+		CHECK(c->ns_per_call > 0 && c->syscall_ns > 0);
+		CHECK(c->ns_min <= c->ns_per_call && c->ns_per_call <= c->ns_max);
+		CHECK(c->ratio > 0);
+		/* The coarse clocks and time() never read the clocksource. */
+		if (!c->spec->high_res) {
+			CHECK(!c->syscall);
+			if (c->syscall)
+				fprintf(stderr, "%s measured as a system call: %.1f ns vs %.1f ns\n", c->spec->name,
+				        c->ns_per_call, c->syscall_ns);
+		}
+	}
+}
+
+int main(void)
+{
+	test_batch();
+	test_check_set();
+	return unit_done("measure");
+}

@@ -1,0 +1,109 @@
+/* Unit tests of the output layer: JSON escaping and nesting, text wrapping. */
+#include "output/jsonw.h"
+#include "output/output.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+/* Run fn on a memory stream and return what it wrote (caller frees). */
+static char *capture(void (*fn)(FILE *, const void *), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fn(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static void escape_fn(FILE *f, const void *arg)
+{
+	cd_json_escape(f, arg);
+}
+
+static void test_escape(void)
+{
+	struct { const char *in, *out; } cases[] = {
+		{ "plain", "plain" },
+		{ "a\"b\\c", "a\\\"b\\\\c" },
+		{ "tab\there\nnl\rcr", "tab\\there\\nnl\\rcr" },
+		{ "\x01\x1f", "\\u0001\\u001f" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },               /* valid UTF-8 kept */
+		{ "\xe6\x97\xb6\xe9\x92\x9f", "\xe6\x97\xb6\xe9\x92\x9f" },
+		{ "bad\xff" "byte", "bad\\ufffdbyte" },         /* invalid bytes replaced */
+		{ "cut\xe6\x97", "cut\\ufffd\\ufffd" },         /* truncated sequence */
+		{ "\xc0\xaf", "\\ufffd\\ufffd" },               /* overlong encoding */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = capture(escape_fn, cases[i].in);
+		CHECK_STR(got, cases[i].out);
+		free(got);
+	}
+}
+
+static void nested_fn(FILE *f, const void *arg)
+{
+	(void)arg;
+	struct cd_jsonw w;
+	cd_jsonw_init(&w, f, 0);
+	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_string(&w, "s", "x");
+	cd_jsonw_string(&w, "n", NULL);
+	cd_jsonw_begin_array(&w, "a");
+	cd_jsonw_int(&w, NULL, 1);
+	cd_jsonw_number(&w, NULL, 0.5);
+	cd_jsonw_number(&w, NULL, 0.0 / 0.0);
+	cd_jsonw_bool(&w, NULL, true);
+	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_end_object(&w);
+	cd_jsonw_end_array(&w);
+	cd_jsonw_begin_array(&w, "empty");
+	cd_jsonw_end_array(&w);
+	cd_jsonw_null(&w, "z");
+	cd_jsonw_end_object(&w);
+}
+
+static void test_nesting(void)
+{
+	char *got = capture(nested_fn, NULL);
+	CHECK_STR(got, "{\"s\":\"x\",\"n\":null,\"a\":[1,0.5,null,true,{}],\"empty\":[],\"z\":null}");
+	free(got);
+}
+
+static void wrap_fn(FILE *f, const void *arg)
+{
+	cd_wrap(f, arg, 4, 40);
+}
+
+static void test_wrap(void)
+{
+	char *got = capture(wrap_fn, "one two three four five six seven eight nine ten eleven\n"
+	                             "$ a command that is much longer than forty columns stays whole\n"
+	                             "short");
+	CHECK_STR(got, "    one two three four five six seven\n"
+	               "    eight nine ten eleven\n"
+	               "    $ a command that is much longer than forty columns stays whole\n"
+	               "    short\n");
+	free(got);
+	/* A word longer than the line is cut, never looping forever. */
+	char word[200];
+	memset(word, 'w', sizeof word - 1);
+	word[sizeof word - 1] = '\0';
+	got = capture(wrap_fn, word);
+	size_t lines = 0;
+	for (char *p = got; *p; p++)
+		lines += *p == '\n';
+	CHECK_INT(lines, 6); /* 199 characters, 36 a line */
+	free(got);
+	got = capture(wrap_fn, "");
+	CHECK_STR(got, "");
+	free(got);
+}
+
+int main(void)
+{
+	test_escape();
+	test_nesting();
+	test_wrap();
+	return unit_done("output");
+}

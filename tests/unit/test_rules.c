@@ -1,0 +1,325 @@
+/* Unit tests of the diagnosis: facts built by hand in, findings out. */
+#include "diagnose/diagnose.h"
+#include "probe/probe.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+static struct cd_facts *facts(const char *current, const char *available, const char *release)
+{
+	struct cd_facts *f = calloc(1, sizeof *f);
+	f->kernel.ver_major = f->kernel.ver_minor = f->kernel.ver_patch = -1;
+	if (current)
+		cd_parse_clocksource_current(current, &f->cs);
+	if (available)
+		cd_parse_clocksource_list(available, &f->cs);
+	if (release) {
+		snprintf(f->kernel.release, sizeof f->kernel.release, "%s", release);
+		f->kernel.have_release = true;
+		cd_parse_kernel_release(release, &f->kernel);
+	}
+	return f;
+}
+
+static void cpu(struct cd_facts *f, const char *vendor, int count, unsigned flags)
+{
+	f->cpu.have_cpuinfo = true;
+	snprintf(f->cpu.vendor, sizeof f->cpu.vendor, "%s", vendor);
+	f->cpu.count = count;
+	f->cpu.flags = f->cpu.flags_all = flags;
+}
+
+static void log_text(struct cd_facts *f, const char *text)
+{
+	f->klog.readable = true;
+	f->klog.source = CD_KLOG_FILE;
+	cd_klog_parse(text, strlen(text), &f->klog);
+}
+
+static const struct cd_finding *find(const struct cd_report *r, const char *code)
+{
+	return cd_report_find(r, code);
+}
+
+static int sev(const struct cd_report *r, const char *code)
+{
+	const struct cd_finding *x = find(r, code);
+	return x ? (int)x->severity : -1;
+}
+
+/* A measurement as if every high-resolution call cost ratio times a forced
+ * system call. */
+static void fake_measure(struct cd_measurements *m, double ratio)
+{
+	memset(m, 0, sizeof *m);
+	m->done = true;
+	m->n = CD_N_CHECK_CLOCKS;
+	for (int i = 0; i < m->n; i++) {
+		struct cd_clock_cost *c = &m->c[i];
+		c->spec = &cd_check_clocks[i];
+		c->measured = true;
+		c->syscall_ns = 900;
+		c->ratio = c->spec->high_res ? ratio : 0.03;
+		c->ns_per_call = c->ratio * c->syscall_ns;
+		c->sys_share = -1;
+		c->syscall = cd_verdict_syscall(c->ratio, c->sys_share);
+	}
+}
+
+static void test_acpi_pm_after_warp(void)
+{
+	struct cd_facts *f = facts("acpi_pm", "acpi_pm", "3.2.0-4-686-pae");
+	cpu(f, "GenuineIntel", 8, CD_CPU_TSC | CD_CPU_CONSTANT_TSC | CD_CPU_RDTSCP);
+	log_text(f, "[    0.144008] TSC synchronization [CPU#0 -> CPU#1]:\n"
+	            "[    0.144008] Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.\n"
+	            "[    0.144008] Marking TSC unstable due to check_tsc_sync_source failed\n");
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(r.status, CD_STATUS_CRITICAL);
+	CHECK_INT(sev(&r, "slow-clocksource"), CD_SEV_CRITICAL);
+	CHECK_INT(sev(&r, "tsc-unstable-sync"), CD_SEV_WARNING);
+	CHECK_INT(sev(&r, "fix-needs-newer-kernel"), CD_SEV_WARNING);
+	CHECK(strstr(find(&r, "tsc-unstable-sync")->title, "66930") != NULL);
+	CHECK(find(&r, "vdso-fallback") == NULL); /* nothing measured */
+	CHECK(!r.measured);
+	/* Most severe first. */
+	CHECK_INT(r.f[0].severity, CD_SEV_CRITICAL);
+
+	/* The same on 3.3: tsc=reliable is the fix, and no newer kernel is needed. */
+	snprintf(f->kernel.release, sizeof f->kernel.release, "3.3.0-1-amd64");
+	cd_parse_kernel_release(f->kernel.release, &f->kernel);
+	cd_diagnose(f, NULL, &r);
+	CHECK(find(&r, "fix-needs-newer-kernel") == NULL);
+	CHECK(strstr(find(&r, "slow-clocksource")->fix_lasting, "tsc=reliable") != NULL);
+	free(f);
+}
+
+static void test_measured_fallback_on_tsc(void)
+{
+	/* On tsc the vDSO should serve; a measured fallback means something else
+	 * is wrong (vdso=0, a sandbox). */
+	struct cd_facts *f = facts("tsc", "tsc hpet", "6.1.0-1-amd64");
+	struct cd_measurements m;
+	fake_measure(&m, 1.0);
+	struct cd_report r;
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(r.status, CD_STATUS_CRITICAL);
+	const struct cd_finding *x = find(&r, "vdso-fallback");
+	CHECK(x && strstr(x->fix_now, "vdso=0") != NULL);
+	CHECK(find(&r, "slow-clocksource") == NULL);
+	CHECK(r.measured);
+
+	fake_measure(&m, 0.1);
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(r.status, CD_STATUS_OK);
+	CHECK_INT(r.n, 0);
+	CHECK(strstr(r.verdict, "cheap") != NULL);
+	free(f);
+}
+
+static void test_measurement_contradicts_rule(void)
+{
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", "6.1.0-1-amd64");
+	struct cd_measurements m;
+	fake_measure(&m, 0.1);
+	struct cd_report r;
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(sev(&r, "slow-clocksource"), CD_SEV_WARNING);
+	fake_measure(&m, 0.98);
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(sev(&r, "slow-clocksource"), CD_SEV_CRITICAL);
+	CHECK_INT(sev(&r, "vdso-fallback"), CD_SEV_CRITICAL);
+	free(f);
+}
+
+static void test_kvm_clock(void)
+{
+	struct cd_facts *f = facts("kvm-clock", "kvm-clock tsc acpi_pm", "6.1.0-1-amd64");
+	cpu(f, "GenuineIntel", 4, CD_CPU_TSC | CD_CPU_CONSTANT_TSC | CD_CPU_NONSTOP_TSC | CD_CPU_HYPERVISOR);
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(r.status, CD_STATUS_OK);
+	CHECK_INT(sev(&r, "clocksource-unverified"), CD_SEV_INFO);
+
+	struct cd_measurements m;
+	fake_measure(&m, 0.95);
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(r.status, CD_STATUS_CRITICAL);
+	const struct cd_finding *x = find(&r, "kvmclock-no-vdso");
+	CHECK(x && strstr(x->fix_now, "echo tsc") != NULL);
+	CHECK(find(&r, "clocksource-unverified") == NULL);
+
+	fake_measure(&m, 0.12);
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(r.status, CD_STATUS_OK);
+	CHECK_INT(r.n, 0);
+
+	f->kernel.cmd_no_kvmclock_vsyscall = true;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(sev(&r, "slow-clocksource"), CD_SEV_CRITICAL);
+	CHECK_INT(sev(&r, "clocksource-forced"), CD_SEV_WARNING);
+	free(f);
+}
+
+static void test_ntp_severity(void)
+{
+	struct cd_facts *f = facts("tsc", "tsc hpet", "6.1.0-1-amd64");
+	f->ntp.have = true;
+	f->ntp.synchronized = false;
+	f->ntp.state = 5;
+	f->ntp.status = 0x40;
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(sev(&r, "ntp-unsynchronized"), CD_SEV_INFO);
+	CHECK_INT(r.status, CD_STATUS_OK);
+
+	/* With a TSC fix in force, the clock's discipline is the only check left. */
+	f->kernel.cmd_tsc_reliable = true;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(sev(&r, "ntp-unsynchronized"), CD_SEV_WARNING);
+	CHECK_INT(sev(&r, "tsc-reliable-set"), CD_SEV_INFO);
+	CHECK_INT(r.status, CD_STATUS_WARNING);
+
+	/* With a TSC fix advised in the same report. */
+	free(f);
+	f = facts("hpet", "hpet acpi_pm", "6.1.0-1-amd64");
+	f->ntp.have = true;
+	log_text(f, "[0.27] tsc: Marking TSC unstable due to TSCs unsynchronized\n");
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(sev(&r, "ntp-unsynchronized"), CD_SEV_WARNING);
+
+	f->ntp.synchronized = true;
+	cd_diagnose(f, NULL, &r);
+	CHECK(find(&r, "ntp-unsynchronized") == NULL);
+	free(f);
+}
+
+static void test_not_invariant_severity(void)
+{
+	struct cd_facts *f = facts("tsc", "tsc hpet", "6.1.0-1-amd64");
+	cpu(f, "AuthenticAMD", 1, CD_CPU_TSC);
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(sev(&r, "tsc-not-invariant"), CD_SEV_INFO);
+	CHECK_INT(r.status, CD_STATUS_OK);
+	cd_parse_clocksource_current("hpet", &f->cs);
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(sev(&r, "tsc-not-invariant"), CD_SEV_WARNING);
+	f->cpu.flags = f->cpu.flags_all = CD_CPU_TSC | CD_CPU_CONSTANT_TSC | CD_CPU_NONSTOP_TSC;
+	cd_diagnose(f, NULL, &r);
+	CHECK(find(&r, "tsc-not-invariant") == NULL);
+	/* No TSC at all (an arm64 box): nothing to say about invariance. */
+	f->cpu.flags = f->cpu.flags_all = 0;
+	cd_diagnose(f, NULL, &r);
+	CHECK(find(&r, "tsc-not-invariant") == NULL);
+	free(f);
+}
+
+static void test_watchdog(void)
+{
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", "6.1.0-1-amd64");
+	cpu(f, "GenuineIntel", 4, CD_CPU_TSC | CD_CPU_CONSTANT_TSC | CD_CPU_NONSTOP_TSC);
+	log_text(f,
+	         "[    0.000000] tsc: Detected 2000.000 MHz processor\n"
+	         "[ 3007.005852] clocksource: timekeeping watchdog on CPU0: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+	         "[ 3007.005853] clocksource:                       'hpet' wd_nsec: 500000000 wd_now: 1 wd_last: 0 mask: ffffffff\n"
+	         "[ 3007.005854] clocksource:                       'tsc' cs_nsec: 600000000 cs_now: 2 cs_last: 1 mask: ffffffffffffffff\n"
+	         "[ 3007.005854] tsc: Marking TSC unstable due to clocksource watchdog\n");
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	const struct cd_finding *x = find(&r, "tsc-unstable-watchdog");
+	CHECK(x != NULL);
+	if (x) {
+		CHECK(strstr(x->title, "against hpet") != NULL);
+		/* 5.2 and later: turn off only the watchdog, keep the boot-time test. */
+		CHECK(strstr(x->fix_lasting, "tsc=nowatchdog") != NULL);
+		bool skew = false;
+		for (int i = 0; i < x->n_evidence; i++)
+			skew |= strstr(x->evidence[i], "a skew of 100.0 ms") != NULL;
+		CHECK(skew);
+	}
+	/* Before 5.2 there is no tsc=nowatchdog. */
+	cd_parse_kernel_release("4.19.0", &f->kernel);
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "tsc-unstable-watchdog");
+	CHECK(x && strstr(x->fix_lasting, "tsc=reliable") != NULL && !strstr(x->fix_lasting, "nowatchdog"));
+	free(f);
+}
+
+static void test_unknown(void)
+{
+	struct cd_facts *f = facts(NULL, NULL, NULL);
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(r.status, CD_STATUS_UNKNOWN);
+	CHECK_INT(r.n, 0);
+	/* A container without /sys: the measurement alone still tells. */
+	struct cd_measurements m;
+	fake_measure(&m, 0.1);
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(r.status, CD_STATUS_OK);
+	fake_measure(&m, 1.0);
+	cd_diagnose(f, &m, &r);
+	CHECK_INT(r.status, CD_STATUS_CRITICAL);
+	CHECK(find(&r, "vdso-fallback") != NULL);
+	free(f);
+}
+
+static void verdict(const char *name, const char *release, enum cd_vdso want)
+{
+	struct cd_facts *f = facts(NULL, NULL, release);
+	struct cd_cs_verdict v;
+	cd_clocksource_verdict(name, f, &v);
+	if ((int)v.vdso != (int)want)
+		fprintf(stderr, "clocksource %s on %s\n", name, release ? release : "(unknown)");
+	CHECK_INT(v.vdso, want);
+	CHECK(v.why[0] != '\0');
+	free(f);
+}
+
+static void test_clocksource_verdicts(void)
+{
+	verdict("tsc", "6.1.0", CD_VDSO_YES);
+	verdict("tsc-early", NULL, CD_VDSO_YES);
+	verdict("hpet", "6.1.0", CD_VDSO_NO);
+	verdict("hpet", "4.6.0", CD_VDSO_YES);
+	verdict("hpet", "4.4.189", CD_VDSO_YES);
+	verdict("hpet", "4.4.190", CD_VDSO_NO);
+	verdict("hpet", NULL, CD_VDSO_NO);
+	verdict("acpi_pm", "2.6.32", CD_VDSO_NO);
+	verdict("jiffies", NULL, CD_VDSO_NO);
+	verdict("refined-jiffies", NULL, CD_VDSO_NO);
+	verdict("kvm-clock", "3.7.0", CD_VDSO_NO);
+	verdict("kvm-clock", "3.8.0", CD_VDSO_DEPENDS);
+	verdict("kvm-clock", NULL, CD_VDSO_DEPENDS);
+	verdict("xen", "5.10.0", CD_VDSO_DEPENDS);
+	verdict("hyperv_clocksource_tsc_page", NULL, CD_VDSO_YES);
+	verdict("hyperv_clocksource_msr", NULL, CD_VDSO_NO);
+	verdict("arch_sys_counter", "6.1.0", CD_VDSO_YES);
+	verdict("mystery-clock", NULL, CD_VDSO_UNKNOWN);
+}
+
+static void test_verdict_rule(void)
+{
+	CHECK(!cd_verdict_syscall(0.1, -1));
+	CHECK(!cd_verdict_syscall(0.1, 0.9));   /* cheap calls are never system calls */
+	CHECK(!cd_verdict_syscall(0.5, 0.2));
+	CHECK(cd_verdict_syscall(0.5, 0.8));
+	CHECK(cd_verdict_syscall(0.6, -1));
+	CHECK(cd_verdict_syscall(1.05, 0.0));
+}
+
+int main(void)
+{
+	test_acpi_pm_after_warp();
+	test_measured_fallback_on_tsc();
+	test_measurement_contradicts_rule();
+	test_kvm_clock();
+	test_ntp_severity();
+	test_not_invariant_severity();
+	test_watchdog();
+	test_unknown();
+	test_clocksource_verdicts();
+	test_verdict_rule();
+	return unit_done("rules");
+}
