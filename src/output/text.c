@@ -83,10 +83,10 @@ static void facts_block(FILE *out, const struct cd_facts *f)
 {
 	char line[600];
 	const char *hv = cd_hv_display(f->hv.kind);
-	snprintf(line, sizeof line, "machine: %s%s, %d CPU%s%s%s, kernel %s", hv,
+	snprintf(line, sizeof line, "machine: %s%s, %d CPU%s%s%s%s, kernel %s", hv,
 	         f->hv.kind == CD_HV_NONE || f->hv.kind == CD_HV_UNKNOWN ? "" : " guest",
-	         f->cpu.count, f->cpu.count == 1 ? "" : "s",
-	         f->cpu.vendor[0] ? " " : "", f->cpu.vendor, f->kernel.have_release ? f->kernel.release : "unknown");
+	         f->cpu.count, f->cpu.count == 1 ? "" : "s", f->cpu.vendor[0] ? " (" : "", f->cpu.vendor,
+	         f->cpu.vendor[0] ? ")" : "", f->kernel.have_release ? f->kernel.release : "unknown");
 	if (!f->cpu.have_cpuinfo)
 		snprintf(line, sizeof line, "machine: %s, CPUs unknown, kernel %s", hv,
 		         f->kernel.have_release ? f->kernel.release : "unknown");

@@ -158,23 +158,27 @@ static bool parse_khz(const char *p, uint32_t *khz)
 	return true;
 }
 
-/* Copy at most n bytes of s (stopping at its NUL) into dst, trailing blanks
- * and dots dropped, anything but printable ASCII as '?'. */
+/* Copy at most n bytes of s (stopping at its NUL) into dst, anything but
+ * printable ASCII as '?', trailing blanks dropped. */
 static void copy_clean(char *dst, size_t cap, const char *s, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i + 1 < cap && i < n && s[i]; i++)
 		dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	while (i > 0 && (dst[i - 1] == ' ' || dst[i - 1] == '.'))
+	while (i > 0 && dst[i - 1] == ' ')
 		i--;
 	dst[i] = 0;
 }
 
-/* Into a name, s up to the first of stops. */
+/* Into a name, s up to the first of stops, without the sentence's final dot. */
 static void copy_upto(char *dst, const char *s, const char *stops)
 {
-	copy_clean(dst, CD_NAME_MAX, s, strcspn(s, stops));
+	size_t n = strcspn(s, stops);
+
+	while (n > 0 && (s[n - 1] == '.' || is_space(s[n - 1])))
+		n--;
+	copy_clean(dst, CD_NAME_MAX, s, n);
 }
 
 /* ---- the prefix each layout puts before the message ---- */

@@ -781,7 +781,7 @@ def _cli_boot(args, tools):
         log(" ".join(shlex.quote(a) for a in argv))
         return subprocess.call(argv)
     r = boot(tools, img, args.smp, args.cpu, args.append or "", args.mem, args.timeout,
-             run_dir=args.run_dir, label="boot", echo=not args.quiet)
+             run_dir=args.run_dir or cache_dir() / "runs" / "boot", label="boot", echo=not args.quiet)
     print(r.describe())
     for name, s in r.steps.items():
         print("----- %s rc=%d\n%s" % (name, s.rc, s.stdout), end="")

@@ -200,7 +200,7 @@ static void test_fixture_qemu(void)
 	const struct cd_event *e;
 	CHECK_INT(l->lines, 380);
 	CHECK_INT(l->reaches_boot, 1);
-	CHECK_INT(l->n_events, 6);
+	CHECK_INT(l->n_events, 5);
 	CHECK((e = find(l, CD_EV_KERNEL_VERSION, 0)) && strcmp(e->name, "6.1.0-56-amd64") == 0);
 	CHECK_INT(count(l, CD_EV_CMDLINE), 1);   /* "Kernel command line:" is the same */
 	CHECK((e = find(l, CD_EV_CMDLINE, 0)) && strcmp(e->line, "Command line: console=ttyS0 loglevel=4") == 0);
@@ -399,7 +399,7 @@ static void test_watchdog(void)
 		  "[10.0] clocksource:                       'hpet' wd_now: 30 wd_last: 10 mask: ffffffff\n"
 		  "[20.0] clocksource:                       'tsc' cs_now: 30 cs_last: 10 mask: ffffffffffffffff\n");
 	CHECK_INT(count(l, CD_EV_WATCHDOG_SKEW), 3);
-	CHECK_INT(l->events[0].wd_cycles, 5);
+	CHECK_INT(l->events[0].wd_cycles, 0x10 - 0x5);
 	CHECK_INT(l->events[1].wd_cycles, 0x20);
 	CHECK(l->events[2].cs_cycles == 0x20 && l->events[2].wd_cycles == 0);
 	/* Numbers too big are unknown, not wrapped */

@@ -16,3 +16,4 @@ def check(r):
     assert "clocksource-forced" in c.codes
     for cid in HIGH_RES:
         assert j["measurements"][cid]["syscall"] is True, cid
+    assert j["measurements"]["gettimeofday"]["syscall"] is True

@@ -15,7 +15,10 @@ def check(r):
     assert j["clocksource"]["current"] == "hpet"
     assert {"slow-clocksource", "tsc-unstable-sync", "vdso-fallback"} <= c.codes
     assert j["measured"] is True
+    assert j["hypervisor"]["name"] == "qemu-tcg"
+    assert j["kernel_log"]["readable"] is True      # root reads the ring buffer
     for cid in HIGH_RES:
         assert j["measurements"][cid]["syscall"] is True, cid
+    assert j["measurements"]["gettimeofday"]["syscall"] is True
     for cid in COARSE:
         assert j["measurements"][cid]["syscall"] is False, cid
