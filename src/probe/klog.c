@@ -718,13 +718,9 @@ void cd_klog_parse(const char *text, size_t len, struct cd_klog *log)
 
 const char *cd_klog_source_name(enum cd_klog_source s)
 {
-	switch (s) {
-	case CD_KLOG_FILE: return "file";
-	case CD_KLOG_RING: return "ring";
-	case CD_KLOG_JOURNAL: return "journal";
-	case CD_KLOG_NONE: break;
-	}
-	return "none";
+	static const char *const names[] = { "none", "file", "ring", "journal" };
+
+	return (unsigned)s < ARRAY_LEN(names) ? names[s] : "none";
 }
 
 /* ---- the live machine ---- */
@@ -884,13 +880,16 @@ static void say_why(char *why, size_t cap, int ring_err, const char *more)
 char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap)
 {
 	char *ring = NULL, dummy[1];
-	size_t rlen = 0, jlen = 0;
+	size_t rlen = 0, jlen = 0, dummy_len;
+	enum cd_klog_source dummy_source;
 	int jerr = 0;
 
 	if (!why_not || why_cap == 0) {
 		why_not = dummy;
 		why_cap = sizeof dummy;
 	}
+	len = len ? len : &dummy_len;
+	source = source ? source : &dummy_source;
 	why_not[0] = 0;
 	*len = 0;
 	*source = CD_KLOG_NONE;

@@ -147,13 +147,60 @@ def test_folders_where_files_should_be(cd, tmp_path):
     assert r.rc == 3 and r.json()["status"] == "unknown"
 
 
-def test_unreadable_file(cd, tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root reads files whatever their mode")
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n"})
-    (root / CS / "current_clocksource").chmod(0)
-    doc = cd("check", "--json", "--root", str(root)).json()
-    assert any("permission" in u for u in doc["unknown"])
+def as_user(args):
+    """Run as an unprivileged user: as ourselves, or as nobody through setpriv when root."""
+    if os.geteuid() != 0:
+        return list(args)
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        pytest.skip("root without setpriv cannot drop privileges")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", *args]
+
+
+def shared_tmp():
+    """A folder an unprivileged user can enter (pytest's tmp_path is private to root)."""
+    import tempfile
+    d = pathlib.Path(tempfile.mkdtemp(prefix="cd-cli-"))
+    d.chmod(0o755)
+    return d
+
+
+def test_unreadable_file(tmp_path):
+    import subprocess
+    from conftest import BINARY
+    root = shared_tmp()
+    try:
+        make_root(root, {f"{CS}/current_clocksource": "hpet\n", "proc/cpuinfo": "processor : 0\n"})
+        (root / CS / "current_clocksource").chmod(0)
+        p = subprocess.run(as_user([BINARY, "check", "--json", "--root", str(root)]),
+                           capture_output=True, text=True, timeout=60)
+        doc = json.loads(p.stdout)
+        assert any("current clocksource: permission denied" in u for u in doc["unknown"])
+        assert doc["status"] == "unknown" and p.returncode == 3
+    finally:
+        shutil.rmtree(root)
+
+
+def test_live_check_without_root():
+    """With kernel.dmesg_restrict=1 an ordinary user cannot read the kernel log:
+    check still diagnoses from the rest and says what it could not read."""
+    import subprocess
+    from conftest import BINARY
+    try:
+        restrict = pathlib.Path("/proc/sys/kernel/dmesg_restrict").read_text().strip()
+    except OSError:
+        pytest.skip("no /proc/sys/kernel/dmesg_restrict")
+    p = subprocess.run(as_user([BINARY, "check", "--json"]), capture_output=True, text=True,
+                       timeout=60)
+    doc = json.loads(p.stdout)
+    assert doc["measured"] is True
+    assert doc["clocksource"]["current"] == live_clocksource()
+    log = doc["kernel_log"]
+    if restrict == "1" and log["source"] != "journal":
+        assert log["source"] in ("ring", "none")
+        assert log["readable"] is False
+        assert "dmesg_restrict" in log["note"]
+        assert any("kernel log" in u for u in doc["unknown"])
 
 
 def test_enormous_and_truncated_kernel_log(cd, tmp_path):
@@ -277,11 +324,15 @@ def test_snapshot_round_trip(cd, tmp_path):
     assert cd("snapshot", "--force", str(snap)).rc == 0
 
 
-def test_snapshot_unwritable(cd, tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root writes anywhere")
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    r = cd("snapshot", str(ro / "snap"))
-    assert r.rc != 0 and r.err
+def test_snapshot_unwritable():
+    import subprocess
+    from conftest import BINARY
+    ro = shared_tmp()
+    try:
+        ro.chmod(0o555)
+        p = subprocess.run(as_user([BINARY, "snapshot", str(ro / "snap")]), capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 3 and "cannot create" in p.stderr
+    finally:
+        ro.chmod(0o755)
+        shutil.rmtree(ro)
