@@ -229,6 +229,7 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 
 	cd_jsonw_begin_object(&w, "hypervisor");
 	cd_jsonw_string(&w, "name", cd_hv_name(f->hv.kind));
+	string_or_null(&w, "display", true, f->hv.display);
 	string_or_null(&w, "from", true, f->hv.from);
 	string_or_null(&w, "cpuid_signature", true, f->hv.cpuid_signature);
 	string_or_null(&w, "sys_hypervisor_type", true, f->hv.sys_hypervisor_type);

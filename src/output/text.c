@@ -82,7 +82,7 @@ void cd_wrap(FILE *out, const char *text, int indent, int width)
 static void facts_block(FILE *out, const struct cd_facts *f)
 {
 	char line[600];
-	const char *hv = cd_hv_display(f->hv.kind);
+	const char *hv = f->hv.display[0] ? f->hv.display : cd_hv_display(f->hv.kind);
 	snprintf(line, sizeof line, "machine: %s%s, %d CPU%s%s%s%s, kernel %s", hv,
 	         f->hv.kind == CD_HV_NONE || f->hv.kind == CD_HV_UNKNOWN ? "" : " guest",
 	         f->cpu.count, f->cpu.count == 1 ? "" : "s", f->cpu.vendor[0] ? " (" : "", f->cpu.vendor,

@@ -365,7 +365,7 @@ int cd_parse_cpuid_txt(const char *text, size_t len, struct cd_cpuid *c)
 		}
 		pos = nl ? end + 1 : len;
 	}
-	cd_cpuid_derive(c);
+	cd_cpuid_derive(c); /* a parsed table is complete, as a live one is */
 	return c->n > 0 ? c->n : -EINVAL;
 }
 
