@@ -13,7 +13,7 @@ PYTHON  ?= python3
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CSTD    := -std=c11 -D_GNU_SOURCE
 OPT     ?= -O2 -g
-CPPFLAGS += -Isrc -Iinclude
+CPPFLAGS += -Isrc -Ilib -Iinclude
 LDLIBS  += -lpthread -lm
 
 # SANITIZE=1 builds everything, tests included, with AddressSanitizer and
@@ -30,7 +30,9 @@ endif
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 
-SRC      := $(sort $(wildcard src/*.c src/*/*.c))
+# lib/ holds the code libfastclock will share with the command (TSC sync and
+# frequency); it is linked into the command from the start.
+SRC      := $(sort $(wildcard src/*.c src/*/*.c lib/*.c))
 MAIN_SRC := src/main.c
 MOD_SRC  := $(filter-out $(MAIN_SRC),$(SRC))
 MOD_OBJ  := $(MOD_SRC:%.c=$(B)/obj/%.o)
