@@ -68,12 +68,14 @@ static long raw_time(void)
 #endif
 }
 
-double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n)
+/* Run n calls; *wall and *cpu receive the wall-clock and thread-CPU time they
+ * took.  Returns 0, or -errno when the call fails. */
+static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, double *wall, double *cpu)
 {
 	struct timespec ts = { 0, 0 };
 	struct timeval tv = { 0, 0 };
 	long acc = 0;
-	double t0 = batch_clock_ns();
+	double w0 = wall_ns(), c0 = batch_clock_ns();
 	switch (spec->kind) {
 	case CD_CALL_CLOCK_GETTIME:
 		if (forced) {
@@ -113,10 +115,49 @@ double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n)
 		}
 		break;
 	}
-	double t1 = batch_clock_ns();
+	double c1 = batch_clock_ns(), w1 = wall_ns();
 	sink = acc;
-	return t1 - t0;
+	*wall = w1 - w0;
+	*cpu = c1 - c0;
+	return 0;
 }
+
+/* The thread-CPU clock is trusted only where it agrees with physics: more
+ * than zero, and no more than the wall time that passed.  On a kernel whose
+ * sched_clock is unstable (a TCG guest, a machine whose TSC was rejected:
+ * exactly the machines this tool is for) it can read a delta of 0, and a
+ * batch must then fall back to the wall clock. */
+double cd_batch_cost(double wall, double cpu)
+{
+	if (cpu > 0 && cpu >= 0.05 * wall && cpu <= wall * 1.05 + 50e3)
+		return cpu;
+	return wall;
+}
+
+double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n)
+{
+	double wall, cpu;
+	int rc = run_calls(spec, forced, n, &wall, &cpu);
+	return rc < 0 ? rc : cd_batch_cost(wall, cpu);
+}
+
+/* Wall nanoseconds one call takes, from enough calls to last 50 us: the
+ * sizing of batches must never rest on a clock that may read 0. */
+static double probe_per_call(const struct cd_clock_spec *spec, bool forced, int *err)
+{
+	for (long n = 16;; n *= 2) {
+		double wall, cpu;
+		int rc = run_calls(spec, forced, n, &wall, &cpu);
+		if (rc < 0) {
+			*err = rc;
+			return 0;
+		}
+		if (wall >= 50e3 || n >= (1L << 22))
+			return wall / (double)n > 0.1 ? wall / (double)n : 0.1;
+	}
+}
+
+
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -155,48 +196,50 @@ void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct 
 	out->spec = spec;
 	out->sys_share = -1;
 
-	/* Size a batch so that BATCHES of each kind fit the budget. */
-	double probe = cd_clock_batch(spec, true, 32);
-	if (probe < 0) {
-		out->err = (int)probe;
+	/* Size both kinds of batch so that BATCHES of each fit the budget. */
+	int err = 0;
+	double per_forced = probe_per_call(spec, true, &err);
+	double per_lib = err ? 0 : probe_per_call(spec, false, &err);
+	if (err) {
+		out->err = err;
 		return;
 	}
-	double per_call = probe / 32 > 1 ? probe / 32 : 1;
 	double batch_ns = budget_s * 1e9 / (2.0 * BATCHES);
-	long n_forced = (long)(batch_ns / per_call);
+	long n_forced = (long)(batch_ns / per_forced), n_lib = (long)(batch_ns / per_lib);
 	if (n_forced < 16)
 		n_forced = 16;
-
-	double lib[BATCHES], sys[BATCHES];
-	/* The libc path is usually much cheaper: give it more calls a batch, from
-	 * its own first estimate, so both kinds of batch last about as long. */
-	double lprobe = cd_clock_batch(spec, false, 64);
-	if (lprobe < 0) {
-		out->err = (int)lprobe;
-		return;
-	}
-	double lper = lprobe / 64 > 0.5 ? lprobe / 64 : 0.5;
-	long n_lib = (long)(batch_ns / lper);
 	if (n_lib < 16)
 		n_lib = 16;
 
+	/* However the machine behaves (a host that stops the guest, a clock that
+	 * jumps), the measurement ends: after 3 batches, past 10 times its
+	 * budget, it stops with what it has. */
+	double deadline = wall_ns() + 10 * budget_s * 1e9 + 0.5e9;
+	double lib[BATCHES], sys[BATCHES];
+	int nb = 0;
 	bool have_rusage = cpu_seconds(false) >= 0;
 	double lib_cpu_u = 0, lib_cpu_s = 0;
-	for (int b = 0; b < BATCHES; b++) {
+	while (nb < BATCHES && (nb < 3 || wall_ns() < deadline)) {
 		double a_u = cpu_seconds(false), a_s = cpu_seconds(true);
 		double t = cd_clock_batch(spec, false, n_lib);
 		lib_cpu_u += cpu_seconds(false) - a_u;
 		lib_cpu_s += cpu_seconds(true) - a_s;
-		lib[b] = t / (double)n_lib;
-		sys[b] = cd_clock_batch(spec, true, n_forced) / (double)n_forced;
+		double f = cd_clock_batch(spec, true, n_forced);
+		if (t < 0 || f < 0) {
+			out->err = (int)(t < 0 ? t : f);
+			return;
+		}
+		lib[nb] = t / (double)n_lib;
+		sys[nb] = f / (double)n_forced;
+		nb++;
 	}
-	qsort(lib, BATCHES, sizeof lib[0], cmp_double);
-	qsort(sys, BATCHES, sizeof sys[0], cmp_double);
+	qsort(lib, (size_t)nb, sizeof lib[0], cmp_double);
+	qsort(sys, (size_t)nb, sizeof sys[0], cmp_double);
 	out->measured = true;
-	out->ns_per_call = lib[BATCHES / 2];
+	out->ns_per_call = lib[nb / 2];
 	out->ns_min = lib[0];
-	out->ns_max = lib[BATCHES - 1];
-	out->syscall_ns = sys[BATCHES / 2];
+	out->ns_max = lib[nb - 1];
+	out->syscall_ns = sys[nb / 2];
 	out->ratio = out->syscall_ns > 0 ? out->ns_per_call / out->syscall_ns : 0;
 	/* Below a few ticks of CPU time the split is noise. */
 	double cpu = lib_cpu_u + lib_cpu_s;

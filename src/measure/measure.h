@@ -18,6 +18,16 @@ enum cd_call_kind {
 	CD_CALL_CLOCK_GETTIME,
 	CD_CALL_GETTIMEOFDAY,
 	CD_CALL_TIME,
+	/* The same three, always through syscall(2) (bench's "NAME/syscall"
+	 * ways): the libc and the forced batch are then the same call. */
+	CD_CALL_SYSCALL_CLOCK_GETTIME,
+	CD_CALL_SYSCALL_GETTIMEOFDAY,
+	CD_CALL_SYSCALL_TIME,
+	/* The CPU's raw counter (measure/counter.h); clockid holds the
+	 * counter's read variant (0, 1, 2: e.g. rdtsc, lfence;rdtsc, rdtscp).
+	 * Its forced batch is syscall(SYS_clock_gettime, CLOCK_MONOTONIC), the
+	 * system call that a program reading the counter avoids. */
+	CD_CALL_COUNTER,
 };
 
 struct cd_clock_spec {
@@ -57,8 +67,16 @@ double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n);
 /* Measure one clock within about budget_s seconds of wall time. */
 void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out);
 
+/* The same, sized by calls instead of time: about `calls` calls through
+ * libc in all (the forced batches get as much time as the libc ones). */
+void cd_measure_clock_calls(const struct cd_clock_spec *spec, long calls, struct cd_clock_cost *out);
+
 /* Measure every clock of cd_check_clocks within about budget_s in all. */
 void cd_measure_check(struct cd_measurements *m, double budget_s);
+
+/* A batch's cost from its wall and thread-CPU times: the CPU time when it is
+ * plausible (more than 0, no more than the wall time), else the wall time. */
+double cd_batch_cost(double wall_ns, double cpu_ns);
 
 /* The verdict rule, apart so that it can be tested: ratio to the forced
  * system call, and the system share (< 0 when unknown). */

@@ -61,7 +61,7 @@ GUEST_USER = ("lab", 1000, 1000)
 # loaded CI machine running two guests at once.
 DEFAULT_SCENARIO_TIMEOUT = 60
 BOOT_TIMEOUT = 40
-STEP_TIMEOUT = 45          # one step (busybox timeout inside the guest)
+STEP_TIMEOUT = 45          # one step (guest/run-step.c kills it after that)
 
 MARK = "====="
 
@@ -287,13 +287,15 @@ mark() { printf '%s\n' "$*" >$R; printf '%s\n' "$*"; }
 step() {
     name=$1; script=$2; limit=$3
     mark "=====BEGIN $name====="
-    { timeout $limit sh "$script" </dev/null 2>/tmp/.err; echo $? >/tmp/.rc; } | tee /tmp/.out
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    { run-step $limit sh "$script" </dev/null 2>/tmp/.err; echo $? >/tmp/.rc; } | tee /tmp/.out
     rc=$(cat /tmp/.rc)
+    t=$(awk "BEGIN { printf \"%.2f\", $(cut -d' ' -f1 /proc/uptime) - $t0 }")
     o=$(wc -c </tmp/.out); e=$(wc -c </tmp/.err)
     [ $e -gt 0 ] && { printf '\n=====STDERR %s=====\n' "$name"; cat /tmp/.err; }
-    printf '\n=====END %s rc=%d=====\n' "$name" $rc
+    printf '\n=====END %s rc=%d secs=%s=====\n' "$name" $rc $t
     { cat /tmp/.out; printf '\n=====STDERR %s=====\n' "$name"; cat /tmp/.err
-      printf '\n=====END %s rc=%d out=%d err=%d=====\n' "$name" $rc $o $e; } >$R
+      printf '\n=====END %s rc=%d out=%d err=%d secs=%s=====\n' "$name" $rc $o $e $t; } >$R
 }
 echo
 mark "=====LAB START $(uname -r) cpus=$(nproc) clocksource=$(cat $cs/current_clocksource) available=$(echo $(cat $cs/available_clocksource) | tr ' ' ,)====="
@@ -354,7 +356,8 @@ def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False):
     t.file("etc/group", "root:x:0:\n%s:x:%d:\n" % (name, gid))
     t.file("etc/hostname", "lab\n")
     t.file("usr/local/bin/wait-clocksource", WAIT_CLOCKSOURCE, 0o755)
-    progs = {"/usr/local/bin/as-user": GUEST_DIR / "as-user.c"}
+    progs = {"/usr/local/bin/as-user": GUEST_DIR / "as-user.c",
+             "/usr/local/bin/run-step": GUEST_DIR / "run-step.c"}
     progs.update(programs or {})
     for gpath, src in sorted(progs.items()):
         t.copy(gpath, compile_program(src), 0o755)
@@ -423,8 +426,9 @@ class StepResult:
     """One step's output.  .json parses stdout (failing with the output
     shown if it is not JSON); the other properties read clockdoctor's JSON."""
 
-    def __init__(self, name, stdout, stderr, rc):
+    def __init__(self, name, stdout, stderr, rc, secs=None):
         self.name, self.stdout, self.stderr, self.rc = name, stdout, stderr, rc
+        self.secs = secs          # the step's duration, by the guest's clock
         self._json = None
 
     def __repr__(self):
@@ -484,7 +488,7 @@ class BootResult:
         self.done = bool(re.search(r"^=====LAB DONE=====$", text, re.M))
         for m in re.finditer(r"^=====BEGIN (.+?)=====\n", text, re.M):
             name = m.group(1)
-            end = re.compile(r"\n=====END %s rc=(\d+) out=(\d+) err=(\d+)=====$"
+            end = re.compile(r"\n=====END %s rc=(\d+) out=(\d+) err=(\d+) secs=([\d.]+)=====$"
                              % re.escape(name), re.M).search(text, m.end())
             if not end:
                 self.errors.append("step %s: no END marker (cut off)" % name)
@@ -495,12 +499,12 @@ class BootResult:
                 self.errors.append("step %s: no STDERR marker" % name)
                 continue
             out, err = body.split(sep, 1)
-            rc, olen, elen = (int(g) for g in end.groups())
+            rc, olen, elen = (int(g) for g in end.groups()[:3])
             if len(out.encode()) != olen or len(err.encode()) != elen:
                 self.errors.append("step %s: output garbled (got %d/%d bytes, "
                                    "guest sent %d/%d)" % (name, len(out.encode()),
                                                           len(err.encode()), olen, elen))
-            self.steps[name] = StepResult(name, out, err, rc)
+            self.steps[name] = StepResult(name, out, err, rc, float(end.group(4)))
 
     def describe(self):
         lines = ["qemu: %s" % " ".join(shlex.quote(a) for a in self.argv),
@@ -664,7 +668,8 @@ def format_outputs(scenario, boot_result):
     out = []
     for name, cmd, _ in scenario.steps:
         s = boot_result.steps.get("%s/%s" % (scenario.name, name))
-        out.append("----- step %s: %s -> %s" % (name, cmd, "rc=%d" % s.rc if s else "NO RESULT"))
+        out.append("----- step %s: %s -> %s" % (
+            name, cmd, "rc=%d in %.2f s" % (s.rc, s.secs) if s else "NO RESULT"))
         if s:
             out.append(s.stdout.rstrip("\n"))
             if s.stderr.strip():

@@ -46,8 +46,22 @@ static void test_check_set(void)
 	}
 }
 
+static void test_batch_cost(void)
+{
+	/* Preempted for half the batch: CPU time is the cost. */
+	CHECK(cd_batch_cost(2e6, 1e6) == 1e6);
+	/* A CPU clock that read 0 (unstable sched_clock): the wall clock. */
+	CHECK(cd_batch_cost(2e6, 0) == 2e6);
+	CHECK(cd_batch_cost(2e6, -5) == 2e6);
+	/* More CPU time than wall time is impossible: the wall clock. */
+	CHECK(cd_batch_cost(2e6, 9e6) == 2e6);
+	/* Small disagreements from reading two clocks are allowed. */
+	CHECK(cd_batch_cost(1e6, 1.01e6) == 1.01e6);
+}
+
 int main(void)
 {
+	test_batch_cost();
 	test_batch();
 	test_check_set();
 	return unit_done("measure");

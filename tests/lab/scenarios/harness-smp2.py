@@ -13,6 +13,8 @@ STEPS = [
     ("dmesg", "dmesg | grep -i -e tsc -e clocksource"),
     ("user", "as-user id -u; as-user cat /proc/sys/kernel/dmesg_restrict"),
     ("plumbing", "echo out; echo err >&2; printf 'no newline'; exit 3"),
+    # A step's time limit (the third field) kills its children too.
+    ("limit", "echo started; sleep 60 & sleep 60", 2),
     ("json", """echo '{"tool": "busybox", "list": [1, 2.5, null, "\\u00e9"]}'"""),
 ]
 
@@ -26,4 +28,8 @@ def check(r):
     assert r["user"].stdout.split()[0] == "1000"
     p = r["plumbing"]
     assert (p.rc, p.stdout, p.stderr) == (3, "out\nno newline", "err\n")
+    lim = r["limit"]
+    assert (lim.rc, lim.stdout) == (124, "started\n")
+    assert "time limit of 2 s reached" in lim.stderr
+    assert lim.secs < 15
     assert r["json"].json == {"tool": "busybox", "list": [1, 2.5, None, "\u00e9"]}
