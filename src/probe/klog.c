@@ -6,8 +6,8 @@
  * switch to hpet or acpi_pm.  This module turns the lines that matter into
  * struct cd_event, whatever layout the log was saved in (dmesg, the raw
  * syslog(2) buffer, /dev/kmsg, journalctl, a syslog file) and whichever
- * kernel generation wrote it.  On a live machine it reads the ring buffer,
- * and the journal when the ring buffer has wrapped or is closed to us.
+ * kernel generation wrote it.  Reading the live machine's log is
+ * klog_live.c's job.
  *
  * Every line is matched on a bounded, NUL-terminated copy (printk never
  * stores a record longer than 1 KiB), so no input, however long or binary,
@@ -19,24 +19,11 @@
 #include "util/fsread.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define MSG_MAX 1024                 /* printk's LOG_LINE_MAX is 1024 - 32 */
-#define RING_MAX (64 << 20)
-#define JOURNAL_MAX ((size_t)16 << 20)
-#define JOURNAL_TIMEOUT_MS 5000
-#define SYSLOG_ACTION_READ_ALL 3     /* not exported by <sys/klog.h> */
-#define SYSLOG_ACTION_SIZE_BUFFER 10
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* What one cd_klog_parse() call carries from line to line. */
@@ -721,218 +708,4 @@ const char *cd_klog_source_name(enum cd_klog_source s)
 	static const char *const names[] = { "none", "file", "ring", "journal" };
 
 	return (unsigned)s < ARRAY_LEN(names) ? names[s] : "none";
-}
-
-/* ---- the live machine ---- */
-
-static int ring_read(char **out, size_t *len)
-{
-	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n = -1, err;
-
-	if (size < 0)
-		return -errno;
-	size = size == 0 || size > RING_MAX ? RING_MAX : size;
-	char *buf = malloc((size_t)size + 1);
-	if (!buf || (n = klogctl(SYSLOG_ACTION_READ_ALL, buf, size)) < 0) {
-		err = buf ? -errno : -ENOMEM;
-		free(buf);
-		return err;
-	}
-	buf[n] = 0;
-	*out = buf;
-	*len = (size_t)n;
-	return 0;
-}
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* A child's output until EOF, JOURNAL_MAX bytes (*err = -EFBIG, cut after the
- * last whole line) or the deadline (*err = -ETIMEDOUT). */
-static char *read_bounded(int fd, size_t *len, int *err)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1), *nb;
-	long deadline = now_ms() + JOURNAL_TIMEOUT_MS, left;
-
-	*err = buf ? 0 : -ENOMEM;
-	while (buf) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int pr = (left = deadline - now_ms()) > 0 ? poll(&pfd, 1, (int)left) : 0;
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {   /* read() only when poll() said so: it could block */
-			*err = pr == 0 ? -ETIMEDOUT : -errno;
-			break;
-		}
-		if (n == cap && cap >= JOURNAL_MAX) {
-			for (*err = -EFBIG; n > 0 && buf[n - 1] != '\n'; n--)
-				;
-			break;
-		}
-		if (n == cap) {
-			cap = cap * 2 > JOURNAL_MAX ? JOURNAL_MAX : cap * 2;
-			if (!(nb = realloc(buf, cap + 1)))
-				break;
-			buf = nb;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
-			break;
-		n += r > 0 ? (size_t)r : 0;
-	}
-	if (buf)
-		buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-/* `journalctl -k -b -o short-monotonic`, with no shell, stdin and stderr on
- * /dev/null, killed at the deadline.  *err: -ENOENT when there is no
- * journalctl, -ETIMEDOUT (no text: a log cut at a random point would
- * mislead), -EFBIG (cut at JOURNAL_MAX, text still returned). */
-static char *journal_read(size_t *len, int *err)
-{
-	char *argv[] = { "journalctl", "-k", "-b", "-o", "short-monotonic", "--no-pager", "-q", NULL };
-	posix_spawn_file_actions_t fa;
-	int fds[2], status;
-	pid_t pid;
-
-	*len = 0;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		*err = -errno;
-		return NULL;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	int rc = posix_spawnp(&pid, "journalctl", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		*err = -rc;
-		return NULL;
-	}
-	char *out = read_bounded(fds[0], len, err);
-	close(fds[0]);
-	if (*err)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (*err && *err != -EFBIG) {
-		free(out);
-		*len = 0;
-		return NULL;
-	}
-	return out;
-}
-
-static bool text_reaches_boot(const char *text, size_t len)
-{
-	struct cd_klog *tmp = calloc(1, sizeof *tmp);
-
-	if (tmp)
-		cd_klog_parse(text, len, tmp);
-	bool r = tmp && tmp->reaches_boot;
-	free(tmp);
-	return r;
-}
-
-/* short-monotonic lines start with "[": without one, the journal gave nothing. */
-static bool has_log_lines(const char *text, size_t len)
-{
-	for (size_t i = 0; text && i < len; i++)
-		if (text[i] == '[' && (i == 0 || text[i - 1] == '\n'))
-			return true;
-	return false;
-}
-
-/* Why syslog(2) failed, plainly, with what to do about it; then more. */
-static void say_why(char *why, size_t cap, int ring_err, const char *more)
-{
-	char restrict_val[16] = "";
-
-	if (ring_err == -EPERM)
-		cd_read_small("/", "/proc/sys/kernel/dmesg_restrict", restrict_val, sizeof restrict_val);
-	if (ring_err == 0)
-		snprintf(why, cap, "the ring buffer no longer reaches back to boot%s", more);
-	else if (ring_err != -EPERM)
-		snprintf(why, cap, "the kernel ring buffer could not be read (syslog(2): %s)%s",
-			 strerror(-ring_err), more);
-	else if (strcmp(restrict_val, "0") == 0)
-		snprintf(why, cap, "syslog(2) refused (EPERM) although kernel.dmesg_restrict is 0: "
-			 "a container or security policy withholds CAP_SYSLOG; run as root on the "
-			 "host, or grant CAP_SYSLOG%s", more);
-	else
-		snprintf(why, cap, "the kernel log is not readable without root because "
-			 "kernel.dmesg_restrict is %s: run as root, or grant CAP_SYSLOG (or set "
-			 "the sysctl kernel.dmesg_restrict=0)%s", restrict_val[0] ? restrict_val : "set",
-			 more);
-}
-
-char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap)
-{
-	char *ring = NULL, dummy[1];
-	size_t rlen = 0, jlen = 0, dummy_len;
-	enum cd_klog_source dummy_source;
-	int jerr = 0;
-
-	if (!why_not || why_cap == 0) {
-		why_not = dummy;
-		why_cap = sizeof dummy;
-	}
-	len = len ? len : &dummy_len;
-	source = source ? source : &dummy_source;
-	why_not[0] = 0;
-	*len = 0;
-	*source = CD_KLOG_NONE;
-	int rerr = ring_read(&ring, &rlen);
-	if (rerr == 0 && text_reaches_boot(ring, rlen)) {
-		*source = CD_KLOG_RING;
-		*len = rlen;
-		return ring;
-	}
-	/* The ring buffer has wrapped, or is closed to us: journald keeps the boot. */
-	char *jour = journal_read(&jlen, &jerr);
-	bool jok = has_log_lines(jour, jlen);
-	const char *jwhy = jerr == -ENOENT ? "; journalctl is not installed" :
-			   jerr == -ETIMEDOUT ? "; journalctl did not finish within 5 s" :
-			   jerr && jerr != -EFBIG ? "; journalctl could not be run" :
-			   !jok ? "; journalctl gave no kernel lines for this boot" :
-			   jerr ? "; read the journal instead (cut at 16 MiB)" : "; read the journal instead";
-	if (jok && (rerr != 0 || rlen == 0 || text_reaches_boot(jour, jlen))) {
-		say_why(why_not, why_cap, rerr, jwhy);
-		free(ring);
-		*source = CD_KLOG_JOURNAL;
-		*len = jlen;
-		return jour;
-	}
-	free(jour);
-	say_why(why_not, why_cap, rerr, jok ? "; nor does the journal" : jwhy);
-	if (rerr != 0)
-		return NULL;
-	*source = CD_KLOG_RING;
-	*len = rlen;
-	return ring;
-}
-
-void cd_klog_live(struct cd_klog *log)
-{
-	enum cd_klog_source src;
-	size_t len;
-
-	memset(log, 0, sizeof *log);
-	char *text = cd_klog_live_text(&len, &src, log->why_not, sizeof log->why_not);
-	log->source = src;
-	log->readable = text != NULL;
-	if (text)
-		cd_klog_parse(text, len, log);
-	free(text);
 }
