@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "diagnose/diagnose.h"
 #include "measure/measure.h"
+#include "measure/tsc.h"
 #include "output/output.h"
 #include "probe/probe.h"
 
@@ -25,6 +26,7 @@ static void check_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: clockdoctor check [--json | --prometheus] [--root DIR] [--no-measure]\n"
+	        "                         [--deep]\n"
 	        "\n"
 	        "Says whether reading the time is slow here, why, and what to do.\n"
 	        "\n"
@@ -33,6 +35,8 @@ static void check_usage(FILE *out)
 	        "  -r, --root DIR    diagnose a snapshot saved by `clockdoctor snapshot`\n"
 	        "                    (nothing is measured)\n"
 	        "  -n, --no-measure  do not measure the clocks on this machine\n"
+	        "      --deep        also measure whether the TSC can be trusted (a short\n"
+	        "                    `clockdoctor tsc`, about 0.25 s more)\n"
 	        "      --color WHEN  auto (default), always or never\n"
 	        "\n"
 	        "exit status: 0 ok, 1 warning, 2 critical, 3 could not tell (or bad usage)\n"
@@ -41,14 +45,15 @@ static void check_usage(FILE *out)
 	        "  clockdoctor check\n"
 	        "  clockdoctor check --json | jq .findings[].code\n"
 	        "  clockdoctor check --prometheus > /var/lib/node_exporter/clockdoctor.prom\n"
-	        "  clockdoctor check --root ./snapshot-of-db1\n");
+	        "  clockdoctor check --root ./snapshot-of-db1\n"
+	        "  clockdoctor check --deep\n");
 }
 
 int cd_cmd_check(int argc, char **argv)
 {
 	enum { OUT_TEXT, OUT_JSON, OUT_PROM } format = OUT_TEXT;
 	const char *root = NULL;
-	bool measure = true;
+	bool measure = true, deep = false;
 	int color = -1;
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -56,6 +61,7 @@ int cd_cmd_check(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "no-measure", no_argument, NULL, 'n' },
 		{ "color", required_argument, NULL, 'C' },
+		{ "deep", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -67,6 +73,7 @@ int cd_cmd_check(int argc, char **argv)
 		case 'p': format = OUT_PROM; break;
 		case 'r': root = optarg; break;
 		case 'n': measure = false; break;
+		case 'D': deep = true; break;
 		case 'C':
 			if (strcmp(optarg, "always") == 0)
 				color = 1;
@@ -99,9 +106,10 @@ int cd_cmd_check(int argc, char **argv)
 	struct cd_facts *f = calloc(1, sizeof *f);
 	struct cd_measurements *m = calloc(1, sizeof *m);
 	struct cd_report *r = calloc(1, sizeof *r);
-	if (!f || !m || !r) {
+	struct cd_tsc_report *tsc = calloc(1, sizeof *tsc);
+	if (!f || !m || !r || !tsc) {
 		fprintf(stderr, "clockdoctor check: out of memory\n");
-		free(f); free(m); free(r);
+		free(f); free(m); free(r); free(tsc);
 		return CD_STATUS_UNKNOWN;
 	}
 	bool live = root == NULL;
@@ -111,7 +119,17 @@ int cd_cmd_check(int argc, char **argv)
 			fprintf(stderr, "Measuring the cost of 9 ways of reading the time (about 1 s)...\n");
 		cd_measure_check(m, MEASURE_BUDGET_S);
 	}
-	cd_diagnose(f, m->done ? m : NULL, r);
+	/* --deep: the TSC itself, measured (a snapshot cannot be). */
+	bool tsc_done = live && deep;
+	if (tsc_done) {
+		struct cd_tsc_opts o;
+		cd_tsc_opts_deep(&o);
+		if (format == OUT_TEXT && isatty(STDERR_FILENO))
+			fprintf(stderr, "Measuring whether the TSC can be trusted (about %.2g s)...\n", o.seconds);
+		cd_tsc_measure(f, &o, tsc);
+		cd_tsc_judge(f, tsc);
+	}
+	cd_diagnose_deep(f, m->done ? m : NULL, tsc_done ? tsc : NULL, r);
 
 	if (color < 0)
 		color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
@@ -121,6 +139,8 @@ int cd_cmd_check(int argc, char **argv)
 	default: cd_output_text(stdout, f, m, r, color != 0); break;
 	}
 	int status = (int)r->status;
+	cd_tsc_report_free(tsc);
+	free(tsc);
 	free(f);
 	free(m);
 	free(r);

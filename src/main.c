@@ -14,6 +14,8 @@ static const struct {
 } commands[] = {
 	{ "check", cd_cmd_check, "is time slow on this machine, why, and what to do" },
 	{ "snapshot", cd_cmd_snapshot, "save this machine's facts for `check --root`" },
+	{ "bench", cd_cmd_bench, "what each way of reading the time costs here" },
+	{ "tsc", cd_cmd_tsc, "can the TSC be trusted: flags, frequency, cross-CPU warp" },
 };
 
 static void usage(FILE *out)

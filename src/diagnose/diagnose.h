@@ -55,6 +55,12 @@ struct cd_report {
 /* Diagnose.  m is NULL when nothing was measured (a snapshot). */
 void cd_diagnose(const struct cd_facts *facts, const struct cd_measurements *m, struct cd_report *r);
 
+struct cd_tsc_report; /* measure/tsc.h */
+/* The same, with the TSC measured and judged (`check --deep`): an unsound
+ * TSC becomes the finding tsc-unsound.  tsc NULL is cd_diagnose(). */
+void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements *m,
+                      const struct cd_tsc_report *tsc, struct cd_report *r);
+
 const char *cd_severity_name(enum cd_severity s);
 const char *cd_status_name(enum cd_status s);
 const struct cd_finding *cd_report_find(const struct cd_report *r, const char *code);

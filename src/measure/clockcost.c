@@ -11,6 +11,7 @@
  * same machine load.
  */
 #include "measure/measure.h"
+#include "measure/timer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -68,6 +69,45 @@ static long raw_time(void)
 #endif
 }
 
+/* n reads of the CPU counter variant `which` (timer.h), summed. */
+static long counter_loop(int which, long n)
+{
+	uint64_t acc = 0;
+	switch (which) {
+	case 0:
+		for (long i = 0; i < n; i++)
+			acc += cd_counter_read0();
+		break;
+	case 1:
+		for (long i = 0; i < n; i++)
+			acc += cd_counter_read1();
+		break;
+	default:
+		for (long i = 0; i < n; i++)
+			acc += cd_counter_read2();
+		break;
+	}
+	return (long)acc;
+}
+
+/* The "NAME/syscall" kinds are their base kind, forced; the counter's forced
+ * twin is the system call it replaces, clock_gettime(CLOCK_MONOTONIC). */
+static enum cd_call_kind base_kind(const struct cd_clock_spec *spec, bool *forced, int *clockid)
+{
+	*clockid = spec->clockid;
+	switch (spec->kind) {
+	case CD_CALL_SYSCALL_CLOCK_GETTIME: *forced = true; return CD_CALL_CLOCK_GETTIME;
+	case CD_CALL_SYSCALL_GETTIMEOFDAY: *forced = true; return CD_CALL_GETTIMEOFDAY;
+	case CD_CALL_SYSCALL_TIME: *forced = true; return CD_CALL_TIME;
+	case CD_CALL_COUNTER:
+		if (!*forced)
+			return CD_CALL_COUNTER;
+		*clockid = CLOCK_MONOTONIC;
+		return CD_CALL_CLOCK_GETTIME;
+	default: return spec->kind;
+	}
+}
+
 /* Run n calls; *wall and *cpu receive the wall-clock and thread-CPU time they
  * took.  Returns 0, or -errno when the call fails. */
 static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, double *wall, double *cpu)
@@ -75,18 +115,20 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 	struct timespec ts = { 0, 0 };
 	struct timeval tv = { 0, 0 };
 	long acc = 0;
+	int clockid;
+	enum cd_call_kind kind = base_kind(spec, &forced, &clockid);
 	double w0 = wall_ns(), c0 = batch_clock_ns();
-	switch (spec->kind) {
+	switch (kind) {
 	case CD_CALL_CLOCK_GETTIME:
 		if (forced) {
 			for (long i = 0; i < n; i++) {
-				if (syscall(SYS_clock_gettime, spec->clockid, &ts) != 0)
+				if (syscall(SYS_clock_gettime, clockid, &ts) != 0)
 					return -errno;
 				acc += ts.tv_nsec;
 			}
 		} else {
 			for (long i = 0; i < n; i++) {
-				if (clock_gettime(spec->clockid, &ts) != 0)
+				if (clock_gettime(clockid, &ts) != 0)
 					return -errno;
 				acc += ts.tv_nsec;
 			}
@@ -113,6 +155,12 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 			for (long i = 0; i < n; i++)
 				acc += (long)time(NULL);
 		}
+		break;
+	case CD_CALL_COUNTER:
+		acc = counter_loop(clockid, n);
+		break;
+	default:
+		/* base_kind() leaves no other kind. */
 		break;
 	}
 	double c1 = batch_clock_ns(), w1 = wall_ns();
@@ -190,27 +238,63 @@ bool cd_verdict_syscall(double ratio, double sys_share)
 
 #define BATCHES 9
 
-void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out)
+/* First estimates of a call's cost, forced and through libc, for sizing the
+ * batches; false (and out->err set) when the call fails. */
+static bool probe_costs(const struct cd_clock_spec *spec, double *per_forced, double *per_lib,
+                        struct cd_clock_cost *out)
 {
 	memset(out, 0, sizeof *out);
 	out->spec = spec;
 	out->sys_share = -1;
-
-	/* Size both kinds of batch so that BATCHES of each fit the budget. */
 	int err = 0;
-	double per_forced = probe_per_call(spec, true, &err);
-	double per_lib = err ? 0 : probe_per_call(spec, false, &err);
-	if (err) {
-		out->err = err;
+	*per_forced = probe_per_call(spec, true, &err);
+	*per_lib = err ? 0 : probe_per_call(spec, false, &err);
+	out->err = err;
+	return err == 0;
+}
+
+static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n_forced,
+                            double budget_s, const volatile sig_atomic_t *stop, struct cd_clock_cost *out);
+
+void cd_measure_clock_stoppable(const struct cd_clock_spec *spec, double budget_s, long calls,
+                                const volatile sig_atomic_t *stop, struct cd_clock_cost *out)
+{
+	double per_forced, per_lib;
+	if (!probe_costs(spec, &per_forced, &per_lib, out))
 		return;
+	long n_forced, n_lib;
+	if (calls > 0) {
+		/* calls through libc in all; each forced batch lasts about as
+		 * long as a libc batch. */
+		n_lib = calls / BATCHES;
+		n_forced = (long)((double)(n_lib > 16 ? n_lib : 16) * per_lib / per_forced);
+		budget_s = 2.0 * BATCHES * (double)n_lib * per_lib / 1e9;
+	} else {
+		/* Size both kinds of batch so that BATCHES of each fit the budget. */
+		double batch_ns = budget_s * 1e9 / (2.0 * BATCHES);
+		n_forced = (long)(batch_ns / per_forced);
+		n_lib = (long)(batch_ns / per_lib);
 	}
-	double batch_ns = budget_s * 1e9 / (2.0 * BATCHES);
-	long n_forced = (long)(batch_ns / per_forced), n_lib = (long)(batch_ns / per_lib);
 	if (n_forced < 16)
 		n_forced = 16;
 	if (n_lib < 16)
 		n_lib = 16;
+	measure_batches(spec, n_lib, n_forced, budget_s, stop, out);
+}
 
+void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out)
+{
+	cd_measure_clock_stoppable(spec, budget_s, 0, NULL, out);
+}
+
+void cd_measure_clock_calls(const struct cd_clock_spec *spec, long calls, struct cd_clock_cost *out)
+{
+	cd_measure_clock_stoppable(spec, 0, calls, NULL, out);
+}
+
+static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n_forced,
+                            double budget_s, const volatile sig_atomic_t *stop, struct cd_clock_cost *out)
+{
 	/* However the machine behaves (a host that stops the guest, a clock that
 	 * jumps), the measurement ends: after 3 batches, past 10 times its
 	 * budget, it stops with what it has. */
@@ -219,7 +303,7 @@ void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct 
 	int nb = 0;
 	bool have_rusage = cpu_seconds(false) >= 0;
 	double lib_cpu_u = 0, lib_cpu_s = 0;
-	while (nb < BATCHES && (nb < 3 || wall_ns() < deadline)) {
+	while (nb < BATCHES && (nb < 3 || wall_ns() < deadline) && !(nb >= 1 && stop && *stop)) {
 		double a_u = cpu_seconds(false), a_s = cpu_seconds(true);
 		double t = cd_clock_batch(spec, false, n_lib);
 		lib_cpu_u += cpu_seconds(false) - a_u;
@@ -242,18 +326,37 @@ void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct 
 	out->syscall_ns = sys[nb / 2];
 	out->ratio = out->syscall_ns > 0 ? out->ns_per_call / out->syscall_ns : 0;
 	/* Below a few ticks of CPU time the split is noise. */
+	out->cpu_user_s = lib_cpu_u;
+	out->cpu_sys_s = lib_cpu_s;
 	double cpu = lib_cpu_u + lib_cpu_s;
 	if (have_rusage && cpu >= 0.008)
 		out->sys_share = lib_cpu_s / cpu;
 	out->syscall = cd_verdict_syscall(out->ratio, out->sys_share);
 }
 
+void cd_apply_kernel_path(struct cd_clock_cost *c, int reached)
+{
+	c->kernel_calls = reached;
+	c->exact = reached >= 0;
+	if (c->exact && c->measured)
+		c->syscall = reached * 2 >= CD_KERNEL_PATH_CALLS;
+}
+
 void cd_measure_check(struct cd_measurements *m, double budget_s)
 {
 	memset(m, 0, sizeof *m);
 	double t0 = wall_ns();
+	const struct cd_clock_spec *specs[CD_N_CHECK_CLOCKS];
+	int reached[CD_N_CHECK_CLOCKS];
 	for (int i = 0; i < CD_N_CHECK_CLOCKS; i++)
+		specs[i] = &cd_check_clocks[i];
+	if (cd_kernel_path(specs, CD_N_CHECK_CLOCKS, reached) < 0)
+		for (int i = 0; i < CD_N_CHECK_CLOCKS; i++)
+			reached[i] = -ENOSYS;
+	for (int i = 0; i < CD_N_CHECK_CLOCKS; i++) {
 		cd_measure_clock(&cd_check_clocks[i], budget_s / CD_N_CHECK_CLOCKS, &m->c[i]);
+		cd_apply_kernel_path(&m->c[i], reached[i]);
+	}
 	m->n = CD_N_CHECK_CLOCKS;
 	m->done = true;
 	m->elapsed_s = (wall_ns() - t0) / 1e9;

@@ -12,6 +12,7 @@
 #ifndef CD_MEASURE_H
 #define CD_MEASURE_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 enum cd_call_kind {
@@ -33,7 +34,7 @@ enum cd_call_kind {
 struct cd_clock_spec {
 	const char *name;       /* "CLOCK_MONOTONIC", "gettimeofday", "time" */
 	enum cd_call_kind kind;
-	int clockid;            /* for CD_CALL_CLOCK_GETTIME */
+	int clockid;            /* for the clock_gettime kinds; for CD_CALL_COUNTER the read variant */
 	bool high_res;          /* reads the clocksource's counter (not the coarse data page) */
 };
 
@@ -51,6 +52,12 @@ struct cd_clock_cost {
 	double ratio;           /* ns_per_call / syscall_ns */
 	double sys_share;       /* system CPU time / all CPU time while calling it; < 0 unknown */
 	bool syscall;           /* the verdict: this call enters the kernel */
+	double cpu_user_s, cpu_sys_s; /* this thread's CPU time in the libc batches (getrusage) */
+	/* The exact answer from cd_kernel_path: of CD_KERNEL_PATH_CALLS calls, how
+	 * many reached the kernel; -errno when it could not be asked (no seccomp),
+	 * and then the verdict rests on timing (cd_verdict_syscall). */
+	int kernel_calls;
+	bool exact;             /* the verdict came from kernel_calls, not timing */
 };
 
 struct cd_measurements {
@@ -71,6 +78,11 @@ void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct 
  * libc in all (the forced batches get as much time as the libc ones). */
 void cd_measure_clock_calls(const struct cd_clock_spec *spec, long calls, struct cd_clock_cost *out);
 
+/* Either of the two (by calls when calls > 0), ending early with the
+ * batches done so far (at least one) once *stop is set, e.g. by Ctrl-C. */
+void cd_measure_clock_stoppable(const struct cd_clock_spec *spec, double budget_s, long calls,
+                                const volatile sig_atomic_t *stop, struct cd_clock_cost *out);
+
 /* Measure every clock of cd_check_clocks within about budget_s in all. */
 void cd_measure_check(struct cd_measurements *m, double budget_s);
 
@@ -81,5 +93,21 @@ double cd_batch_cost(double wall_ns, double cpu_ns);
 /* The verdict rule, apart so that it can be tested: ratio to the forced
  * system call, and the system share (< 0 when unknown). */
 bool cd_verdict_syscall(double ratio, double sys_share);
+
+/* ---- kernelpath.c: does a call reach the kernel, exactly ---- */
+
+#define CD_KERNEL_PATH_MAX 32
+#define CD_KERNEL_PATH_CALLS 200
+
+/* For each spec (libc kinds only), how many of CD_KERNEL_PATH_CALLS calls
+ * reached the kernel, found with a seccomp filter in a forked child; -errno
+ * in reached[i] when that cannot be known (no seccomp, another kind of call).
+ * Returns 0, or -errno when the child could not be run.  Call it while the
+ * process has one thread. */
+int cd_kernel_path(const struct cd_clock_spec *const *specs, int n, int *reached);
+
+/* Put cd_kernel_path's answer into a measurement: the exact verdict replaces
+ * the timing one when it is known. */
+void cd_apply_kernel_path(struct cd_clock_cost *c, int reached);
 
 #endif

@@ -154,6 +154,11 @@ static void measurements_object(struct cd_jsonw *w, const struct cd_measurements
 				cd_jsonw_number(w, "sys_share", c->sys_share);
 			else
 				cd_jsonw_null(w, "sys_share");
+			cd_jsonw_string(w, "verdict_from", c->exact ? "seccomp" : "timing");
+			if (c->exact) {
+				cd_jsonw_int(w, "kernel_calls", c->kernel_calls);
+				cd_jsonw_int(w, "calls_probed", CD_KERNEL_PATH_CALLS);
+			}
 		} else {
 			cd_jsonw_null(w, "ns_per_call");
 			cd_jsonw_null(w, "syscall");

@@ -128,8 +128,10 @@ static void measure_block(FILE *out, const struct cd_measurements *m)
 		fprintf(out, "  %-24s %9.1f %11.1f %6.2f %6s  %s\n", c->spec->name, c->ns_per_call, c->syscall_ns,
 		        c->ratio, share, c->syscall ? "kernel" : "vDSO");
 	}
-	fprintf(out, "  (median of 9 batches each; ratio = cost / the same call forced through "
-	             "syscall(2))\n");
+	bool exact = m->n > 0 && m->c[0].exact;
+	fprintf(out, "  (ns: median of 9 batches; ratio: to the same call forced through\n"
+	             "  syscall(2); path: %s)\n",
+	        exact ? "seen by a seccomp filter, exact" : "judged from the ratio and sys%");
 }
 
 /* Several findings often share a fix (the hypervisor's side, above all):

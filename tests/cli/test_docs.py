@@ -5,8 +5,8 @@ from conftest import ROOT
 
 
 def emitted_codes():
-    src = (ROOT / "src/diagnose/rules.c").read_text()
-    return set(re.findall(r'add\(c, "([a-z0-9-]+)"', src))
+    src = "".join(p.read_text() for p in (ROOT / "src/diagnose").glob("rules*.c"))
+    return set(re.findall(r'cd_add_finding\(c, "([a-z0-9-]+)"', src))
 
 
 def test_every_code_is_documented():

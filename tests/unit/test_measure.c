@@ -59,8 +59,43 @@ static void test_batch_cost(void)
 	CHECK(cd_batch_cost(1e6, 1.01e6) == 1.01e6);
 }
 
+/* The exact test: PROCESS_CPUTIME_ID is never served by the vDSO, so every
+ * call reaches the kernel; the coarse clock never does. */
+static void test_kernel_path(void)
+{
+	static const struct cd_clock_spec cputime = { "CLOCK_PROCESS_CPUTIME_ID", CD_CALL_CLOCK_GETTIME,
+	                                              CLOCK_PROCESS_CPUTIME_ID, false };
+	const struct cd_clock_spec *specs[] = { &cputime, &cd_check_clocks[6], &cd_check_clocks[8] };
+	int reached[3];
+	int rc = cd_kernel_path(specs, 3, reached);
+	CHECK_INT(rc, 0);
+	if (reached[0] == -ENOSYS || reached[0] == -EINVAL || reached[0] == -EACCES) {
+		fprintf(stderr, "seccomp unavailable here (%d): exact test skipped\n", reached[0]);
+		return;
+	}
+	CHECK_INT(reached[0], CD_KERNEL_PATH_CALLS);
+	CHECK_STR(cd_check_clocks[6].name, "CLOCK_MONOTONIC_COARSE");
+	CHECK_INT(reached[1], 0);
+	CHECK_STR(cd_check_clocks[8].name, "time");
+	CHECK_INT(reached[2], 0);
+	CHECK_INT(cd_kernel_path(specs, 0, reached), -EINVAL);
+
+	struct cd_clock_cost c;
+	memset(&c, 0, sizeof c);
+	c.measured = true;
+	c.syscall = false;
+	cd_apply_kernel_path(&c, CD_KERNEL_PATH_CALLS);
+	CHECK(c.exact && c.syscall);
+	cd_apply_kernel_path(&c, 0);
+	CHECK(c.exact && !c.syscall);
+	c.syscall = true;
+	cd_apply_kernel_path(&c, -ENOSYS);
+	CHECK(!c.exact && c.syscall); /* unknown: the timing verdict stands */
+}
+
 int main(void)
 {
+	test_kernel_path();
 	test_batch_cost();
 	test_batch();
 	test_check_set();

@@ -19,6 +19,10 @@ def check(r):
     assert j["kernel_log"]["readable"] is True      # root reads the ring buffer
     for cid in HIGH_RES:
         assert j["measurements"][cid]["syscall"] is True, cid
+        # decided exactly: a seccomp filter saw every probe call reach the kernel
+        assert j["measurements"][cid]["verdict_from"] == "seccomp", cid
+        assert j["measurements"][cid]["kernel_calls"] == j["measurements"][cid]["calls_probed"], cid
     assert j["measurements"]["gettimeofday"]["syscall"] is True
     for cid in COARSE:
         assert j["measurements"][cid]["syscall"] is False, cid
+        assert j["measurements"][cid]["kernel_calls"] == 0, cid

@@ -1,0 +1,71 @@
+/*
+ * rules.h: what the rule files share (internal to diagnose/).
+ *
+ * A context is derived once from the facts and measurements (what the kernel
+ * log says about the TSC, which clocksource would be better, what was
+ * measured); each rule reads it and adds at most one finding.  rules.c holds
+ * the context, the clocksource and measurement rules and the report;
+ * rules_tsc.c the rules about the TSC itself.
+ */
+#ifndef CD_RULES_H
+#define CD_RULES_H
+
+#include "diagnose/diagnose.h"
+#include "measure/tsc.h"
+
+#define CS_PATH "/sys/devices/system/clocksource/clocksource0/"
+
+struct cd_ctx {
+	const struct cd_facts *f;
+	const struct cd_measurements *m;  /* NULL: not measured */
+	const struct cd_tsc_report *tsc;  /* check --deep; NULL: not measured */
+	struct cd_report *r;
+
+	bool cur_known;
+	struct cd_cs_verdict cur;
+	const char *best;                 /* fastest listed clocksource, NULL if none */
+	struct cd_cs_verdict best_v;
+
+	const struct cd_event *warp;      /* "Measured N cycles TSC warp" */
+	const struct cd_event *unstable;  /* the first "Marking TSC unstable due to" */
+	bool rejected_sync, rejected_watchdog, rejected_other;
+	const struct cd_event *wd_skew, *wd_delta, *wd_readback;
+	double tsc_mhz;                   /* from the log or the hypervisor leaf; 0 unknown */
+
+	int n_fallback;                   /* high-resolution ids measured as system calls */
+	const struct cd_clock_cost *mono; /* CLOCK_MONOTONIC's measurement */
+	bool advised_tsc;                 /* some finding advises trusting the TSC */
+	bool bit32;                       /* a 32-bit x86 kernel */
+};
+
+/* Building findings. */
+struct cd_finding *cd_add_finding(struct cd_ctx *c, const char *code, enum cd_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void cd_evidence(struct cd_finding *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cd_evidence_event(struct cd_finding *x, const struct cd_event *e);
+void cd_fmt_duration(char *buf, size_t cap, double s);
+void cd_measured_evidence(const struct cd_ctx *c, struct cd_finding *x, bool only_fallback);
+
+/* Questions about the context. */
+bool cd_reason_is_sync(const char *reason);
+bool cd_current_is(const struct cd_ctx *c, const char *name);
+bool cd_current_slow(const struct cd_ctx *c);
+bool cd_better_listed(const struct cd_ctx *c);
+bool cd_tsc_listed(const struct cd_ctx *c);
+bool cd_paravirt_current(const struct cd_ctx *c);
+const char *cd_tsc_params(const struct cd_ctx *c);
+
+/* Fix texts shared by several rules. */
+void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x);
+void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x);
+
+/* rules_tsc.c */
+void cd_rule_tsc_unstable_sync(struct cd_ctx *c);
+void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c);
+void cd_rule_tsc_not_invariant(struct cd_ctx *c);
+void cd_rule_tsc_reliable(struct cd_ctx *c);
+void cd_rule_needs_newer_kernel(struct cd_ctx *c);
+void cd_rule_tsc_adjust(struct cd_ctx *c);
+void cd_rule_tsc_unsound(struct cd_ctx *c);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * rules_tsc.c: the rules about the TSC itself: why the kernel rejected it
+ * (the boot-time sync test, the run-time watchdog), whether the CPU promises
+ * an invariant one, whether the kernel was told to trust it, whether this
+ * kernel can be told at all, and what clockdoctor's own test measured.
+ */
+#include "diagnose/fixes.h"
+#include "diagnose/rules.h"
+#include "probe/probe.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void cd_rule_tsc_unstable_sync(struct cd_ctx *c)
+{
+	if (!c->rejected_sync)
+		return;
+	const struct cd_facts *f = c->f;
+	struct cd_finding *x;
+	if (c->warp)
+		x = cd_add_finding(c, "tsc-unstable-sync", CD_SEV_WARNING,
+		        "The kernel rejected the TSC at boot: a warp of %lld cycles between CPU#%d and CPU#%d",
+		        (long long)c->warp->value, c->warp->cpu_a, c->warp->cpu_b);
+	else
+		x = cd_add_finding(c, "tsc-unstable-sync", CD_SEV_WARNING, "The kernel rejected the TSC at boot: %s",
+		        c->unstable ? c->unstable->name : "the TSCs are not synchronized");
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind == CD_EV_TSC_SYNC_HEADER || e->kind == CD_EV_TSC_WARP ||
+		    (e->kind == CD_EV_TSC_UNSTABLE && cd_reason_is_sync(e->name)))
+			cd_evidence_event(x, e);
+	}
+	if (c->warp && c->tsc_mhz > 0)
+		cd_evidence(x, "%lld cycles at %.3f MHz is about %.1f us", (long long)c->warp->value, c->tsc_mhz,
+		         (double)c->warp->value / c->tsc_mhz);
+	if (c->unstable && strstr(c->unstable->name, "unsynchronized") && f->cpu.have_cpuinfo &&
+	    !(f->cpu.flags & CD_CPU_CONSTANT_TSC) && f->cpu.count > 1)
+		cd_evidence(x, "the CPU (%s) has no constant_tsc and there are %d CPUs: the kernel then "
+		            "assumes the TSCs are unsynchronized (unsynchronized_tsc() in "
+		            "arch/x86/kernel/tsc.c)",
+		         f->cpu.vendor[0] ? f->cpu.vendor : "vendor unknown", f->cpu.count);
+	if (f->kernel.cmd_tsc_reliable)
+		cd_evidence(x, "tsc=reliable is on the command line, yet the TSC was rejected");
+	if (cd_better_listed(c))
+		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+	else
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "The TSC cannot be switched back on without a reboot: the kernel removed it "
+		           "from the list.\n");
+	cd_lasting_fix(c, x);
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+	if (!x->risk[0] && cd_tsc_params(c)[0])
+		cd_tsc_risk(c, x);
+}
+
+/* The watchdog's counters as evidence: how long its interval was, and how
+ * far the TSC ran in it.  acpi_pm ticks at exactly 3.579545 MHz, so its
+ * interval can be computed; other watchdogs only when the kernel printed
+ * wd_nsec. */
+static void watchdog_numbers(const struct cd_ctx *c, struct cd_finding *x, const struct cd_event *e)
+{
+	double wd_s = 0;
+	if (e->value > 0)
+		wd_s = (double)e->value / 1e9;
+	else if (strcmp(e->name2, "acpi_pm") == 0 && e->wd_cycles)
+		wd_s = (double)e->wd_cycles / 3579545.0;
+	if (wd_s > 0) {
+		cd_evidence(x, "the watchdog %s measured an interval of %.1f ms", e->name2, wd_s * 1e3);
+		if (e->value2 > 0)
+			cd_evidence(x, "the TSC measured %.1f ms over the same interval: a skew of %.1f ms",
+			         (double)e->value2 / 1e6, ((double)e->value2 - wd_s * 1e9) / 1e6);
+		else if (e->cs_cycles && c->tsc_mhz > 0) {
+			double tsc_s = (double)e->cs_cycles / (c->tsc_mhz * 1e6);
+			cd_evidence(x, "the TSC advanced %llu cycles, %.1f ms at %.3f MHz: a skew of %.1f ms",
+			         (unsigned long long)e->cs_cycles, tsc_s * 1e3, c->tsc_mhz, (tsc_s - wd_s) * 1e3);
+		} else if (e->cs_cycles) {
+			cd_evidence(x, "the TSC advanced %llu cycles over it, which would be a TSC of %.1f MHz; "
+			            "compare with the CPU's real TSC frequency",
+			         (unsigned long long)e->cs_cycles, (double)e->cs_cycles / wd_s / 1e6);
+		}
+	}
+}
+
+void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
+{
+	if (!c->rejected_watchdog)
+		return;
+	const struct cd_facts *f = c->f;
+	const struct cd_event *e = c->wd_skew ? c->wd_skew : c->wd_delta ? c->wd_delta : c->unstable;
+	char when[64] = "an unknown time";
+	if (e && e->ts >= 0)
+		cd_fmt_duration(when, sizeof when, e->ts);
+	const char *wd = c->wd_skew && c->wd_skew->name2[0] ? c->wd_skew->name2 : NULL;
+	struct cd_finding *x;
+	if (wd)
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog rejected the TSC after %s of uptime, against %s", when, wd);
+	else
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog rejected the TSC after %s of uptime", when);
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *q = &f->klog.events[i];
+		if ((q->kind == CD_EV_WATCHDOG_SKEW && strncmp(q->name, "tsc", 3) == 0) ||
+		    (q->kind == CD_EV_CS_UNSTABLE_DELTA && strncmp(q->name, "tsc", 3) == 0) ||
+		    (q->kind == CD_EV_TSC_UNSTABLE && strstr(q->name, "watchdog")) ||
+		    q->kind == CD_EV_WD_READBACK_EXCESSIVE || q->kind == CD_EV_CS_SWITCHED)
+			cd_evidence_event(x, q);
+	}
+	if (c->wd_skew)
+		watchdog_numbers(c, x, c->wd_skew);
+	if (c->wd_delta) {
+		long long d = (long long)c->wd_delta->value;
+		cd_evidence(x, "the TSC and the watchdog disagreed by %lld ns (%.2f s)", d, (double)d / 1e9);
+	}
+	if (c->wd_readback)
+		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns against a limit of %lld ns): "
+		            "a sign of SMIs, NMIs or an overloaded host rather than of a bad TSC",
+		         (long long)c->wd_readback->value, (long long)c->wd_readback->value2);
+	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
+	if (failover_hint)
+		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
+		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
+
+	if (cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "This rejection does not slow time calls: the current clocksource is %s. The TSC "
+		           "was still seen disagreeing with the watchdog%s: find the cause on the host "
+		           "(seed 004: a host reloading a passthrough NIC's VF driver made its guests' "
+		           "clocks jump) and keep NTP or chrony running.\n",
+		           f->cs.current, c->wd_delta ? ", by seconds" : "");
+		if (failover_hint)
+			cd_appendf(x->fix_now, sizeof x->fix_now,
+			           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
+			           "costs about 2 us a call, the slowest clocksource there is.\n");
+		return;
+	}
+	if (cd_better_listed(c))
+		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+	else
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "The TSC cannot be switched back on without a reboot: the kernel removed it "
+		           "from the list.\n");
+	cd_lasting_fix(c, x);
+	if (cd_kernel_at_least(&f->kernel, 5, 16, 0) == 1) {
+		static const struct { unsigned flag; const char *name; } need[] = {
+			{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
+			{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
+			{ CD_CPU_TSC_ADJUST, "tsc_adjust" },
+		};
+		char missing[64] = "";
+		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+			if (!(f->cpu.flags & need[i].flag))
+				cd_appendf(missing, sizeof missing, "%s%s", missing[0] ? ", " : "", need[i].name);
+		if (f->cpu.have_cpuinfo && missing[0])
+			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+			           "(Since about 5.16 the kernel turns the watchdog off by itself on CPUs with "
+			           "constant_tsc, nonstop_tsc and tsc_adjust; this CPU lacks %s.)\n", missing);
+	}
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+	if (!x->risk[0] && cd_tsc_params(c)[0])
+		cd_tsc_risk(c, x);
+}
+
+void cd_rule_tsc_not_invariant(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	if (!f->cpu.have_cpuinfo || !(f->cpu.flags & CD_CPU_TSC))
+		return;
+	bool constant = f->cpu.flags & CD_CPU_CONSTANT_TSC, nonstop = f->cpu.flags & CD_CPU_NONSTOP_TSC;
+	if (constant && nonstop)
+		return;
+	/* Trusting such a TSC is a real risk only where this report is about to
+	 * advise it: the current clocksource is slow.  A machine that already
+	 * runs happily on it only learns a fact. */
+	enum cd_severity sev = (!constant && cd_current_slow(c)) ? CD_SEV_WARNING : CD_SEV_INFO;
+	struct cd_finding *x = cd_add_finding(c, "tsc-not-invariant", sev,
+	                           "The CPU does not promise an invariant TSC (%s%s%s)",
+	                           constant ? "" : "no constant_tsc", !constant && !nonstop ? ", " : "",
+	                           nonstop ? "" : "no nonstop_tsc");
+	cd_evidence(x, "cpuinfo flags: tsc%s%s%s", constant ? " constant_tsc" : "", nonstop ? " nonstop_tsc" : "",
+	         f->cpu.flags & CD_CPU_HYPERVISOR ? " hypervisor" : "");
+	if (f->cpu.flags != f->cpu.flags_all)
+		cd_evidence(x, "the CPUs do not all list the same TSC flags");
+	if (f->cpuid.has_invariant)
+		cd_evidence(x, "CPUID 0x80000007 EDX[8] (invariant TSC): %d", f->cpuid.invariant_tsc ? 1 : 0);
+	if (!constant)
+		cd_appendf(x->risk, sizeof x->risk,
+		           "Without constant_tsc the TSC may tick at the CPU's current frequency, so "
+		           "forcing the kernel to trust it (tsc=reliable) can make time run at the wrong "
+		           "rate.\n");
+	if (!nonstop)
+		cd_appendf(x->risk, sizeof x->risk,
+		           "Without nonstop_tsc the TSC may stop in deep C-states%s.\n",
+		           (f->cpu.flags & CD_CPU_HYPERVISOR) || (f->hv.kind != CD_HV_NONE && f->hv.kind != CD_HV_UNKNOWN)
+		               ? " (hypervisors often hide this flag even when the host has it: the "
+		                 "host's CPU is what counts)"
+		               : "");
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+}
+
+void cd_rule_tsc_reliable(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	const struct cd_event *skipped = NULL;
+	for (int i = 0; i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_TSC_SYNC_SKIPPED && !skipped)
+			skipped = &f->klog.events[i];
+	struct cd_finding *x;
+	if (f->kernel.cmd_tsc_reliable) {
+		x = cd_add_finding(c, "tsc-reliable-set", CD_SEV_INFO,
+		        "tsc=reliable is in force: the kernel does not check the TSC");
+		cd_evidence(x, "/proc/cmdline: %s", f->kernel.cmdline);
+	} else if ((f->cpu.flags & CD_CPU_TSC_RELIABLE) || skipped) {
+		x = cd_add_finding(c, "tsc-reliable-set", CD_SEV_INFO,
+		        "The hypervisor marks the TSC reliable: the kernel does not check it");
+		if (f->cpu.flags & CD_CPU_TSC_RELIABLE)
+			cd_evidence(x, "cpuinfo flags: tsc_reliable");
+	} else {
+		return;
+	}
+	if (skipped)
+		cd_evidence_event(x, skipped);
+	cd_appendf(x->risk, sizeof x->risk,
+	           "With the TSC marked reliable the kernel skips the boot-time sync test between "
+	           "CPUs and the run-time watchdog: a TSC that drifts or differs between CPUs will "
+	           "not be caught, and time can go backwards between CPUs. Keep NTP or chrony "
+	           "running; it is the only check left.\n");
+}
+
+void cd_rule_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	const struct cd_kernel *k = &f->kernel;
+	if (c->rejected_sync && cd_kernel_at_least(k, 3, 3, 0) == 0) {
+		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
+		                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
+		                           "ignores it before 3.3", k->release);
+		cd_evidence(x, "kernel %s (older than 3.3)", k->release);
+		cd_evidence(x, "before 3.3, check_tsc_sync_source() skips the test only for CPUs flagged "
+		            "X86_FEATURE_TSC_RELIABLE (set by VMware's platform code), not for "
+		            "tsc=reliable; 3.3 and later test tsc_clocksource_reliable, which it sets");
+		if (k->cmd_tsc_reliable)
+			cd_evidence(x, "tsc=reliable is already on the command line, and the TSC was still rejected");
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Install a kernel 3.3 or later, then add tsc=reliable to its command line.%s\n",
+		           f->os.family == CD_OS_DEBIAN
+		               ? " On Debian 7 (wheezy), seed 000 did it with the backports kernel: add "
+		                 "'deb http://deb.debian.org/debian wheezy-backports main' (today: "
+		                 "archive.debian.org) to /etc/apt/sources.list, then"
+		               : "");
+		if (f->os.family == CD_OS_DEBIAN)
+			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+			           "$ apt-get update && apt-get -t wheezy-backports install linux-image-%s\n",
+			           c->bit32 ? "686-pae" : "amd64");
+		cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+		c->advised_tsc = true;
+		return;
+	}
+	/* The 32-bit vDSO gained clock_gettime in about 3.15: before that, every
+	 * call is a system call even on tsc (seed 000's 3.11 kernel still showed
+	 * read_tsc in the kernel under clock_gettime). */
+	if (c->bit32 && cd_kernel_at_least(k, 3, 15, 0) == 0) {
+		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+		                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
+		                           "system calls even on %s",
+		                           f->cs.have_current ? f->cs.current : "a fast clocksource");
+		cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than about 3.15", k->release);
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "A 64-bit kernel, or a 32-bit kernel 3.15 or later, serves clock_gettime in "
+		           "the vDSO (about 20-50 ns instead of 150-250 ns on tsc).\n");
+	}
+}
+
+void cd_rule_tsc_adjust(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	struct cd_finding *x = NULL;
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind != CD_EV_TSC_ADJUST)
+			continue;
+		if (!x)
+			x = cd_add_finding(c, "tsc-adjust-firmware", CD_SEV_INFO,
+			        "The firmware wrote TSC_ADJUST; the kernel set it back");
+		cd_evidence_event(x, e);
+	}
+	if (x)
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Nothing to do while the kernel corrects it; a firmware update usually stops "
+		           "it. If the TSC is later rejected, this is the first suspect.\n");
+}
+
+/* A listed clocksource other than the TSC, the fastest; NULL if none. */
+static const char *non_tsc_alternative(const struct cd_ctx *c)
+{
+	const char *alt = NULL;
+	int rank = 0;
+	for (int i = 0; i < c->f->cs.n_available; i++) {
+		const char *name = c->f->cs.available[i];
+		struct cd_cs_verdict v;
+		if (strncmp(name, "tsc", 3) == 0)
+			continue;
+		cd_clocksource_verdict(name, c->f, &v);
+		if (v.rank > 0 && (!alt || v.rank < rank)) {
+			alt = name;
+			rank = v.rank;
+		}
+	}
+	return alt;
+}
+
+/* check --deep measured the TSC (measure/tsc.h) and a test failed. */
+void cd_rule_tsc_unsound(struct cd_ctx *c)
+{
+	const struct cd_tsc_report *t = c->tsc;
+	if (!t || t->verdict != CD_TSC_UNSOUND)
+		return;
+	bool on_tsc = c->cur_known && strncmp(c->f->cs.current, "tsc", 3) == 0;
+	struct cd_finding *x = cd_add_finding(c, "tsc-unsound", on_tsc ? CD_SEV_CRITICAL : CD_SEV_WARNING,
+	                           "Measured: the TSC cannot be trusted%s",
+	                           on_tsc ? ", and the kernel's clocks run on it" : "");
+	for (int i = 0; i < CD_TSC_N_TESTS; i++)
+		if (t->test[i].status == CD_TSC_FAIL)
+			cd_evidence(x, "%s test: %s", cd_tsc_test_name((enum cd_tsc_test_id)i), t->test[i].detail);
+	if (t->n_pairs)
+		cd_evidence(x, "cross-CPU warp test: %d of %d CPU pairs run, %d with a warp; largest backward "
+		         "step %llu cycles", t->pairs_run, t->n_pairs, t->pairs_failed,
+		         (unsigned long long)t->worst_back);
+	if (t->src[CD_SRC_MEASURED].have && t->ref_name)
+		cd_evidence(x, "frequency measured %.4f MHz +-%.2g ppm; the kernel's (%s) %.3f MHz, %+.1f ppm",
+		         t->src[CD_SRC_MEASURED].hz / 1e6, t->src[CD_SRC_MEASURED].precision_ppm, t->ref_name,
+		         t->ref_hz / 1e6, t->drift_raw_ppm);
+	for (int i = 0; i < t->n_kernel_notes; i++)
+		cd_evidence(x, "%s", t->kernel_notes[i]);
+	const char *alt = non_tsc_alternative(c);
+	if (on_tsc && alt) {
+		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, alt);
+		char p[CD_NAME_MAX + 16];
+		snprintf(p, sizeof p, "clocksource=%s", alt);
+		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, c->f, p);
+		cd_appendf(x->risk, sizeof x->risk,
+		           "%s may make every time call a system call (see slow-clocksource): slower, "
+		           "but it never goes backwards between CPUs.\n", alt);
+	} else if (on_tsc) {
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "No other clocksource is listed: the guest cannot switch away. Run `clockdoctor "
+		           "tsc` for the full measurement, and fix it on the host.\n");
+	} else {
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Do not add tsc=reliable or clocksource=tsc, and do not use a user-space TSC "
+		           "clock here: `clockdoctor tsc` shows the full measurement.\n");
+	}
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, c->f);
+}

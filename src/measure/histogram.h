@@ -1,0 +1,42 @@
+/*
+ * histogram.h: log2 latency histograms in the layout of bcc's funclatency,
+ * and percentiles of sorted samples.
+ *
+ * The layout is bcc's print_log2_hist, so that people who read funclatency
+ * output (seed 002) read this the same way: bucket i holds the values from
+ * 2^(i-1) to 2^i - 1 (bucket 1 holds 0 and 1), a bar of up to 40 stars
+ * scaled to the fullest bucket.
+ */
+#ifndef CD_HISTOGRAM_H
+#define CD_HISTOGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CD_HIST_BUCKETS 65
+
+struct cd_hist {
+	uint64_t count[CD_HIST_BUCKETS];
+	uint64_t total;     /* values added */
+	double sum;         /* their sum, for the average */
+};
+
+/* bcc's bpf_log2l: 0 and 1 go to bucket 1, 2..3 to 2, 4..7 to 3, ... */
+int cd_hist_bucket(uint64_t v);
+
+/* The values bucket i (1..64) holds, as bcc prints them. */
+void cd_hist_bounds(int i, uint64_t *low, uint64_t *high);
+
+void cd_hist_add(struct cd_hist *h, uint64_t v);
+
+/* The histogram as funclatency prints it, from the first non-empty bucket to
+ * the last, then "avg = A unit, total: T unit, count: N".  Prints nothing
+ * when the histogram is empty. */
+void cd_hist_print(FILE *out, const struct cd_hist *h, const char *unit);
+
+/* The p-th percentile (0 < p <= 100) of n sorted samples, nearest rank: the
+ * smallest sample that at least p% of the samples do not exceed. */
+uint32_t cd_percentile_u32(const uint32_t *sorted, size_t n, double p);
+
+#endif

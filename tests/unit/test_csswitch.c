@@ -1,0 +1,342 @@
+/* Unit tests of the clocksource switch and its restore on every exit path,
+ * against a fake sysfs tree in /tmp, where current_clocksource is a plain
+ * file: this machine's clocksource is never touched.  Crashes and signals are
+ * real: a child process switches, then is killed (SIGKILL: the record must
+ * remain and restore it) or signalled (SIGTERM, SIGHUP, SIGINT: the handler
+ * must restore it before the process dies). */
+#include "measure/csswitch.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CS_DIR "/devices/system/clocksource/clocksource0"
+
+static char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *get(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return "(absent)";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* A fresh fake tree: on tsc, with tsc hpet acpi_pm available. */
+static void fresh(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s/sys %s/state", root, root);
+	if (system(cmd) != 0)
+		exit(2);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s%s", sysfs, CS_DIR);
+	if (system(cmd) != 0)
+		exit(2);
+	put(cur, "tsc\n");
+	put(avail, "tsc hpet acpi_pm \n");
+}
+
+static void init(struct cd_cs *cs)
+{
+	CHECK_INT(cd_cs_init(cs, sysfs, state), 0);
+}
+
+static void test_names_and_reads(void)
+{
+	struct cd_cs cs;
+	char name[CD_CS_NAME_MAX], list[CD_CS_MAX][CD_CS_NAME_MAX], err[512];
+	fresh();
+	init(&cs);
+	CHECK(cd_cs_name_valid("tsc") && cd_cs_name_valid("acpi_pm") && cd_cs_name_valid("kvm-clock"));
+	CHECK(cd_cs_name_valid("hyperv_clocksource_tsc_page"));
+	CHECK(!cd_cs_name_valid("") && !cd_cs_name_valid("../x") && !cd_cs_name_valid("a b"));
+	CHECK_INT(cd_cs_current(&cs, name, sizeof name), 0);
+	CHECK_STR(name, "tsc");
+	CHECK_INT(cd_cs_available(&cs, list, CD_CS_MAX), 3);
+	CHECK_STR(list[2], "acpi_pm");
+	CHECK_INT(cd_cs_writable(&cs, err, sizeof err), 0);
+	put(cur, "evil/../name\n");
+	CHECK_INT(cd_cs_current(&cs, name, sizeof name), -EINVAL);
+	struct cd_cs none;
+	CHECK_INT(cd_cs_init(&none, "/nonexistent-cd", state), 0);
+	CHECK_INT(cd_cs_current(&none, name, sizeof name), -ENOENT);
+	CHECK(cd_cs_writable(&none, err, sizeof err) < 0);
+	CHECK(strstr(err, "/nonexistent-cd") != NULL);
+}
+
+static void test_switch_and_end(void)
+{
+	struct cd_cs cs;
+	char err[512];
+	fresh();
+	init(&cs);
+	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), -EINVAL); /* before begin */
+	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
+	CHECK(exists(record));
+	CHECK(strstr(get(record), "original tsc\n") != NULL);
+	/* The handlers are in place while switched. */
+	struct sigaction sa;
+	sigaction(SIGTERM, NULL, &sa);
+	CHECK(sa.sa_handler != SIG_DFL);
+	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK_INT(cd_cs_switch(&cs, "bogus", err, sizeof err), -ENOENT);
+	CHECK(strstr(err, "not available") != NULL);
+	CHECK_INT(cd_cs_switch(&cs, "../../x", err, sizeof err), -EINVAL);
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0);
+	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0); /* already: nothing written */
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
+	CHECK_STR(get(cur), "tsc\n");
+	CHECK(!exists(record));
+	sigaction(SIGTERM, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_DFL);
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0); /* twice is harmless */
+
+	/* The record's folder is created with its parents (no /run in an
+	 * initramfs). */
+	char deep[300];
+	snprintf(deep, sizeof deep, "%s/run/clockdoctor", state);
+	CHECK_INT(cd_cs_init(&cs, sysfs, deep), 0);
+	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
+	CHECK(exists(cs.record_path));
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
+	CHECK(!exists(cs.record_path));
+}
+
+/* The kernel keeps another clocksource than the one written: simulated by
+ * a current_clocksource that swallows writes and reads back empty. */
+static void test_kernel_refuses(void)
+{
+	struct cd_cs cs;
+	char err[512];
+	fresh();
+	init(&cs);
+	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
+	unlink(cur);
+	if (symlink("/dev/null", cur) != 0)
+		perror("symlink");
+	CHECK(cd_cs_switch(&cs, "hpet", err, sizeof err) < 0);
+	CHECK(strstr(err, "read") != NULL);
+	/* end cannot confirm either: the record stays for --restore. */
+	CHECK(cd_cs_end(&cs, err, sizeof err) < 0);
+	CHECK(exists(record));
+	unlink(cur);
+	put(cur, "hpet\n");
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
+	CHECK_STR(get(cur), "tsc\n");
+	CHECK(!exists(record));
+}
+
+/* A child begins, switches to hpet, then meets `how`: a signal, or _exit
+ * without cleaning up (a crash).  Returns the wait status. */
+static int child_switches(int how, bool catch_sigint)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct cd_cs cs;
+		char err[512];
+		if (cd_cs_init(&cs, sysfs, state) || cd_cs_begin(&cs, catch_sigint, err, sizeof err) ||
+		    cd_cs_switch(&cs, "hpet", err, sizeof err))
+			_exit(3);
+		if (how == 0)
+			_exit(0);
+		raise(how);
+		_exit(4); /* not reached when the signal ends the process */
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static void test_signals_restore(void)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE };
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		fresh();
+		int st = child_switches(sigs[i], true);
+		CHECK(WIFSIGNALED(st));
+		CHECK_INT(WIFSIGNALED(st) ? WTERMSIG(st) : -1, sigs[i]);
+		CHECK_STR(get(cur), "tsc\n");
+		CHECK(!exists(record));
+	}
+	/* An ignored signal stays ignored (nohup): no handler, no death. */
+	fresh();
+	signal(SIGHUP, SIG_IGN);
+	int st = child_switches(SIGHUP, false);
+	signal(SIGHUP, SIG_DFL);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 4);
+	CHECK_STR(get(cur), "hpet\n"); /* the child then "crashed" with _exit(4) */
+	CHECK(exists(record));
+}
+
+static void test_crash_then_recover(void)
+{
+	struct cd_cs cs;
+	char msg[1024];
+	/* SIGKILL: nothing runs; the record says what to put back. */
+	fresh();
+	int st = child_switches(SIGKILL, true);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK(exists(record));
+	init(&cs);
+	char err[512];
+	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EEXIST); /* never over a record */
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
+	CHECK(strstr(msg, "restored clocksource tsc") != NULL);
+	CHECK_STR(get(cur), "tsc\n");
+	CHECK(!exists(record));
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_NO_RECORD);
+	CHECK(strstr(msg, "nothing to restore") != NULL);
+
+	/* A crash (exit without cleaning up) is the same. */
+	fresh();
+	CHECK(WIFEXITED(child_switches(0, false)));
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
+	CHECK_STR(get(cur), "tsc\n");
+
+	/* Someone put it back by hand already. */
+	fresh();
+	child_switches(SIGKILL, false);
+	put(cur, "tsc\n");
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
+	CHECK(!exists(record));
+}
+
+static void test_record_unavailable(void)
+{
+	struct cd_cs cs;
+	char msg[1024];
+	fresh();
+	child_switches(SIGKILL, false);
+	put(avail, "hpet acpi_pm\n"); /* since then, the kernel dropped tsc */
+	init(&cs);
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_UNAVAILABLE);
+	CHECK(strstr(msg, "no longer offers it") != NULL);
+	CHECK_STR(get(cur), "hpet\n"); /* left alone */
+	CHECK(!exists(record));
+}
+
+static void test_record_corrupt(void)
+{
+	struct cd_cs cs;
+	char msg[1024], aside[300];
+	static const char *bad[] = {
+		"",
+		"garbage\x01\x02\n",
+		"clockdoctor clocksource record 1\n",                             /* no original */
+		"clockdoctor clocksource record 1\noriginal ../../etc\npid 5\n", /* not a name */
+		"clockdoctor clocksource record 1\noriginal tsc\npid -3\n",
+		"clockdoctor clocksource record 2\noriginal tsc\npid 5\n",       /* unknown version */
+	};
+	snprintf(aside, sizeof aside, "%s.corrupt", record);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		fresh();
+		put(cur, "hpet\n");
+		mkdir(state, 0755);
+		put(record, bad[i]);
+		init(&cs);
+		CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_CORRUPT);
+		CHECK(strstr(msg, "corrupt") != NULL);
+		CHECK_STR(get(cur), "hpet\n");
+		CHECK(!exists(record));
+		CHECK(exists(aside));
+	}
+}
+
+static void test_owner_running(void)
+{
+	struct cd_cs cs;
+	char msg[1024];
+	fresh();
+	int pipefd[2];
+	if (pipe(pipefd) != 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct cd_cs c;
+		char err[512];
+		close(pipefd[0]);
+		if (cd_cs_init(&c, sysfs, state) || cd_cs_begin(&c, true, err, sizeof err) ||
+		    cd_cs_switch(&c, "hpet", err, sizeof err))
+			_exit(3);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause(); /* until the SIGKILL */
+	}
+	close(pipefd[1]);
+	char c;
+	CHECK_INT(read(pipefd[0], &c, 1), 1);
+	close(pipefd[0]);
+	init(&cs);
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_OWNER_RUNNING);
+	CHECK(strstr(msg, "still running") != NULL);
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK(exists(record));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
+	CHECK_STR(get(cur), "tsc\n");
+
+	/* A pid that now belongs to another program does not own the record. */
+	fresh();
+	put(cur, "hpet\n");
+	mkdir(state, 0755);
+	put(record, "clockdoctor clocksource record 1\noriginal tsc\npid 1\ncomm clockdoctor-gone\n");
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
+	CHECK_STR(get(cur), "tsc\n");
+}
+
+int main(void)
+{
+	snprintf(root, sizeof root, "/tmp/cd-csswitch-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	snprintf(sysfs, sizeof sysfs, "%s/sys", root);
+	snprintf(state, sizeof state, "%s/state", root);
+	snprintf(cur, sizeof cur, "%s%s/current_clocksource", sysfs, CS_DIR);
+	snprintf(avail, sizeof avail, "%s%s/available_clocksource", sysfs, CS_DIR);
+	snprintf(record, sizeof record, "%s/%s", state, CD_CS_RECORD_NAME);
+	test_names_and_reads();
+	test_switch_and_end();
+	test_kernel_refuses();
+	test_signals_restore();
+	test_crash_then_recover();
+	test_record_unavailable();
+	test_record_corrupt();
+	test_owner_running();
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", root);
+	return unit_done("csswitch");
+}

@@ -1,0 +1,154 @@
+/* Unit tests of the log2 histogram (bucket edges as bcc's bpf_log2l, the
+ * printed layout of bcc's print_log2_hist, character for character) and of
+ * nearest-rank percentiles on known data; and of cd_latency_summarize, which
+ * turns timer ticks into ns with the timer's overhead subtracted. */
+#include "measure/histogram.h"
+#include "measure/latency.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+static void test_buckets(void)
+{
+	CHECK_INT(cd_hist_bucket(0), 1);
+	CHECK_INT(cd_hist_bucket(1), 1);
+	CHECK_INT(cd_hist_bucket(2), 2);
+	CHECK_INT(cd_hist_bucket(3), 2);
+	CHECK_INT(cd_hist_bucket(4), 3);
+	CHECK_INT(cd_hist_bucket(7), 3);
+	CHECK_INT(cd_hist_bucket(8), 4);
+	CHECK_INT(cd_hist_bucket(1023), 10);
+	CHECK_INT(cd_hist_bucket(1024), 11);
+	CHECK_INT(cd_hist_bucket((uint64_t)1 << 32), 33);
+	CHECK_INT(cd_hist_bucket(UINT64_MAX), 64);
+	/* Every value lies within its bucket's printed bounds, at each edge. */
+	for (int i = 1; i < 64; i++) {
+		uint64_t lo, hi, edge = (uint64_t)1 << i;
+		cd_hist_bounds(cd_hist_bucket(edge), &lo, &hi);
+		CHECK(lo <= edge && edge <= hi);
+		cd_hist_bounds(cd_hist_bucket(edge - 1), &lo, &hi);
+		CHECK(lo <= edge - 1 && edge - 1 <= hi);
+	}
+	uint64_t lo, hi;
+	cd_hist_bounds(1, &lo, &hi);
+	CHECK_INT(lo, 0);
+	CHECK_INT(hi, 1);
+	cd_hist_bounds(2, &lo, &hi);
+	CHECK_INT(lo, 2);
+	CHECK_INT(hi, 3);
+	cd_hist_bounds(5, &lo, &hi);
+	CHECK_INT(lo, 16);
+	CHECK_INT(hi, 31);
+	cd_hist_bounds(64, &lo, &hi);
+	CHECK(lo == (uint64_t)1 << 63 && hi == UINT64_MAX);
+}
+
+/* The exact text, as bcc would print these counts (funclatency, seed 002). */
+static void test_print(void)
+{
+	struct cd_hist h = { { 0 }, 0, 0 };
+	for (int i = 0; i < 100; i++)
+		cd_hist_add(&h, 20);  /* 16 -> 31 */
+	for (int i = 0; i < 10; i++)
+		cd_hist_add(&h, 40);  /* 32 -> 63 */
+	cd_hist_add(&h, 5000);        /* 4096 -> 8191, with empty buckets between */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cd_hist_print(f, &h, "nsecs");
+	fclose(f);
+	const char *want =
+	        "     nsecs               : count     distribution\n"
+	        "        16 -> 31         : 100      |****************************************|\n"
+	        "        32 -> 63         : 10       |****                                    |\n"
+	        "        64 -> 127        : 0        |                                        |\n"
+	        "       128 -> 255        : 0        |                                        |\n"
+	        "       256 -> 511        : 0        |                                        |\n"
+	        "       512 -> 1023       : 0        |                                        |\n"
+	        "      1024 -> 2047       : 0        |                                        |\n"
+	        "      2048 -> 4095       : 0        |                                        |\n"
+	        "      4096 -> 8191       : 1        |                                        |\n"
+	        "\n"
+	        "avg = 67 nsecs, total: 7400 nsecs, count: 111\n";
+	CHECK_STR(text, want);
+	free(text);
+
+	/* An empty histogram prints nothing. */
+	struct cd_hist empty = { { 0 }, 0, 0 };
+	text = NULL;
+	f = open_memstream(&text, &len);
+	cd_hist_print(f, &empty, "nsecs");
+	fclose(f);
+	CHECK_STR(text, "");
+	free(text);
+
+	/* Past 2^32 bcc widens the columns and halves the bar. */
+	struct cd_hist wide = { { 0 }, 0, 0 };
+	cd_hist_add(&wide, (uint64_t)1 << 40);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	cd_hist_print(f, &wide, "nsecs");
+	fclose(f);
+	CHECK(strstr(text, "               nsecs                         : count     distribution\n") == text);
+	CHECK(strstr(text, "       1099511627776 -> 2199023255551        : 1        |********************|\n") != NULL);
+	free(text);
+}
+
+static void test_percentiles(void)
+{
+	uint32_t v[1000];
+	for (int i = 0; i < 100; i++)
+		v[i] = (uint32_t)(i + 1); /* 1..100 */
+	CHECK_INT(cd_percentile_u32(v, 100, 50), 50);
+	CHECK_INT(cd_percentile_u32(v, 100, 99), 99);
+	CHECK_INT(cd_percentile_u32(v, 100, 99.9), 100);
+	CHECK_INT(cd_percentile_u32(v, 100, 100), 100);
+	CHECK_INT(cd_percentile_u32(v, 100, 1), 1);
+	CHECK_INT(cd_percentile_u32(v, 1, 50), 1);
+	CHECK_INT(cd_percentile_u32(v, 1, 99.9), 1);
+	CHECK_INT(cd_percentile_u32(v, 0, 50), 0);
+	for (int i = 0; i < 1000; i++)
+		v[i] = (uint32_t)(i + 1); /* 1..1000: 99.9% is exactly the 999th */
+	CHECK_INT(cd_percentile_u32(v, 1000, 99.9), 999);
+	CHECK_INT(cd_percentile_u32(v, 1000, 99), 990);
+	CHECK_INT(cd_percentile_u32(v, 1000, 50), 500);
+	CHECK_INT(cd_percentile_u32(v, 3, 50), 2);
+}
+
+/* Samples in ticks of 0.5 ns, 10 ticks of overhead: percentiles in ns. */
+static void test_summarize(void)
+{
+	enum { N = 10000 };
+	uint32_t *t = malloc(N * sizeof *t);
+	/* Shuffled 10..10009 ticks: summarize must sort. */
+	for (int i = 0; i < N; i++)
+		t[i] = (uint32_t)(10 + (i * 7919) % N);
+	struct cd_latency l;
+	memset(&l, 0, sizeof l);
+	cd_latency_summarize(t, N, 10, 0.5, &l);
+	CHECK(l.measured);
+	CHECK_INT(l.samples, N);
+	CHECK_INT((long)l.min_ns, 0);               /* 10 ticks - 10 overhead */
+	CHECK_INT((long)(l.p50_ns * 2), 4999);      /* 5000th sample, 5009 ticks */
+	CHECK_INT((long)(l.p99_ns * 2), 9899);
+	CHECK_INT((long)(l.p999_ns * 2), 9989);
+	CHECK_INT((long)(l.max_ns * 2), 9999);
+	CHECK_INT((long)l.hist.total, N);
+	CHECK(t[0] <= t[1] && t[N - 2] <= t[N - 1]);
+	/* A sample below the overhead counts as 0, never negative. */
+	uint32_t small[3] = { 3, 5, 40 };
+	cd_latency_summarize(small, 3, 10, 1, &l);
+	CHECK(l.min_ns == 0 && l.p50_ns == 0);
+	CHECK_INT((long)l.max_ns, 30);
+	CHECK_INT((long)l.hist.count[1], 2);
+	free(t);
+}
+
+int main(void)
+{
+	test_buckets();
+	test_print();
+	test_percentiles();
+	test_summarize();
+	return unit_done("histogram");
+}
