@@ -22,6 +22,32 @@ static bool klog_has(const struct cd_facts *f, enum cd_event_kind kind)
 	return false;
 }
 
+/* Only the arch_timer errata whose workaround replaces the counter read
+ * (read_cntvct_el0 set: drivers/clocksource/arm_arch_timer.c) take the vDSO
+ * mode away; others, such as ARM erratum 1418040 on Neoverse-N1 (Graviton2),
+ * only turn off the 32-bit compat vDSO. */
+static bool arch_timer_loses_vdso(const struct cd_facts *f)
+{
+	static const char *const errata[] = { "858921", "a008585", "161010101", "UNKNOWN1", "unstable timer" };
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind != CD_EV_ARCH_TIMER_WORKAROUND)
+			continue;
+		for (size_t k = 0; k < sizeof errata / sizeof errata[0]; k++)
+			if (strstr(e->name, errata[k]) || strstr(e->line, errata[k]))
+				return true;
+	}
+	return false;
+}
+
+/* A 32-bit x86 kernel: the release names it (686, pae), or uname said so. */
+static bool kernel_32bit(const struct cd_facts *f)
+{
+	const char *rel = f->kernel.release;
+	return strcmp(f->cpu.arch, "i686") == 0 || strcmp(f->cpu.arch, "i386") == 0 || strstr(rel, "-686") ||
+	       strstr(rel, "-486") || strstr(rel, ".i686") || strstr(rel, "-pae");
+}
+
 static void set(struct cd_cs_verdict *v, enum cd_vdso vdso, int rank, const char *typical, const char *why)
 {
 	v->vdso = vdso;
@@ -48,7 +74,11 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 	if (strcmp(name, "tsc") == 0 || strcmp(name, "tsc-early") == 0) {
 		set(v, CD_VDSO_YES, 1, "15-60 ns", "the vDSO reads the TSC without a system call");
 	} else if (strcmp(name, "kvm-clock") == 0) {
-		if (k->cmd_no_kvmclock_vsyscall)
+		if (kernel_32bit(f))
+			set(v, CD_VDSO_NO, 2, "150-300 ns",
+			    "32-bit kernels never read kvm-clock in the vDSO (kvm_setup_vsyscall_timeinfo "
+			    "is x86-64 only)");
+		else if (k->cmd_no_kvmclock_vsyscall)
 			set(v, CD_VDSO_NO, 2, "150-300 ns",
 			    "no-kvmclock-vsyscall on the command line turns off the vDSO read of kvm-clock");
 		else if (cd_kernel_at_least(k, 3, 8, 0) == 0)
@@ -60,7 +90,11 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 			    "the vDSO reads kvm-clock only while the host sets PVCLOCK_TSC_STABLE_BIT "
 			    "(host on tsc, vCPU TSCs matched); otherwise every call is a system call");
 	} else if (strcmp(name, "xen") == 0) {
-		if (klog_has(f, CD_EV_XEN_NO_VDSO))
+		if (cd_kernel_at_least(k, 4, 15, 0) == 0)
+			set(v, CD_VDSO_NO, 2, "about 0.5-1 us",
+			    "the xen clocksource gained its vDSO read in about Linux 4.15; this kernel is "
+			    "older");
+		else if (klog_has(f, CD_EV_XEN_NO_VDSO))
 			set(v, CD_VDSO_NO, 2, "about 0.5-1 us",
 			    "the kernel logged that Xen's pvclock vDSO mode is not supported here");
 		else
@@ -68,7 +102,11 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 			    "the vDSO reads xen only if Xen sets the TSC stable bit and the vCPU time area "
 			    "registers; many Xen instances do not");
 	} else if (strcmp(name, "hyperv_clocksource_tsc_page") == 0) {
-		set(v, CD_VDSO_YES, 1, "about 30 ns", "the vDSO reads the Hyper-V TSC page");
+		if (cd_kernel_at_least(k, 4, 11, 0) == 0)
+			set(v, CD_VDSO_NO, 2, "about 0.3-1 us",
+			    "the vDSO reads the Hyper-V TSC page from about Linux 4.11; this kernel is older");
+		else
+			set(v, CD_VDSO_YES, 1, "about 30 ns", "the vDSO reads the Hyper-V TSC page");
 	} else if (strcmp(name, "hyperv_clocksource_msr") == 0) {
 		set(v, CD_VDSO_NO, 3, "about 1 us", "hyperv_clocksource_msr is read with an MSR, which only the kernel can do");
 	} else if (strcmp(name, "hpet") == 0) {
@@ -79,9 +117,10 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 			set(v, CD_VDSO_NO, 2, "0.7-1.2 us",
 			    "hpet has no vDSO read since Linux 4.7 (and 4.4.190)");
 		else
-			set(v, CD_VDSO_YES, 2, "0.5-1 us",
-			    "before Linux 4.7 the vDSO reads the HPET directly: no system call, but each "
-			    "read is a slow device access");
+			set(v, CD_VDSO_SLOW, 2, "0.5-1 us",
+			    "before Linux 4.7 the vDSO may read the HPET itself (distribution kernels "
+			    "took the 4.4.190 removal too): no system call, but each read is a slow "
+			    "device access");
 	} else if (strcmp(name, "acpi_pm") == 0) {
 		set(v, CD_VDSO_NO, 3, "2-2.5 us", "the vDSO never reads acpi_pm: the kernel reads the I/O port");
 	} else if (strcmp(name, "jiffies") == 0 || strcmp(name, "refined-jiffies") == 0) {
@@ -90,9 +129,10 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 	} else if (strcmp(name, "pit") == 0) {
 		set(v, CD_VDSO_NO, 4, "several us", "the PIT is read through I/O ports by the kernel");
 	} else if (strcmp(name, "arch_sys_counter") == 0) {
-		if (klog_has(f, CD_EV_ARCH_TIMER_WORKAROUND))
-			set(v, CD_VDSO_NO, 2, "a system call",
-			    "an arch_timer erratum workaround is enabled, which takes away the vDSO read");
+		if (arch_timer_loses_vdso(f))
+			set(v, CD_VDSO_NO, 2, "0.2-1 us",
+			    "an arch_timer erratum workaround replaces the counter read, which takes "
+			    "away the vDSO read");
 		else
 			set(v, CD_VDSO_YES, 1, "20-40 ns", "the vDSO reads the arm64 generic timer (cntvct_el0)");
 	} else {

@@ -72,6 +72,7 @@ enum cd_vdso {
 	CD_VDSO_YES,          /* the vDSO reads it without a system call */
 	CD_VDSO_NO,           /* every high-resolution time call is a system call */
 	CD_VDSO_DEPENDS,      /* depends on the host (kvm-clock, xen): measure */
+	CD_VDSO_SLOW,         /* the vDSO reads it, but the read is a slow device access (old hpet) */
 };
 
 struct cd_cs_verdict {

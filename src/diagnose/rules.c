@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- building findings ---- */
 
@@ -132,6 +133,17 @@ static void derive_log(struct cd_ctx *c)
 		c->tsc_mhz = c->f->cpuid.hv_tsc_khz / 1000.0;
 }
 
+/* The ids every x86 and arm64 vDSO has served since clock_gettime entered
+ * it: a fallback of these is the clocksource's doing.  Others came later (on
+ * x86 CLOCK_TAI in about 4.20, BOOTTIME and MONOTONIC_RAW in about 5.3 with
+ * the generic vDSO), so on an older kernel their system calls are normal. */
+static bool core_clock(const struct cd_clock_spec *spec)
+{
+	return spec->kind == CD_CALL_GETTIMEOFDAY ||
+	       (spec->kind == CD_CALL_CLOCK_GETTIME &&
+	        (spec->clockid == CLOCK_REALTIME || spec->clockid == CLOCK_MONOTONIC));
+}
+
 static void derive(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
@@ -156,8 +168,10 @@ static void derive(struct cd_ctx *c)
 	if (c->m && c->m->done) {
 		for (int i = 0; i < c->m->n; i++) {
 			const struct cd_clock_cost *k = &c->m->c[i];
-			if (k->measured && k->spec->high_res && k->syscall)
+			if (k->measured && k->syscall && core_clock(k->spec))
 				c->n_fallback++;
+			if (k->measured && k->syscall && !k->spec->high_res)
+				c->n_coarse_fallback++;
 			if (strcmp(k->spec->name, "CLOCK_MONOTONIC") == 0 && k->measured)
 				c->mono = k;
 		}
@@ -174,14 +188,15 @@ bool cd_current_is(const struct cd_ctx *c, const char *name)
 
 bool cd_current_slow(const struct cd_ctx *c)
 {
-	return c->cur_known && c->cur.vdso == CD_VDSO_NO;
+	return c->cur_known && (c->cur.vdso == CD_VDSO_NO || c->cur.vdso == CD_VDSO_SLOW);
 }
 
 /* A faster clocksource than the current one is listed. */
 bool cd_better_listed(const struct cd_ctx *c)
 {
-	return c->best && c->cur_known && c->best_v.rank > 0 &&
-	       (c->cur.rank == 0 || c->best_v.rank < c->cur.rank) && strcmp(c->best, c->f->cs.current) != 0;
+	/* An unknown current clocksource is not known to be slower than anything. */
+	return c->best && c->cur_known && c->best_v.rank > 0 && c->cur.rank > 0 &&
+	       c->best_v.rank < c->cur.rank && strcmp(c->best, c->f->cs.current) != 0;
 }
 
 bool cd_tsc_listed(const struct cd_ctx *c)
@@ -202,11 +217,19 @@ const char *cd_tsc_params(const struct cd_ctx *c)
 
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x)
 {
-	cd_appendf(x->risk, sizeof x->risk,
-	           "The kernel stopped trusting the TSC for a reason. With %s it stops checking: "
-	           "if the TSCs really disagree between CPUs, or drift, time can go backwards "
-	           "between CPUs or run at the wrong rate, and nothing will say so.",
-	           cd_tsc_params(c)[0] ? cd_tsc_params(c) : "the TSC forced");
+	if (c->rejected_sync || c->rejected_watchdog)
+		cd_appendf(x->risk, sizeof x->risk,
+		           "The kernel stopped trusting the TSC for a reason. With %s it stops checking: "
+		           "if the TSCs really disagree between CPUs, or drift, time can go backwards "
+		           "between CPUs or run at the wrong rate, and nothing will say so.",
+		           cd_tsc_params(c)[0] ? cd_tsc_params(c) : "the TSC forced");
+	else
+		cd_appendf(x->risk, sizeof x->risk,
+		           "clocksource=tsc only changes the kernel's choice: its checks stay on, and the "
+		           "watchdog still drops a TSC that drifts. The kernel preferred %s by rating; in a "
+		           "VM a paravirtual clock also follows the host across live migration, where the "
+		           "TSC may jump unless the hypervisor scales it.",
+		           c->cur_known ? c->f->cs.current : "another clocksource");
 	if (c->warp)
 		cd_appendf(x->risk, sizeof x->risk, " Here the CPUs disagreed by %lld cycles at boot.",
 		           (long long)c->warp->value);
@@ -272,6 +295,29 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 	}
 	if (c->rejected_sync || c->rejected_watchdog) {
 		const char *p = cd_tsc_params(c);
+		bool already = k->cmd_tsc_reliable || (strcmp(p, "tsc=nowatchdog") == 0 && k->cmd_tsc_nowatchdog);
+		if (p[0] && already) {
+			cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "%s is already on the command line, and "
+			           "the kernel still rejected the TSC.",
+			           k->cmd_tsc_reliable ? "tsc=reliable" : "tsc=nowatchdog");
+			if (c->rejected_watchdog && cd_kernel_at_least(k, 4, 18, 0) == 1 &&
+			    cd_kernel_at_least(k, 5, 4, 0) == 0)
+				cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+				           " Kernels 4.18 to 5.3 did not apply it to tsc-early, the TSC's first "
+				           "clocksource (fixed in 5.4: \"x86/tsc: Respect tsc command line "
+				           "parameter for clocksource_tsc_early\"): a 5.4 or later kernel honours "
+				           "it.\n");
+			else
+				cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+				           " Forcing harder will not help: find the cause (the hypervisor's side "
+				           "below) or measure the TSC with `clockdoctor tsc`.\n");
+			return;
+		}
+		if (k->cmd_tsc_ignored[0])
+			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+			           "The command line has tsc=%s, which the kernel ignores: tsc= takes one "
+			           "option, so write each as its own tsc= (tsc=reliable tsc=noirqtime).\n",
+			           k->cmd_tsc_ignored);
 		if (!p[0]) {
 			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 			           "No kernel parameter helps on this kernel (see fix-needs-newer-kernel): "
@@ -303,11 +349,14 @@ void cd_measured_evidence(const struct cd_ctx *c, struct cd_finding *x, bool onl
 		const struct cd_clock_cost *k = &c->m->c[i];
 		if (!k->measured || (only_fallback && !(k->spec->high_res && k->syscall)))
 			continue;
-		char share[32] = "";
+		char share[32] = "", exact[64] = "";
 		if (k->sys_share >= 0)
 			snprintf(share, sizeof share, ", %.0f%% system time", k->sys_share * 100);
-		cd_evidence(x, "measured %s: %.0f ns a call, forced system call %.0f ns (ratio %.2f%s)",
-		         k->spec->name, k->ns_per_call, k->syscall_ns, k->ratio, share);
+		if (k->exact)
+			snprintf(exact, sizeof exact, "; %d of %d probe calls reached the kernel", k->kernel_calls,
+			         CD_KERNEL_PATH_CALLS);
+		cd_evidence(x, "measured %s: %.0f ns a call, forced system call %.0f ns (ratio %.2f%s)%s",
+		            k->spec->name, k->ns_per_call, k->syscall_ns, k->ratio, share, exact);
 	}
 }
 
@@ -324,11 +373,18 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 	 * is only a warning. */
 	if (measured && c->n_fallback == 0)
 		sev = CD_SEV_WARNING;
-	if (!measured && strcmp(f->cs.current, "kvm-clock") == 0 && !f->kernel.cmd_no_kvmclock_vsyscall)
+	if (!measured && strcmp(f->cs.current, "kvm-clock") == 0 && !f->kernel.cmd_no_kvmclock_vsyscall &&
+	    !c->bit32)
 		sev = CD_SEV_WARNING;
-	struct cd_finding *x = cd_add_finding(c, "slow-clocksource", sev,
-	                           "Time calls are system calls: the clocksource %s cannot be read by the vDSO",
-	                           f->cs.current);
+	struct cd_finding *x;
+	if (c->cur.vdso == CD_VDSO_SLOW)
+		x = cd_add_finding(c, "slow-clocksource", CD_SEV_WARNING,
+		                   "Time calls are slow: the vDSO reads %s itself on this kernel, but each "
+		                   "read is a device access", f->cs.current);
+	else
+		x = cd_add_finding(c, "slow-clocksource", sev,
+		                   "Time calls are system calls: the clocksource %s cannot be read by the vDSO",
+		                   f->cs.current);
 	cd_evidence(x, "current_clocksource: %s (" CS_PATH "current_clocksource)", f->cs.current);
 	if (f->cs.have_available) {
 		char list[CD_EVIDENCE_MAX] = "";
@@ -341,9 +397,9 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 	if (measured && c->mono)
 		cd_evidence(x, "measured CLOCK_MONOTONIC: %.0f ns a call, %.2f times a forced system call",
 		         c->mono->ns_per_call, c->mono->ratio);
-	if (measured && c->n_fallback == 0)
-		cd_evidence(x, "but no high-resolution clock id was measured as a system call: the rule "
-		            "above may not fit this kernel");
+	if (measured && c->n_fallback == 0 && c->cur.vdso == CD_VDSO_NO)
+		cd_evidence(x, "but CLOCK_REALTIME and CLOCK_MONOTONIC were not measured as system calls: "
+		            "the rule above may not fit this kernel");
 	if (cd_better_listed(c))
 		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
 	else
@@ -379,7 +435,18 @@ static void rule_vdso_fallback(struct cd_ctx *c)
 			break;
 		}
 	}
-	if (cd_current_slow(c)) {
+	if (c->n_coarse_fallback > 0) {
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "Even the coarse clocks reach the kernel, and they never read the "
+		           "clocksource: this process has no vDSO at all. Look for vdso=0 on the kernel "
+		           "command line, a sandbox that intercepts system calls (gVisor, ptrace, seccomp "
+		           "tracing), or an old statically linked libc.\n");
+	} else if (!c->cur_known) {
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "The clocksource cannot be read here (no /sys: a container?). Read the host's "
+		           "/sys/devices/system/clocksource/clocksource0/current_clocksource, or run "
+		           "clockdoctor check on the host: the host's clocksource decides.\n");
+	} else if (cd_current_slow(c)) {
 		cd_appendf(x->fix_now, sizeof x->fix_now,
 		           "The cause is the clocksource: see slow-clocksource. Until it is fixed, "
 		           "programs that can live with 1-4 ms resolution can read "

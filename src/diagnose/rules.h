@@ -32,7 +32,8 @@ struct cd_ctx {
 	const struct cd_event *wd_skew, *wd_delta, *wd_readback;
 	double tsc_mhz;                   /* from the log or the hypervisor leaf; 0 unknown */
 
-	int n_fallback;                   /* high-resolution ids measured as system calls */
+	int n_fallback;                   /* core ids measured as system calls (see core_clock) */
+	int n_coarse_fallback;            /* coarse ids or time() measured as system calls: no vDSO */
 	const struct cd_clock_cost *mono; /* CLOCK_MONOTONIC's measurement */
 	bool advised_tsc;                 /* some finding advises trusting the TSC */
 	bool bit32;                       /* a 32-bit x86 kernel */

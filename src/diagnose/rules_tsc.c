@@ -17,12 +17,17 @@ void cd_rule_tsc_unstable_sync(struct cd_ctx *c)
 		return;
 	const struct cd_facts *f = c->f;
 	struct cd_finding *x;
+	/* A kernel on the TSC now, whose log says it failed the test: a log of
+	 * another boot, or a CPU brought online later.  Worth knowing, no more. */
+	bool on_tsc = cd_current_is(c, "tsc");
+	enum cd_severity sev = on_tsc ? CD_SEV_INFO : CD_SEV_WARNING;
+	const char *when = c->warp && c->warp->ts > 5 ? "when a CPU came online" : "at boot";
 	if (c->warp)
-		x = cd_add_finding(c, "tsc-unstable-sync", CD_SEV_WARNING,
-		        "The kernel rejected the TSC at boot: a warp of %lld cycles between CPU#%d and CPU#%d",
-		        (long long)c->warp->value, c->warp->cpu_a, c->warp->cpu_b);
+		x = cd_add_finding(c, "tsc-unstable-sync", sev,
+		        "The kernel rejected the TSC %s: a warp of %lld cycles between CPU#%d and CPU#%d",
+		        when, (long long)c->warp->value, c->warp->cpu_a, c->warp->cpu_b);
 	else
-		x = cd_add_finding(c, "tsc-unstable-sync", CD_SEV_WARNING, "The kernel rejected the TSC at boot: %s",
+		x = cd_add_finding(c, "tsc-unstable-sync", sev, "The kernel rejected the TSC at boot: %s",
 		        c->unstable ? c->unstable->name : "the TSCs are not synchronized");
 	for (int i = 0; i < f->klog.n_events; i++) {
 		const struct cd_event *e = &f->klog.events[i];
@@ -31,16 +36,28 @@ void cd_rule_tsc_unstable_sync(struct cd_ctx *c)
 			cd_evidence_event(x, e);
 	}
 	if (c->warp && c->tsc_mhz > 0)
-		cd_evidence(x, "%lld cycles at %.3f MHz is about %.1f us", (long long)c->warp->value, c->tsc_mhz,
-		         (double)c->warp->value / c->tsc_mhz);
+		cd_evidence(x, "%lld cycles at %.3f MHz is about %.0f ns", (long long)c->warp->value, c->tsc_mhz,
+		            (double)c->warp->value * 1e3 / c->tsc_mhz);
+	/* unsynchronized_tsc() (arch/x86/kernel/tsc.c) assumes a non-Intel CPU
+	 * without constant_tsc unsynchronized on more than one CPU (package, in
+	 * recent kernels); on Intel the cause is a clustered APIC box, which
+	 * tsc=reliable does not change. */
 	if (c->unstable && strstr(c->unstable->name, "unsynchronized") && f->cpu.have_cpuinfo &&
-	    !(f->cpu.flags & CD_CPU_CONSTANT_TSC) && f->cpu.count > 1)
+	    !(f->cpu.flags & CD_CPU_CONSTANT_TSC) && f->cpu.count > 1 &&
+	    strcmp(f->cpu.vendor, "GenuineIntel") != 0)
 		cd_evidence(x, "the CPU (%s) has no constant_tsc and there are %d CPUs: the kernel then "
 		            "assumes the TSCs are unsynchronized (unsynchronized_tsc() in "
 		            "arch/x86/kernel/tsc.c)",
-		         f->cpu.vendor[0] ? f->cpu.vendor : "vendor unknown", f->cpu.count);
+		            f->cpu.vendor[0] ? f->cpu.vendor : "vendor unknown", f->cpu.count);
 	if (f->kernel.cmd_tsc_reliable)
 		cd_evidence(x, "tsc=reliable is on the command line, yet the TSC was rejected");
+	if (on_tsc) {
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "The kernel runs on tsc now: nothing slows time calls. If this log is from this "
+		           "boot, a CPU that came online later disagreed with the others: run "
+		           "`clockdoctor tsc` to measure the warp between every pair of CPUs.\n");
+		return;
+	}
 	if (cd_better_listed(c))
 		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
 	else

@@ -111,11 +111,12 @@ struct cd_kernel {
 	char release[CD_NAME_MAX * 2];
 	int ver_major, ver_minor, ver_patch; /* -1 when unknown */
 	bool have_cmdline;
-	char cmdline[1024];
+	char cmdline[4096];     /* x86 allows 2048 bytes, some architectures more */
 	/* Parsed from the command line (the last occurrence wins, as in the kernel). */
 	char cmd_clocksource[CD_NAME_MAX];   /* clocksource=NAME, "" if absent */
 	bool cmd_tsc_reliable, cmd_tsc_nowatchdog, cmd_tsc_unstable, cmd_tsc_noirqtime;
 	bool cmd_notsc, cmd_no_kvmclock, cmd_no_kvmclock_vsyscall, cmd_clocksource_failover;
+	char cmd_tsc_ignored[CD_NAME_MAX];   /* a tsc= value the kernel does not recognise ("reliable,noirqtime") */
 	bool have_uptime;
 	double uptime_s;
 };

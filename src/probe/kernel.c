@@ -89,26 +89,23 @@ static bool token_has_prefix(const char *tok, size_t len, const char *prefix)
 	return len >= pl && memcmp(tok, prefix, pl) == 0;
 }
 
-/* tsc= takes a comma-separated list (tsc=reliable,noirqtime is legal). */
-static void parse_tsc_options(const char *v, size_t len, struct cd_kernel *k)
+/* tsc= takes one option per occurrence: tsc_setup() in arch/x86/kernel/tsc.c
+ * compares the whole value with strcmp ("reliable", "unstable",
+ * "nowatchdog"), except noirqtime, which it matches as a prefix.  So
+ * "tsc=reliable,noirqtime" sets nothing but noirqtime's prefix test fails
+ * too: it is ignored, and said so. */
+static void parse_tsc_option(const char *v, size_t len, struct cd_kernel *k)
 {
-	size_t i = 0;
-	while (i < len) {
-		size_t j = i;
-		while (j < len && v[j] != ',')
-			j++;
-		const char *o = v + i;
-		size_t ol = j - i;
-		if (token_is(o, ol, "reliable"))
-			k->cmd_tsc_reliable = true;
-		else if (token_is(o, ol, "nowatchdog"))
-			k->cmd_tsc_nowatchdog = true;
-		else if (token_is(o, ol, "unstable"))
-			k->cmd_tsc_unstable = true;
-		else if (token_is(o, ol, "noirqtime"))
-			k->cmd_tsc_noirqtime = true;
-		i = j + 1;
-	}
+	if (token_is(v, len, "reliable"))
+		k->cmd_tsc_reliable = true;
+	else if (token_is(v, len, "nowatchdog"))
+		k->cmd_tsc_nowatchdog = true;
+	else if (token_is(v, len, "unstable"))
+		k->cmd_tsc_unstable = true;
+	else if (token_has_prefix(v, len, "noirqtime"))
+		k->cmd_tsc_noirqtime = true;
+	else if (!token_is(v, len, "recalibrate") && !token_is(v, len, "watchdog"))
+		token_value(v, len, 0, k->cmd_tsc_ignored, sizeof k->cmd_tsc_ignored);
 }
 
 void cd_parse_cmdline(const char *text, struct cd_kernel *k)
@@ -135,7 +132,7 @@ void cd_parse_cmdline(const char *text, struct cd_kernel *k)
 		if (token_has_prefix(tok, len, "clocksource="))
 			token_value(tok, len, strlen("clocksource="), k->cmd_clocksource, sizeof k->cmd_clocksource);
 		else if (token_has_prefix(tok, len, "tsc="))
-			parse_tsc_options(tok + 4, len - 4, k);
+			parse_tsc_option(tok + 4, len - 4, k);
 		else if (token_is(tok, len, "notsc"))
 			k->cmd_notsc = true;
 		else if (token_is(tok, len, "no-kvmclock"))

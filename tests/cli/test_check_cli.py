@@ -253,13 +253,50 @@ def test_arm64_erratum_takes_vdso_away(cd, tmp_path):
     assert "slow-clocksource" in codes(doc)
 
 
-def test_old_hpet_kernel_is_not_a_syscall(cd, tmp_path):
-    # Before 4.7 the vDSO read the HPET itself.
+def test_old_hpet_kernel_is_slow_but_not_a_syscall(cd, tmp_path):
+    # Before 4.7 the vDSO read the HPET itself: no system call, still a slow device read.
     root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
                                 "proc/sys/kernel/osrelease": "4.4.0-21-generic\n"})
-    assert "slow-clocksource" not in codes(cd("check", "--json", "--root", str(root)).json())
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    assert c["slow-clocksource"]["severity"] == "warning"
+    assert "vDSO reads hpet itself" in c["slow-clocksource"]["title"]
     (root / "proc/sys/kernel/osrelease").write_text("4.4.190-1\n")
-    assert "slow-clocksource" in codes(cd("check", "--json", "--root", str(root)).json())
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    assert c["slow-clocksource"]["severity"] == "critical"
+
+
+def test_graviton2_erratum_keeps_vdso(cd, tmp_path):
+    # ARM erratum 1418040 only turns off the compat vDSO (Neoverse-N1, Graviton2).
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": "arch_sys_counter\n",
+        "proc/sys/kernel/osrelease": "5.10.0-arm64\n",
+        "dmesg.txt": "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n",
+    })
+    doc = cd("check", "--json", "--root", str(root)).json()
+    assert doc["status"] == "ok"
+
+
+def test_tsc_reliable_comma_list_is_ignored(cd, tmp_path):
+    root = tmp_path / "snap"
+    shutil.copytree(FIXTURES / "qemu-tcg-smp2-hpet", root)
+    (root / "proc/cmdline").write_text("console=ttyS0 tsc=reliable,noirqtime\n")
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    assert "tsc-reliable-set" not in c
+    assert "tsc=reliable,noirqtime, which the kernel ignores" in c["slow-clocksource"]["fix"]["lasting"]
+
+
+def test_tsc_reliable_already_set_is_not_advised_again(cd, tmp_path):
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": "hpet\n", f"{CS}/available_clocksource": "hpet acpi_pm\n",
+        "proc/cmdline": "ro tsc=reliable\n", "proc/sys/kernel/osrelease": "4.19.0-20-amd64\n",
+        "dmesg.txt": "[ 90.1] clocksource: timekeeping watchdog on CPU1: Marking clocksource "
+                     "'tsc-early' as unstable because the skew is too large:\n"
+                     "[ 90.1] tsc: Marking TSC unstable due to clocksource watchdog\n",
+    })
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    lasting = c["slow-clocksource"]["fix"]["lasting"]
+    assert "already on the command line" in lasting
+    assert "5.4" in lasting and "Add tsc=reliable" not in lasting
 
 
 def test_xen_guest(cd, tmp_path):

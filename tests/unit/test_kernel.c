@@ -53,9 +53,19 @@ static void test_cmdline(void)
 	CHECK(!k.cmd_notsc && !k.cmd_tsc_unstable);
 
 	memset(&k, 0, sizeof k);
-	cd_parse_cmdline("tsc=nowatchdog,noirqtime notsc no-kvmclock no-kvmclock-vsyscall clocksource_failover=acpi_pm", &k);
+	cd_parse_cmdline("tsc=nowatchdog tsc=noirqtime notsc no-kvmclock no-kvmclock-vsyscall clocksource_failover=acpi_pm", &k);
 	CHECK(k.cmd_tsc_nowatchdog && k.cmd_tsc_noirqtime && !k.cmd_tsc_reliable);
+	CHECK(!k.cmd_tsc_ignored[0]);
 	CHECK(k.cmd_notsc && k.cmd_no_kvmclock && k.cmd_no_kvmclock_vsyscall && k.cmd_clocksource_failover);
+
+	/* The kernel compares the whole value: a comma list sets nothing. */
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("tsc=reliable,noirqtime", &k);
+	CHECK(!k.cmd_tsc_reliable && !k.cmd_tsc_noirqtime);
+	CHECK_STR(k.cmd_tsc_ignored, "reliable,noirqtime");
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("tsc=noirqtime,reliable", &k);
+	CHECK(!k.cmd_tsc_reliable && k.cmd_tsc_noirqtime); /* noirqtime is a prefix test */
 
 	/* The last clocksource= wins, as in the kernel. */
 	memset(&k, 0, sizeof k);
