@@ -24,17 +24,31 @@ void cd_appendf(char *buf, size_t cap, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The drop-in's name says what it adds ("tsc=reliable" ->
+ * 90-clockdoctor-tsc-reliable.cfg), so that two fixes never overwrite each
+ * other and the operator can see, and remove, each one. */
+static void dropin_name(char *out, size_t cap, const char *params)
+{
+	int n = snprintf(out, cap, "90-clockdoctor-");
+	for (const char *p = params; *p && n > 0 && (size_t)n + 5 < cap; p++)
+		out[n++] = (*p == '=' || *p == ' ' || *p == ',') ? '-' : *p;
+	snprintf(out + n, cap - (size_t)n, ".cfg");
+}
+
 static void debian_add(char *buf, size_t cap, const char *params)
 {
+	char name[96];
+	dropin_name(name, sizeof name, params);
 	cd_appendf(buf, cap,
 	           "Add %s to the kernel command line with a GRUB drop-in, then "
 	           "regenerate the boot configuration and reboot:\n"
+	           "$ mkdir -p /etc/default/grub.d\n"
 	           "$ echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT %s\"' "
-	           "> /etc/default/grub.d/90-clockdoctor.cfg\n"
+	           "> /etc/default/grub.d/%s\n"
 	           "$ update-grub\n"
 	           "(GRUB older than 2.02 ignores grub.d: add %s to GRUB_CMDLINE_LINUX_DEFAULT "
 	           "in /etc/default/grub instead.)\n",
-	           params, params, params);
+	           params, params, name, params);
 }
 
 static void redhat_add(char *buf, size_t cap, const char *params)
@@ -67,13 +81,9 @@ void cd_fix_add_kernel_params(char *buf, size_t cap, const struct cd_facts *f, c
 		suse_add(buf, cap, params);
 		break;
 	default:
-		cd_appendf(buf, cap, "Add %s to the kernel command line and reboot. On Debian and Ubuntu:\n", params);
-		cd_appendf(buf, cap,
-		           "$ echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT %s\"' "
-		           "> /etc/default/grub.d/90-clockdoctor.cfg && update-grub\n"
-		           "On the Red Hat family:\n"
-		           "$ grubby --update-kernel=ALL --args=\"%s\"\n",
-		           params, params);
+		debian_add(buf, cap, params);
+		cd_appendf(buf, cap, "(On the Red Hat family instead:)\n"
+		           "$ grubby --update-kernel=ALL --args=\"%s\"\n", params);
 		break;
 	}
 }

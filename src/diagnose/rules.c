@@ -249,6 +249,14 @@ void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x)
 	c->advised_tsc = true;
 }
 
+/* The exact clocksource= token on the command line, to remove it by name. */
+#define CS_TOKEN_MAX (CD_NAME_MAX + 16)
+static const char *cs_token(const struct cd_facts *f, char tok[CS_TOKEN_MAX])
+{
+	snprintf(tok, CS_TOKEN_MAX, "clocksource=%s", f->kernel.cmd_clocksource);
+	return tok;
+}
+
 /* Paravirtual clocks outrank the TSC by rating: when one is current, a TSC
  * rejection is not why time is slow. */
 bool cd_paravirt_current(const struct cd_ctx *c)
@@ -257,18 +265,48 @@ bool cd_paravirt_current(const struct cd_ctx *c)
 	       (c->cur_known && strncmp(c->f->cs.current, "hyperv_", 7) == 0);
 }
 
+/* The TSC rejected for a reason other than the sync test or the watchdog
+ * (mark_tsc_unstable's other callers): say which, and what it means. */
+static bool other_rejection(struct cd_ctx *c, struct cd_finding *x)
+{
+	static const struct { const char *reason, *meaning; } known[] = {
+		{ "cpufreq", "the TSC's rate followed the CPU's frequency (no constant_tsc): it is not a "
+		             "clock on this machine, and no parameter makes it one. Keep the current "
+		             "clocksource; a CPU with constant_tsc is the cure." },
+		{ "Hyper-V", "Hyper-V guests keep time with the Hyper-V TSC page "
+		             "(hyperv_clocksource_tsc_page): see the hypervisor's side." },
+		{ "khz", "the kernel could not measure the TSC's frequency: a firmware or hypervisor "
+		         "problem, which no parameter fixes." },
+		{ "boot parameter", "the command line rejects it: see clocksource-forced." },
+	};
+	for (int i = 0; i < c->f->klog.n_events; i++) {
+		const struct cd_event *e = &c->f->klog.events[i];
+		if (e->kind != CD_EV_TSC_UNSTABLE || cd_reason_is_sync(e->name) || strstr(e->name, "watchdog"))
+			continue;
+		cd_evidence_event(x, e);
+		const char *meaning = "look up this reason in arch/x86/kernel/tsc.c for this kernel.";
+		for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+			if (strstr(e->name, known[k].reason))
+				meaning = known[k].meaning;
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "The kernel rejected the TSC because of %s: %s\n",
+		           e->name, meaning);
+		return true;
+	}
+	return false;
+}
+
 /* The lasting fix for a slow clocksource, shared by several findings. */
 void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 {
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
 	if (k->cmd_clocksource[0] && strcmp(k->cmd_clocksource, "tsc") != 0) {
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, "clocksource");
+		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
 		return;
 	}
 	if (k->cmd_notsc || k->cmd_tsc_unstable) {
 		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f,
-		                           k->cmd_notsc ? "notsc" : "tsc");
+		                           k->cmd_notsc ? "notsc" : "tsc=unstable");
 		return;
 	}
 	if (k->cmd_no_kvmclock_vsyscall && cd_current_is(c, "kvm-clock")) {
@@ -335,6 +373,8 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, p);
 		return;
 	}
+	if (other_rejection(c, x))
+		return;
 	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 	           "The kernel log does not say why the TSC is not in use%s. Look for "
 	           "\"Marking TSC unstable\" in the kernel log since boot (journalctl -k -b).\n",
@@ -582,11 +622,11 @@ static void rule_clocksource_forced(struct cd_ctx *c)
 	if (cd_better_listed(c))
 		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
 	if (k->cmd_clocksource[0])
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "clocksource");
+		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, cs_token(c->f, (char[CS_TOKEN_MAX]){ 0 }));
 	else if (k->cmd_notsc)
 		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "notsc");
 	else if (k->cmd_tsc_unstable)
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "tsc");
+		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "tsc=unstable");
 	else
 		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "no-kvmclock-vsyscall");
 	cd_appendf(x->risk, sizeof x->risk,
@@ -609,7 +649,7 @@ static void rule_better_clocksource(struct cd_ctx *c)
 		snprintf(p, sizeof p, "clocksource=%s", c->best);
 		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, p);
 	} else {
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, "clocksource");
+		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
 	}
 	if (strcmp(c->best, "tsc") == 0)
 		cd_tsc_risk(c, x);

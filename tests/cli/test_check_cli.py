@@ -373,3 +373,14 @@ def test_snapshot_unwritable():
     finally:
         ro.chmod(0o755)
         shutil.rmtree(ro)
+
+
+def test_tsc_rejected_for_cpufreq_is_explained(cd, tmp_path):
+    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
+                                "proc/sys/kernel/osrelease": "5.10.0-1-amd64\n",
+                                "dmesg.txt": "[   12.5] tsc: Marking TSC unstable due to cpufreq changes on SMP\n"})
+    c = codes(cd("check", "--json", "--root", str(root)).json())
+    lasting = c["slow-clocksource"]["fix"]["lasting"]
+    assert "because of cpufreq changes on SMP" in lasting and "constant_tsc" in lasting
+    assert "tsc=reliable" not in lasting
+

@@ -261,7 +261,24 @@ static void test_unknown(void)
 	fake_measure(&m, 1.0);
 	cd_diagnose(f, &m, &r);
 	CHECK_INT(r.status, CD_STATUS_CRITICAL);
-	CHECK(find(&r, "vdso-fallback") != NULL);
+	const struct cd_finding *x = find(&r, "vdso-fallback");
+	CHECK(x && strstr(x->fix_now, "Read the host's") != NULL);
+	/* When even the coarse clocks reach the kernel, the vDSO itself is missing. */
+	for (int i = 0; i < m.n; i++)
+		if (!m.c[i].spec->high_res)
+			m.c[i].syscall = true;
+	cd_diagnose(f, &m, &r);
+	x = find(&r, "vdso-fallback");
+	CHECK(x && strstr(x->fix_now, "no vDSO at all") != NULL);
+	/* Clock ids an old kernel's vDSO never served are no fallback of the
+	 * clocksource: only REALTIME, MONOTONIC and gettimeofday count. */
+	fake_measure(&m, 0.1);
+	for (int i = 0; i < m.n; i++)
+		if (strcmp(m.c[i].spec->name, "CLOCK_TAI") == 0 || strcmp(m.c[i].spec->name, "CLOCK_BOOTTIME") == 0)
+			m.c[i].syscall = true;
+	cd_diagnose(f, &m, &r);
+	CHECK(find(&r, "vdso-fallback") == NULL);
+	CHECK_INT(r.status, CD_STATUS_OK);
 	free(f);
 }
 
