@@ -41,7 +41,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 DEPS     := $(MOD_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all test unit unit-san cli lab fuzz install clean check-fixtures
+.PHONY: all test unit unit-san cli lab arm64 fuzz install clean
 all: $(B)/clockdoctor $(UNIT_BIN)
 
 $(B)/obj/%.o: %.c
@@ -76,11 +76,17 @@ cli: $(B)/clockdoctor
 lab: build/clockdoctor
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) -m pytest -q tests/lab
 
+# The arm64 path, cross-compiled and run under qemu-user (skips loudly
+# without the cross compiler; .ci/run installs it).
+arm64:
+	sh tests/arm64/run
+
 test: all
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory unit-san
 	$(MAKE) --no-print-directory cli
 	$(MAKE) --no-print-directory SANITIZE=1 cli
+	$(MAKE) --no-print-directory arm64
 	$(MAKE) --no-print-directory lab
 
 # ---- fuzzing (clang's libFuzzer) ----
