@@ -101,6 +101,20 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 	 * timer's overhead again on this one. */
 	r->timer.overhead_ticks = cd_timer_overhead(&r->timer);
 	r->timer.overhead_ns = r->timer.overhead_ticks * r->timer.ns_per_tick;
+	/* Whether each libc way reaches the kernel, exactly (kernelpath.c), asked
+	 * now while the process has one thread: the scaling threads come later. */
+	int reached[CD_KERNEL_PATH_MAX];
+	for (int i = 0; i < r->n; i += CD_KERNEL_PATH_MAX) {
+		int k = r->n - i < CD_KERNEL_PATH_MAX ? r->n - i : CD_KERNEL_PATH_MAX;
+		const struct cd_clock_spec *specs[CD_KERNEL_PATH_MAX];
+		for (int j = 0; j < k; j++)
+			specs[j] = r->w[i + j].spec;
+		if (cd_kernel_path(specs, k, reached) < 0)
+			for (int j = 0; j < k; j++)
+				reached[j] = -ENOSYS;
+		for (int j = 0; j < k; j++)
+			r->w[i + j].kernel_calls = reached[j];
+	}
 	for (int i = 0; i < r->n; i++) {
 		if (stopped(p)) {
 			r->interrupted = true;
@@ -115,6 +129,7 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 		if (share < p->budget_s / r->n / 4)
 			share = p->budget_s / r->n / 4;
 		measure_way(r, &r->w[i], share, p, buf, cap);
+		cd_apply_kernel_path(&r->w[i].cost, r->w[i].kernel_calls);
 		r->w[i].done = true;
 		r->done = i + 1;
 	}

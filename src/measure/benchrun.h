@@ -26,6 +26,7 @@ struct cd_bench_way {
 	 * (the batches and the single calls together); < 0 when there was too
 	 * little CPU time for the kernel's tick-sampled split to mean much. */
 	double sys_share;
+	int kernel_calls;           /* cd_kernel_path's answer, -errno when unknown */
 };
 
 struct cd_bench_params {

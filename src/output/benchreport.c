@@ -224,6 +224,9 @@ static void json_way(struct cd_jsonw *j, const struct cd_bench_way *w)
 	cd_jsonw_number(j, "sys_share", w->sys_share >= 0 ? w->sys_share : NAN);
 	cd_jsonw_bool(j, "syscall", c->syscall);
 	cd_jsonw_string(j, "path", path_of(w));
+	cd_jsonw_string(j, "verdict_from", c->exact ? "seccomp" : "timing");
+	if (c->exact)
+		cd_jsonw_int(j, "kernel_calls", c->kernel_calls);
 	cd_jsonw_begin_object(j, "latency");
 	cd_jsonw_int(j, "samples", l->samples);
 	cd_jsonw_int(j, "timer_glitches", l->glitches);
