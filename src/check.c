@@ -44,7 +44,7 @@ static void check_usage(FILE *out)
 	        "examples:\n"
 	        "  clockdoctor check\n"
 	        "  clockdoctor check --json | jq .findings[].code\n"
-	        "  clockdoctor check --prometheus > /var/lib/node_exporter/clockdoctor.prom\n"
+	        "  clockdoctor check --prometheus > $DIR/cd.prom.tmp && mv $DIR/cd.prom.tmp $DIR/cd.prom\n"
 	        "  clockdoctor check --root ./snapshot-of-db1\n"
 	        "  clockdoctor check --deep\n");
 }
