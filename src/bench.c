@@ -147,12 +147,15 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		case 'c': o->clocks = optarg; break;
 		case 'd':
 			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0 || o->duration_s > MAX_DURATION_S)
-				return usage_error("-d takes a duration in seconds, more than 0: '%s'", optarg);
+				return usage_error("-d takes a duration in seconds, more than 0 and at most 86400: '%s'", optarg);
 			have_d = true;
 			break;
 		case 'n':
-			if (!parse_long(optarg, &o->calls) || o->calls < 1)
-				return usage_error("-n takes a number of calls, at least 1: '%s'", optarg);
+			/* Capped so that a run (and a switched clocksource) cannot
+			 * outlast the operator's patience: 1e10 calls of a 2 us clock
+			 * are already 5.5 hours. */
+			if (!parse_long(optarg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
+				return usage_error("-n takes a number of calls from 1 to 10000000000: '%s'", optarg);
 			break;
 		case 't':
 			if (!parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
@@ -329,9 +332,14 @@ static void measure_all(struct cd_bench_report *rp, const struct opts *o, struct
 		if (rp->switched) {
 			char err[512];
 			if (cd_cs_switch(cs, rp->cs_name[k], err, sizeof err) != 0) {
-				snprintf(rp->cs_error, sizeof rp->cs_error, "could not measure clocksource %s: %s",
-				         rp->cs_name[k], err);
-				break;
+				/* One clocksource the kernel refuses (not fit for high
+				 * resolution, marked unstable) does not end the comparison. */
+				size_t used = strlen(rp->cs_error);
+				snprintf(rp->cs_error + used, sizeof rp->cs_error - used, "%scould not measure clocksource %s: %s",
+				         used ? "; " : "", rp->cs_name[k], err);
+				fprintf(stderr, "clockdoctor bench: could not switch to %s: %s\n", rp->cs_name[k], err);
+				rp->runs[k].interrupted = true;
+				continue;
 			}
 		}
 		struct progress pr = { tty && (o->calls > 0 || o->duration_s > 1), rp->switched ? rp->cs_name[k] : NULL };

@@ -347,6 +347,7 @@ static void json_report(FILE *out, const struct cd_facts *f, const struct cd_tsc
 	cd_jsonw_string(&w, "verdict", cd_tsc_verdict_name(t->verdict));
 	cd_jsonw_int(&w, "exit_status", (int)t->verdict);
 	cd_jsonw_string(&w, "summary", t->summary);
+	cd_jsonw_bool(&w, "frequency_self_referenced", t->freq_self_referenced);
 	cd_jsonw_begin_array(&w, "reasons");
 	for (int i = 0; i < t->n_reasons; i++)
 		cd_jsonw_string(&w, NULL, t->reasons[i]);

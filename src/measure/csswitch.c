@@ -15,9 +15,16 @@
  *   pid 1234
  *   comm clockdoctor
  *   since 1795381234
+ *   boot 5d1c...        (/proc/sys/kernel/random/boot_id)
+ *   start 123456        (the process's start time, /proc/PID/stat field 22)
  *
- * pid and comm tell whether the run that wrote it is still going (a pid that
- * now belongs to another program does not count).
+ * pid, comm and start tell whether the run that wrote it is still going (a
+ * pid reused by another process does not count); boot tells a record left
+ * by another boot, which is dropped: the kernel chose its clocksource anew.
+ *
+ * The record is written as root into a folder that must be ours (created
+ * 0700, owned by us, not writable by others), with O_EXCL|O_NOFOLLOW: a
+ * planted symlink never makes root overwrite another file.
  */
 #include "measure/csswitch.h"
 
@@ -54,8 +61,13 @@ static struct {
 	size_t line_len;
 } restore_state;
 
+/* Every signal whose default action ends the process, crashes included: a
+ * crash must not leave the machine on another clocksource.  A handler that
+ * is already there (a sanitizer's, the caller's) is left alone. */
 static const int caught_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM,
-	                              SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM };
+	                              SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+	                              SIGIO, SIGPWR, SIGSYS, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE,
+	                              SIGILL, SIGABRT };
 #define N_CAUGHT ((int)(sizeof caught_signals / sizeof caught_signals[0]))
 static struct sigaction saved_actions[N_CAUGHT];
 static bool installed[N_CAUGHT];
@@ -96,10 +108,11 @@ bool cd_cs_name_valid(const char *name)
 	return true;
 }
 
-/* Read a small file whole; returns its length or -errno. */
-static int read_small(const char *path, char *buf, size_t len)
+/* Read a small file whole; returns its length or -errno.  flags: extra
+ * open flags (O_NOFOLLOW for the record). */
+static int read_small_flags(const char *path, char *buf, size_t len, int flags)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	size_t got = 0;
@@ -119,6 +132,11 @@ static int read_small(const char *path, char *buf, size_t len)
 	close(fd);
 	buf[got] = '\0';
 	return (int)got;
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	return read_small_flags(path, buf, len, 0);
 }
 
 int cd_cs_current(const struct cd_cs *cs, char *name, size_t len)
@@ -205,6 +223,22 @@ static int set_and_confirm(const struct cd_cs *cs, const char *name, char *err, 
 	return 0;
 }
 
+/* Put the original back.  Writing a name pins the kernel to it for good
+ * (override_name), and before the run there was usually no pin.  So when the
+ * command line names no clocksource, clear the pin first (a bare newline:
+ * sysfs_get_uname() leaves override_name empty and clocksource_select() picks
+ * the kernel's own best) and keep that when it is the original; otherwise,
+ * or when the kernel's choice differs, write the name. */
+static int restore_original(const struct cd_cs *cs, const char *original, char *err, size_t errlen)
+{
+	char cmdline[4096], now[CD_CS_NAME_MAX];
+	if (read_small("/proc/cmdline", cmdline, sizeof cmdline) >= 0 && !strstr(cmdline, "clocksource=") &&
+	    write_current(cs->current_path, "\n", 1) == 0 && cd_cs_current(cs, now, sizeof now) == 0 &&
+	    strcmp(now, original) == 0)
+		return 0;
+	return set_and_confirm(cs, original, err, errlen);
+}
+
 /* ---- the signal-safe restore ---- */
 
 void cd_cs_restore_signal_safe(void)
@@ -288,7 +322,10 @@ static const char *self_comm(char *buf, size_t len)
 	return buf;
 }
 
-/* mkdir -p: /run itself is missing on minimal systems (an initramfs). */
+/* mkdir -p: /run itself is missing on minimal systems (an initramfs).  The
+ * last folder is ours alone (0700); an existing one must be a real folder,
+ * owned by us and writable by nobody else, or root could be led to write
+ * through someone's symlink. */
 static int make_dirs(const char *dir)
 {
 	char path[PATH_MAX];
@@ -298,39 +335,84 @@ static int make_dirs(const char *dir)
 			continue;
 		char c = *p;
 		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		if (mkdir(path, c == '\0' ? 0700 : 0755) != 0 && errno != EEXIST)
 			return -errno;
 		*p = c;
 		if (c == '\0')
-			return 0;
+			break;
 	}
+	struct stat st;
+	if (lstat(dir, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/* The boot's id, so that a record from another boot is recognised. */
+static void boot_id(char *out, size_t len)
+{
+	if (read_small("/proc/sys/kernel/random/boot_id", out, len) <= 0)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* A process's start time in clock ticks since boot (/proc/PID/stat field
+ * 22), or 0 when unknown.  The name in field 2 may hold spaces and
+ * parentheses: the fields are counted after its last ')'. */
+static unsigned long long start_time(long pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (read_small(path, buf, sizeof buf) <= 0)
+		return 0;
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* After ')': field 3 is the state; field 22 is 20 fields on. */
+	for (int field = 3; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
 static int write_record(const struct cd_cs *cs, char *err, size_t errlen)
 {
 	int md = make_dirs(cs->state_dir);
+	if (md == -EPERM) {
+		snprintf(err, errlen, "%s is not a folder of ours alone (it must be owned by uid %ld and "
+		         "not writable by others): not writing the record there", cs->state_dir, (long)geteuid());
+		return md;
+	}
 	if (md < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", cs->state_dir, strerror(-md));
 		return md;
 	}
-	char tmp[PATH_MAX + 32], comm[64];
+	char tmp[PATH_MAX + 32], comm[64], boot[64];
 	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", cs->record_path, (long)getpid());
-	FILE *f = fopen(tmp, "we");
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		return -errno;
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e));
+		return -e;
 	}
-	fprintf(f, RECORD_HEADER "\noriginal %s\npid %ld\ncomm %s\nsince %lld\n", cs->original, (long)getpid(),
-	        self_comm(comm, sizeof comm), (long long)time(NULL));
+	boot_id(boot, sizeof boot);
+	fprintf(f, RECORD_HEADER "\noriginal %s\npid %ld\ncomm %s\nsince %lld\nboot %s\nstart %llu\n",
+	        cs->original, (long)getpid(), self_comm(comm, sizeof comm), (long long)time(NULL),
+	        boot[0] ? boot : "unknown", start_time((long)getpid()));
 	int rc = fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -errno;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && link(tmp, cs->record_path) != 0) {
 		rc = -errno;
-		/* A file system without hard links: rename (nothing was there a
-		 * moment ago; link is only the stricter way to say so). */
-		if (rc != -EEXIST && rename(tmp, cs->record_path) == 0)
+		/* A file system without hard links: a rename that, like link, never
+		 * replaces another run's record. */
+		if (rc != -EEXIST && renameat2(AT_FDCWD, tmp, AT_FDCWD, cs->record_path, RENAME_NOREPLACE) == 0)
 			rc = 0;
+		else if (rc != -EEXIST && errno == EEXIST)
+			rc = -EEXIST;
 	}
 	int saved = rc;
 	unlink(tmp);
@@ -348,6 +430,8 @@ struct record {
 	long pid;
 	char comm[32];
 	long long since;
+	char boot[64];              /* "" in records of older versions */
+	unsigned long long start;   /* 0 when unknown */
 };
 
 /* Parse a record; false when it is not one. */
@@ -376,6 +460,10 @@ static bool parse_record(char *text, struct record *r)
 			snprintf(r->comm, sizeof r->comm, "%s", v);
 		} else if (strcmp(line, "since") == 0) {
 			r->since = strtoll(v, NULL, 10);
+		} else if (strcmp(line, "boot") == 0) {
+			snprintf(r->boot, sizeof r->boot, "%s", strcmp(v, "unknown") == 0 ? "" : v);
+		} else if (strcmp(line, "start") == 0) {
+			r->start = strtoull(v, NULL, 10);
 		}
 	}
 	return r->original[0] && r->pid > 0;
@@ -387,6 +475,10 @@ static bool owner_running(const struct record *r)
 	if (r->pid == (long)getpid())
 		return false;
 	if (kill((pid_t)r->pid, 0) != 0 && errno != EPERM)
+		return false;
+	/* The pid is alive: the same process only if it started when the record
+	 * says (a reused pid, even another clockdoctor, is not the owner). */
+	if (r->start && start_time(r->pid) != r->start)
 		return false;
 	char path[64], comm[64];
 	snprintf(path, sizeof path, "/proc/%ld/comm", r->pid);
@@ -415,6 +507,15 @@ int cd_cs_begin(struct cd_cs *cs, bool catch_sigint, char *err, size_t errlen)
 	rc = write_record(cs, err, errlen);
 	if (rc < 0)
 		return rc;
+	/* Another run may have switched between our read and our record: the
+	 * record must name what the kernel has now. */
+	char again[CD_CS_NAME_MAX];
+	if (cd_cs_current(cs, again, sizeof again) != 0 || strcmp(again, cs->original) != 0) {
+		unlink(cs->record_path);
+		snprintf(err, errlen, "the clocksource changed while clockdoctor was starting (another "
+		         "run?): nothing switched");
+		return -EBUSY;
+	}
 	restore_state.armed = 0;
 	snprintf(restore_state.current_path, sizeof restore_state.current_path, "%s", cs->current_path);
 	snprintf(restore_state.record_path, sizeof restore_state.record_path, "%s", cs->record_path);
@@ -454,16 +555,17 @@ int cd_cs_end(struct cd_cs *cs, char *err, size_t errlen)
 	char now[CD_CS_NAME_MAX];
 	int rc = 0;
 	if (cd_cs_current(cs, now, sizeof now) != 0 || strcmp(now, cs->original) != 0)
-		rc = set_and_confirm(cs, cs->original, err, errlen);
+		rc = restore_original(cs, cs->original, err, errlen);
 	if (rc < 0)
 		return rc; /* armed and recorded still: a signal or --restore tries again */
 	restore_state.armed = 0;
 	uninstall_handlers();
 	cs->begun = false;
 	if (unlink(cs->record_path) != 0 && errno != ENOENT) {
+		int e = errno;
 		snprintf(err, errlen, "switched back to %s, but cannot remove %s: %s", cs->original,
-		         cs->record_path, strerror(errno));
-		return -errno;
+		         cs->record_path, strerror(e));
+		return -e;
 	}
 	fsync_dir(cs->state_dir);
 	return 0;
@@ -485,7 +587,7 @@ static enum cd_cs_recovery remove_record(const struct cd_cs *cs, enum cd_cs_reco
 enum cd_cs_recovery cd_cs_recover(struct cd_cs *cs, char *msg, size_t msglen)
 {
 	char text[1024];
-	int n = read_small(cs->record_path, text, sizeof text);
+	int n = read_small_flags(cs->record_path, text, sizeof text, O_NOFOLLOW);
 	if (n == -ENOENT) {
 		snprintf(msg, msglen, "nothing to restore: no record at %s", cs->record_path);
 		return CD_CS_NO_RECORD;
@@ -503,6 +605,13 @@ enum cd_cs_recovery cd_cs_recover(struct cd_cs *cs, char *msg, size_t msglen)
 		         "%s; check %s by hand", cs->record_path, moved ? "kept it as *.corrupt" : "left it",
 		         cs->current_path);
 		return moved ? CD_CS_CORRUPT : CD_CS_FAILED;
+	}
+	char boot[64];
+	boot_id(boot, sizeof boot);
+	if (r.boot[0] && boot[0] && strcmp(r.boot, boot) != 0) {
+		snprintf(msg, msglen, "the record of pid %ld (original %s) is from another boot: the kernel "
+		         "chose its clocksource anew at boot; removed the record", r.pid, r.original);
+		return remove_record(cs, CD_CS_WAS_ORIGINAL, msg, msglen);
 	}
 	if (owner_running(&r)) {
 		snprintf(msg, msglen, "clockdoctor (pid %ld) is still running and will put %s back itself",
@@ -526,7 +635,7 @@ enum cd_cs_recovery cd_cs_recover(struct cd_cs *cs, char *msg, size_t msglen)
 		return remove_record(cs, CD_CS_UNAVAILABLE, msg, msglen);
 	}
 	char err[512];
-	rc = set_and_confirm(cs, r.original, err, sizeof err);
+	rc = restore_original(cs, r.original, err, sizeof err);
 	if (rc < 0) {
 		snprintf(msg, msglen, "cannot restore clocksource %s: %s; the record stays at %s", r.original, err,
 		         cs->record_path);

@@ -98,6 +98,9 @@ struct cd_tsc_opts {
 
 /* The numbers, then the judgement. */
 struct cd_tsc_report {
+	/* The frequency was measured against kernel clocks that read this very
+	 * counter: it shows consistency with the kernel's calibration only. */
+	bool freq_self_referenced;
 	/* ---- measured (or set by hand in tests) ---- */
 	struct fc_counter_info counter;
 	bool measured;                 /* cd_tsc_measure ran on this machine */

@@ -314,6 +314,86 @@ static void test_owner_running(void)
 	CHECK_STR(get(cur), "tsc\n");
 }
 
+/* The state folder must be ours alone, and a planted symlink is never
+ * written through (root would overwrite its target). */
+static void test_unsafe_state_dir(void)
+{
+	struct cd_cs cs;
+	char err[512], victim[256], link_path[400];
+	fresh();
+	if (mkdir(state, 0777) != 0 || chmod(state, 0777) != 0) {
+		perror(state);
+		exit(2);
+	}
+	init(&cs);
+	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EPERM);
+	CHECK(strstr(err, "not a folder of ours alone") != NULL);
+	CHECK(!exists(record));
+	CHECK_STR(get(cur), "tsc\n");
+
+	/* A safe folder, with the temporary file's name planted as a symlink. */
+	chmod(state, 0700);
+	snprintf(victim, sizeof victim, "%s/victim", root);
+	put(victim, "precious\n");
+	snprintf(link_path, sizeof link_path, "%s.%ld.tmp", record, (long)getpid());
+	CHECK_INT(symlink(victim, link_path), 0);
+	init(&cs);
+	CHECK(cd_cs_begin(&cs, false, err, sizeof err) < 0);
+	CHECK_STR(get(victim), "precious\n");
+	unlink(link_path);
+}
+
+/* A record left by another boot is dropped, not applied: the kernel chose
+ * its clocksource anew at boot. */
+static void test_record_from_another_boot(void)
+{
+	struct cd_cs cs;
+	char msg[1024];
+	fresh();
+	child_switches(SIGKILL, false);
+	CHECK(exists(record));
+	char text[1024];
+	snprintf(text, sizeof text, "%s", get(record));
+	char *boot = strstr(text, "boot ");
+	CHECK(boot != NULL);
+	if (boot)
+		boot[5] = boot[5] == '0' ? '1' : '0'; /* another boot id */
+	put(record, text);
+	put(cur, "acpi_pm\n");
+	init(&cs);
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
+	CHECK(strstr(msg, "another boot") != NULL);
+	CHECK_STR(get(cur), "acpi_pm\n"); /* left as this boot has it */
+	CHECK(!exists(record));
+}
+
+/* A record whose pid is alive but started at another time (a reused pid) is
+ * not owned: recover restores. */
+static void test_reused_pid(void)
+{
+	struct cd_cs cs;
+	char msg[1024];
+	fresh();
+	child_switches(SIGKILL, false);
+	char text[1024], out[1200];
+	snprintf(text, sizeof text, "%s", get(record));
+	/* Our own pid is alive; give it a start time that is not ours. */
+	char *pidline = strstr(text, "pid ");
+	char *startline = strstr(text, "start ");
+	CHECK(pidline && startline);
+	if (pidline && startline) {
+		*pidline = '\0';
+		*startline = '\0';
+		char *after_pid = strchr(pidline + 1, '\n');
+		snprintf(out, sizeof out, "%spid %ld\n%sstart 1\n", text, (long)getppid(),
+		         after_pid ? after_pid + 1 : "");
+		put(record, out);
+	}
+	init(&cs);
+	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
+	CHECK_STR(get(cur), "tsc\n");
+}
+
 int main(void)
 {
 	snprintf(root, sizeof root, "/tmp/cd-csswitch-XXXXXX");
@@ -334,6 +414,9 @@ int main(void)
 	test_record_unavailable();
 	test_record_corrupt();
 	test_owner_running();
+	test_unsafe_state_dir();
+	test_record_from_another_boot();
+	test_reused_pid();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	if (system(cmd) != 0)
