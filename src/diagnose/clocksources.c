@@ -41,7 +41,7 @@ static bool arch_timer_loses_vdso(const struct cd_facts *f)
 }
 
 /* A 32-bit x86 kernel: the release names it (686, pae), or uname said so. */
-static bool kernel_32bit(const struct cd_facts *f)
+bool cd_kernel_32bit(const struct cd_facts *f)
 {
 	const char *rel = f->kernel.release;
 	return strcmp(f->cpu.arch, "i686") == 0 || strcmp(f->cpu.arch, "i386") == 0 || strstr(rel, "-686") ||
@@ -74,7 +74,7 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 	if (strcmp(name, "tsc") == 0 || strcmp(name, "tsc-early") == 0) {
 		set(v, CD_VDSO_YES, 1, "15-60 ns", "the vDSO reads the TSC without a system call");
 	} else if (strcmp(name, "kvm-clock") == 0) {
-		if (kernel_32bit(f))
+		if (cd_kernel_32bit(f))
 			set(v, CD_VDSO_NO, 2, "150-300 ns",
 			    "32-bit kernels never read kvm-clock in the vDSO (kvm_setup_vsyscall_timeinfo "
 			    "is x86-64 only)");

@@ -82,6 +82,9 @@ struct cd_cs_verdict {
 	char why[CD_EVIDENCE_MAX]; /* the reason, naming the kernel version rule */
 };
 
+/* A 32-bit x86 kernel (from uname, or the release string of a snapshot). */
+bool cd_kernel_32bit(const struct cd_facts *f);
+
 /* What this kernel's vDSO does with the named clocksource. */
 void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);
 

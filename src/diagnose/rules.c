@@ -176,9 +176,7 @@ static void derive(struct cd_ctx *c)
 				c->mono = k;
 		}
 	}
-	const char *rel = f->kernel.release;
-	c->bit32 = strcmp(f->cpu.arch, "i686") == 0 || strcmp(f->cpu.arch, "i386") == 0 ||
-	           strstr(rel, "-686") || strstr(rel, "-486") || strstr(rel, ".i686") || strstr(rel, "-pae");
+	c->bit32 = cd_kernel_32bit(f);
 }
 
 bool cd_current_is(const struct cd_ctx *c, const char *name)

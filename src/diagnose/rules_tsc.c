@@ -11,6 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* After a rejection: switch to something faster that is listed, or say that
+ * the TSC itself cannot come back before a reboot. */
+static void fix_now_after_rejection(const struct cd_ctx *c, struct cd_finding *x)
+{
+	if (cd_better_listed(c))
+		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+	else
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "The TSC cannot be switched back on without a reboot: the kernel removed it "
+		           "from the list.\n");
+}
+
 void cd_rule_tsc_unstable_sync(struct cd_ctx *c)
 {
 	if (!c->rejected_sync)
@@ -58,12 +70,7 @@ void cd_rule_tsc_unstable_sync(struct cd_ctx *c)
 		           "`clockdoctor tsc` to measure the warp between every pair of CPUs.\n");
 		return;
 	}
-	if (cd_better_listed(c))
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
-	else
-		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "The TSC cannot be switched back on without a reboot: the kernel removed it "
-		           "from the list.\n");
+	fix_now_after_rejection(c, x);
 	cd_lasting_fix(c, x);
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 	if (!x->risk[0] && cd_tsc_params(c)[0])
@@ -151,12 +158,7 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 			           "costs about 2 us a call, the slowest clocksource there is.\n");
 		return;
 	}
-	if (cd_better_listed(c))
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
-	else
-		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "The TSC cannot be switched back on without a reboot: the kernel removed it "
-		           "from the list.\n");
+	fix_now_after_rejection(c, x);
 	cd_lasting_fix(c, x);
 	if (cd_kernel_at_least(&f->kernel, 5, 16, 0) == 1) {
 		static const struct { unsigned flag; const char *name; } need[] = {

@@ -68,16 +68,6 @@ static inline bool record(struct loop *l, uint64_t a, uint64_t b, int64_t v)
 			break; \
 	}
 
-static long sys_time(void)
-{
-#ifdef SYS_time
-	return syscall(SYS_time, NULL);
-#else
-	struct timeval tv;
-	syscall(SYS_gettimeofday, &tv, NULL);
-	return tv.tv_sec;
-#endif
-}
 
 static void run_loop(const struct cd_clock_spec *spec, struct loop *l)
 {
@@ -104,7 +94,7 @@ static void run_loop(const struct cd_clock_spec *spec, struct loop *l)
 	}
 	case CD_CALL_SYSCALL_TIME: {
 		long t = 0;
-		LAT_LOOP(t = sys_time(), (int64_t)t * 1000000000);
+		LAT_LOOP(t = cd_time_syscall(), (int64_t)t * 1000000000);
 		break;
 	}
 	case CD_CALL_COUNTER: {

@@ -67,6 +67,10 @@ struct cd_measurements {
 	double elapsed_s;       /* wall time the measurement took */
 };
 
+/* time(2) forced through syscall(2); on arm64, which has no time system
+ * call, gettimeofday's (what time() falls back to there). */
+long cd_time_syscall(void);
+
 /* Time n calls of spec (through syscall(2) when forced); returns nanoseconds
  * elapsed, or a negative value when the call fails. */
 double cd_clock_batch(const struct cd_clock_spec *spec, bool forced, long n);

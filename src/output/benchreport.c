@@ -129,18 +129,26 @@ static void summary_table(FILE *out, const struct cd_bench_run *r, int threads)
 }
 
 /* For each way, each clocksource's cost as a multiple of the fastest. */
+/* The cheapest cost of way i over every clocksource measured: the "x fastest"
+ * reference of the comparison. */
+static double best_ns(const struct cd_bench_report *rp, int i)
+{
+	double best = 0;
+	for (int k = 0; k < rp->nruns; k++) {
+		const struct cd_bench_way *w = &rp->runs[k].w[i];
+		if (i < rp->runs[k].done && w->cost.measured && (best == 0 || w->cost.ns_per_call < best))
+			best = w->cost.ns_per_call;
+	}
+	return best;
+}
+
 static void comparison_table(FILE *out, const struct cd_bench_report *rp)
 {
 	const struct cd_bench_run *r0 = &rp->runs[0];
 	fprintf(out, "Clocksources compared (measured in this run, one after the other):\n");
 	fprintf(out, "  %-24s %-16s %8s %9s %5s  %s\n", "way", "clocksource", "ns/call", "x fastest", "sys%", "path");
 	for (int i = 0; i < r0->n; i++) {
-		double best = 0;
-		for (int k = 0; k < rp->nruns; k++) {
-			const struct cd_bench_way *w = &rp->runs[k].w[i];
-			if (i < rp->runs[k].done && w->cost.measured && (best == 0 || w->cost.ns_per_call < best))
-				best = w->cost.ns_per_call;
-		}
+		double best = best_ns(rp, i);
 		for (int k = 0; k < rp->nruns; k++) {
 			const struct cd_bench_way *w = &rp->runs[k].w[i];
 			if (i >= rp->runs[k].done || !w->cost.measured)
@@ -278,12 +286,7 @@ static void json_comparison(struct cd_jsonw *j, const struct cd_bench_report *rp
 {
 	cd_jsonw_begin_array(j, "comparison");
 	for (int i = 0; rp->nruns > 0 && i < rp->runs[0].n; i++) {
-		double best = 0;
-		for (int k = 0; k < rp->nruns; k++) {
-			const struct cd_bench_way *w = &rp->runs[k].w[i];
-			if (i < rp->runs[k].done && w->cost.measured && (best == 0 || w->cost.ns_per_call < best))
-				best = w->cost.ns_per_call;
-		}
+		double best = best_ns(rp, i);
 		for (int k = 0; k < rp->nruns; k++) {
 			const struct cd_bench_way *w = &rp->runs[k].w[i];
 			if (i >= rp->runs[k].done || !w->cost.measured)
