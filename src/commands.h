@@ -13,5 +13,6 @@ int cd_cmd_check(int argc, char **argv);
 int cd_cmd_snapshot(int argc, char **argv);
 int cd_cmd_bench(int argc, char **argv);
 int cd_cmd_tsc(int argc, char **argv);
+int cd_cmd_top(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
 	{ "snapshot", cd_cmd_snapshot, "save this machine's facts for `check --root`" },
 	{ "bench", cd_cmd_bench, "what each way of reading the time costs here" },
 	{ "tsc", cd_cmd_tsc, "can the TSC be trusted: flags, frequency, cross-CPU warp" },
+	{ "top", cd_cmd_top, "which processes pay for time system calls, right now" },
 };
 
 static void usage(FILE *out)

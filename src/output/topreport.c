@@ -1,0 +1,179 @@
+/*
+ * topreport.c: one interval of `clockdoctor top`, as text or as JSON.
+ *
+ * The two kinds of figure are kept apart in both: the totals are exact
+ * (counted by the kernel), the per-process split is sampled and scaled by
+ * the sample period, so the text says "estimated" and the JSON has
+ * "estimated": true on each process, and the exact figure of a -p process
+ * next to its estimate.
+ */
+#include "output/topreport.h"
+#include "output/jsonw.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static uint64_t exact_sum(const uint64_t v[CD_TSYS_N])
+{
+	uint64_t s = 0;
+	for (int i = 0; i < CD_TSYS_N; i++)
+		s += v[i];
+	return s;
+}
+
+static int64_t pid_sum(const int64_t v[CD_TSYS_N])
+{
+	int64_t s = 0;
+	for (int i = 0; i < CD_TSYS_N; i++) {
+		if (v[i] < 0)
+			return -1;
+		s += v[i];
+	}
+	return s;
+}
+
+static double per_s(double n, double secs)
+{
+	return secs > 0 ? n / secs : 0;
+}
+
+/* The CPU share as "0.61% of a CPU" from ns spent a second. */
+static double cpu_percent(double ns_s)
+{
+	return ns_s / 1e7;
+}
+
+static void text_header(FILE *out, const struct cd_top_interval *iv)
+{
+	char when[16];
+	struct tm tm;
+	localtime_r(&iv->when, &tm);
+	strftime(when, sizeof when, "%H:%M:%S", &tm);
+	uint64_t all = exact_sum(iv->exact);
+	double rate = per_s((double)all, iv->secs);
+	fprintf(out, "%s  time system calls (exact, every process): %.0f/s", when, rate);
+	const char *sep = " (";
+	for (int s = 0; s < CD_TSYS_N; s++)
+		if (iv->traced[s] && iv->exact[s]) {
+			fprintf(out, "%s%s %.0f/s", sep, cd_tsys_name((enum cd_tsys)s),
+			        per_s((double)iv->exact[s], iv->secs));
+			sep = ", ";
+		}
+	fprintf(out, "%s\n", *sep == ',' ? ")" : "");
+	if (iv->call_ns > 0)
+		fprintf(out, "  each one missed the vDSO: ~%.0f ns a call, %.2f%% of a CPU in all\n",
+		        iv->call_ns, cpu_percent(rate * iv->call_ns));
+	else
+		fprintf(out, "  each one missed the vDSO (the cost of one could not be measured)\n");
+	if (iv->pid > 0) {
+		int64_t p = pid_sum(iv->pid_exact);
+		if (p >= 0)
+			fprintf(out, "  PID %d (exact, its threads): %.0f/s\n", iv->pid,
+			        per_s((double)p, iv->secs));
+	}
+}
+
+void cd_top_print_text(FILE *out, const struct cd_top_interval *iv)
+{
+	const struct cd_top_table *t = iv->t;
+	text_header(out, iv);
+	fprintf(out, "%-8s %-16s %10s %-28s %9s\n", "PID", "COMM", "CALLS/s~", "CLOCK IDS", "CPU%~");
+	size_t rows = iv->rows > 0 && (size_t)iv->rows < t->n ? (size_t)iv->rows : t->n;
+	for (size_t i = 0; i < rows; i++) {
+		const struct cd_top_proc *p = &t->p[i];
+		char clocks[128];
+		cd_top_clock_list(p, clocks, sizeof clocks);
+		fprintf(out, "%-8d %-16s %10.0f %-28s %9.2f\n", p->pid, p->comm, p->rate, clocks,
+		        cpu_percent(p->cost_ns_s));
+	}
+	if (t->n > rows)
+		fprintf(out, "  (%zu more processes)\n", t->n - rows);
+	if (t->n == 0)
+		fprintf(out, "  (no process made a time system call that was sampled)\n");
+	fprintf(out, "  ~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s",
+	        t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
+	if (t->lost)
+		fprintf(out, ", %" PRIu64 " lost", t->lost);
+	fprintf(out, "; totals above are exact\n\n");
+}
+
+static void json_syscalls(struct cd_jsonw *w, const char *key, const double v[CD_TSYS_N],
+                          const bool traced[CD_TSYS_N], double secs)
+{
+	cd_jsonw_begin_object(w, key);
+	for (int s = 0; s < CD_TSYS_N; s++)
+		if (traced[s])
+			cd_jsonw_number(w, cd_tsys_name((enum cd_tsys)s), per_s(v[s], secs));
+	cd_jsonw_end_object(w);
+}
+
+static void json_process(struct cd_jsonw *w, const struct cd_top_proc *p,
+                         const struct cd_top_interval *iv)
+{
+	cd_jsonw_begin_object(w, NULL);
+	cd_jsonw_int(w, "pid", p->pid);
+	cd_jsonw_string(w, "comm", p->comm);
+	cd_jsonw_bool(w, "estimated", true);
+	cd_jsonw_number(w, "calls", p->total);
+	cd_jsonw_number(w, "calls_per_s", p->rate);
+	cd_jsonw_int(w, "samples", (long long)p->samples);
+	json_syscalls(w, "syscalls_per_s", p->calls, iv->traced, iv->secs);
+	cd_jsonw_begin_object(w, "clock_ids_per_s");
+	for (int c = 0; c < CD_TCLOCK_N; c++)
+		if (p->clocks[c] > 0)
+			cd_jsonw_number(w, cd_tclock_name(c), per_s(p->clocks[c], iv->secs));
+	cd_jsonw_end_object(w);
+	cd_jsonw_number(w, "cpu_ns_per_s", p->cost_ns_s);
+	cd_jsonw_number(w, "cpu_percent", cpu_percent(p->cost_ns_s));
+	cd_jsonw_end_object(w);
+}
+
+static void json_exact(struct cd_jsonw *w, const struct cd_top_interval *iv)
+{
+	double v[CD_TSYS_N];
+	for (int s = 0; s < CD_TSYS_N; s++)
+		v[s] = (double)iv->exact[s];
+	uint64_t all = exact_sum(iv->exact);
+	cd_jsonw_begin_object(w, "total");
+	cd_jsonw_bool(w, "estimated", false);
+	cd_jsonw_int(w, "calls", (long long)all);
+	cd_jsonw_number(w, "calls_per_s", per_s((double)all, iv->secs));
+	json_syscalls(w, "syscalls_per_s", v, iv->traced, iv->secs);
+	cd_jsonw_number(w, "cpu_percent", cpu_percent(per_s((double)all, iv->secs) * iv->call_ns));
+	cd_jsonw_end_object(w);
+	if (iv->pid <= 0)
+		return;
+	int64_t p = pid_sum(iv->pid_exact);
+	cd_jsonw_begin_object(w, "pid_exact");
+	cd_jsonw_int(w, "pid", iv->pid);
+	if (p >= 0) {
+		cd_jsonw_int(w, "calls", p);
+		cd_jsonw_number(w, "calls_per_s", per_s((double)p, iv->secs));
+	} else {
+		cd_jsonw_null(w, "calls");
+		cd_jsonw_null(w, "calls_per_s");
+	}
+	cd_jsonw_end_object(w);
+}
+
+void cd_top_print_json(FILE *out, const struct cd_top_interval *iv)
+{
+	struct cd_jsonw w;
+	cd_jsonw_init(&w, out, 0);
+	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_int(&w, "interval", iv->index);
+	cd_jsonw_int(&w, "time", (long long)iv->when);
+	cd_jsonw_number(&w, "seconds", iv->secs);
+	cd_jsonw_number(&w, "call_ns", iv->call_ns);
+	json_exact(&w, iv);
+	cd_jsonw_int(&w, "sample_period", (long long)iv->period);
+	cd_jsonw_int(&w, "samples", (long long)iv->t->samples);
+	cd_jsonw_int(&w, "lost", (long long)iv->t->lost);
+	cd_jsonw_begin_array(&w, "processes");
+	for (size_t i = 0; i < iv->t->n; i++)
+		json_process(&w, &iv->t->p[i], iv);
+	cd_jsonw_end_array(&w);
+	cd_jsonw_end_object(&w);
+	fputc('\n', out);
+	fflush(out);
+}

@@ -1,0 +1,288 @@
+/*
+ * top.c: `clockdoctor top`: which processes are paying for time system
+ * calls, right now.
+ *
+ * A clock_gettime served by the vDSO never enters the kernel; one that
+ * fires the sys_enter_clock_gettime tracepoint missed the vDSO and cost a
+ * system call.  This counts those events exactly, splits them by process
+ * and clock id by sampling, and prices them with the cost of one forced
+ * system call measured at start (before tracing starts, so the tracing does
+ * not inflate it).  Options follow bcc's tools: [interval [count]], -p, -d.
+ */
+#include "commands.h"
+#include "measure/measure.h"
+#include "measure/trace.h"
+#include "output/topreport.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Set by SIGINT/SIGTERM: end after printing the interval in progress.  The
+ * only mutable global of the command. */
+static volatile sig_atomic_t top_stop;
+
+#define TARGET_SAMPLES 4000     /* a second, all CPUs together */
+#define INITIAL_PERIOD 200      /* until the first counts say better */
+#define ADAPT_S 0.2             /* the period follows the counts this often */
+#define EDGE_S 0.01             /* less than this left of an interval or of -d: done */
+
+struct top_opts {
+	double interval;
+	long count;                 /* 0: until Ctrl-C */
+	double duration;            /* -d; 0: none */
+	int pid;
+	bool json;
+	int rows;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+static void top_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: clockdoctor top [-p PID] [-d SECONDS] [--json] [-n ROWS] [interval [count]]\n"
+	        "\n"
+	        "Which processes make time system calls (clock_gettime, gettimeofday, time\n"
+	        "that missed the vDSO), how many a second, on which clock ids, and what they\n"
+	        "cost.  Traces the kernel's syscall tracepoints with perf_event_open: needs\n"
+	        "root or CAP_PERFMON.  Totals are exact; the per-process split is sampled.\n"
+	        "\n"
+	        "  interval          seconds per report (default 1)\n"
+	        "  count             number of reports (default: until Ctrl-C)\n"
+	        "  -p, --pid PID     only this process (and its exact count too)\n"
+	        "  -d, --duration S  stop after S seconds\n"
+	        "  -n, --rows N      at most N processes in each table (default 20; 0: all)\n"
+	        "  -j, --json        one JSON object per interval, one per line (docs/top.md)\n"
+	        "\n"
+	        "exit status: 0 done, 3 bad usage or cannot trace here (not root, no tracefs)\n"
+	        "\n"
+	        "examples:\n"
+	        "  clockdoctor top                 every second, until Ctrl-C\n"
+	        "  clockdoctor top 5 3             three reports of 5 seconds\n"
+	        "  clockdoctor top -p 1234 -d 10   one process, for 10 seconds\n"
+	        "  clockdoctor top --json 1 10 | jq '.processes[0]'\n");
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *e;
+	errno = 0;
+	double v = strtod(s, &e);
+	if (e == s || *e || errno || !(v >= lo && v <= hi))
+		return false;
+	*out = v;
+	return true;
+}
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "clockdoctor top: %s: '%s'\n", what, arg);
+	return CD_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct top_opts *o)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "rows", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (struct top_opts){ .interval = 1, .rows = 20 };
+	optind = 1;
+	int ch;
+	double v;
+	while ((ch = getopt_long(argc, argv, "p:d:n:jh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (!parse_num(optarg, 1, INT_MAX, &v) || v != floor(v))
+				return bad("-p takes a process id", optarg);
+			o->pid = (int)v;
+			break;
+		case 'd':
+			if (!parse_num(optarg, 0.05, 1e7, &o->duration))
+				return bad("-d takes seconds (0.05 or more)", optarg);
+			break;
+		case 'n':
+			if (!parse_num(optarg, 0, 1e6, &v) || v != floor(v))
+				return bad("-n takes a number of rows", optarg);
+			o->rows = (int)v;
+			break;
+		case 'j': o->json = true; break;
+		case 'h': top_usage(stdout); return -1;
+		default: top_usage(stderr); return CD_EXIT_USAGE;
+		}
+	}
+	if (optind < argc && !parse_num(argv[optind++], 0.05, 1e7, &o->interval))
+		return bad("the interval is in seconds (0.05 or more)", argv[optind - 1]);
+	if (optind < argc) {
+		if (!parse_num(argv[optind++], 1, 1e12, &v) || v != floor(v))
+			return bad("count is a number of reports", argv[optind - 1]);
+		o->count = (long)v;
+	}
+	if (optind < argc)
+		return bad("unexpected argument", argv[optind]);
+	return 0;
+}
+
+/* The cost of one clock_gettime that reaches the kernel, measured as the
+ * forced system call (measure/clockcost.c). */
+static double measure_call_ns(void)
+{
+	static const struct cd_clock_spec spec = {
+		"CLOCK_MONOTONIC/syscall", CD_CALL_SYSCALL_CLOCK_GETTIME, CLOCK_MONOTONIC, true,
+	};
+	struct cd_clock_cost c;
+	memset(&c, 0, sizeof c);
+	cd_measure_clock(&spec, 0.1, &c);
+	if (!c.measured)
+		return NAN;
+	return c.syscall_ns > 0 ? c.syscall_ns : c.ns_per_call;
+}
+
+static void add_counts(struct cd_tracer *tr, uint64_t all[CD_TSYS_N], int64_t pid[CD_TSYS_N])
+{
+	uint64_t a[CD_TSYS_N];
+	int64_t p[CD_TSYS_N];
+	cd_tracer_counts(tr, a, p);
+	for (int s = 0; s < CD_TSYS_N; s++) {
+		all[s] += a[s];
+		pid[s] = pid[s] < 0 || p[s] < 0 ? -1 : pid[s] + p[s];
+	}
+}
+
+/* One interval: samples into t, exact counts into iv.  It is read in
+ * slices of ADAPT_S: after each, the sample period is set from the calls
+ * the slice counted, so that a burst after a quiet time is sampled at the
+ * full rate for one slice at most. */
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* *mark is when the counters were last read: an interval's length runs
+ * from read to read, so that the calls counted between its slices (while
+ * reading counters, changing the period) are inside its time too. */
+static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table *t,
+                         struct cd_top_interval *iv, double *mark)
+{
+	memset(iv->exact, 0, sizeof iv->exact);
+	memset(iv->pid_exact, 0, sizeof iv->pid_exact);
+	cd_top_table_reset(t);
+	double done = 0;
+	/* The slices are timed by the coarse clock (tracepf.c): an interval may
+	 * end a few ms early, and rates divide by its measured length. */
+	while (done < secs - EDGE_S && !top_stop) {
+		double slice = secs - done < 2 * ADAPT_S ? secs - done : ADAPT_S;
+		double took = cd_tracer_collect(tr, slice, &top_stop, t);
+		uint64_t before = 0, after = 0;
+		for (int s = 0; s < CD_TSYS_N; s++)
+			before += iv->exact[s];
+		add_counts(tr, iv->exact, iv->pid_exact);
+		for (int s = 0; s < CD_TSYS_N; s++)
+			after += iv->exact[s];
+		done += took;
+		cd_tracer_set_period(tr, cd_top_adapt_period(after - before, took, TARGET_SAMPLES), t);
+	}
+	double now = mono_s();
+	iv->secs = now - *mark;
+	*mark = now;
+	iv->when = time(NULL);
+	iv->period = cd_tracer_period(tr);
+}
+
+static bool pid_exists(int pid)
+{
+	char path[32];
+	snprintf(path, sizeof path, "/proc/%d", pid);
+	return access(path, F_OK) == 0;
+}
+
+static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double call_ns)
+{
+	double mark = mono_s();   /* cd_tracer_open read the counters just now */
+	struct cd_top_table t = { 0 };
+	struct cd_top_interval iv;
+	memset(&iv, 0, sizeof iv);
+	iv.pid = o->pid;
+	iv.call_ns = call_ns;
+	iv.rows = o->rows;
+	for (int s = 0; s < CD_TSYS_N; s++)
+		iv.traced[s] = cd_tracer_has(tr, (enum cd_tsys)s);
+	double left = o->duration > 0 ? o->duration : INFINITY;
+	for (long i = 1; (o->count == 0 || i <= o->count) && left > EDGE_S && !top_stop; i++) {
+		double secs = o->interval < left ? o->interval : left;
+		run_interval(tr, secs, &t, &iv, &mark);
+		left -= iv.secs;
+		iv.index = (int)i;
+		iv.t = &t;
+		cd_top_finish(&t, iv.secs, isnan(call_ns) ? 0 : call_ns, iv.exact);
+		if (o->pid > 0)
+			cd_top_keep_pid(&t, o->pid);
+		if (o->json)
+			cd_top_print_json(stdout, &iv);
+		else
+			cd_top_print_text(stdout, &iv);
+		fflush(stdout);
+		if (o->pid > 0 && !pid_exists(o->pid)) {
+			fprintf(stderr, "clockdoctor top: process %d has exited\n", o->pid);
+			break;
+		}
+	}
+	cd_top_table_free(&t);
+	if (ferror(stdout)) {
+		fprintf(stderr, "clockdoctor top: cannot write the report\n");
+		return CD_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cd_cmd_top(int argc, char **argv)
+{
+	struct top_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (o.pid > 0 && !pid_exists(o.pid)) {
+		fprintf(stderr, "clockdoctor top: no process %d\n", o.pid);
+		return CD_EXIT_USAGE;
+	}
+	/* Measured before tracing starts: the traced call would cost more. */
+	double call_ns = measure_call_ns();
+	struct cd_trace_opts to = { .pid = o.pid, .initial_period = INITIAL_PERIOD,
+	                            .target_samples = TARGET_SAMPLES };
+	struct cd_trace_error e;
+	struct cd_tracer *tr = cd_tracer_open(&to, &e);
+	if (!tr) {
+		fprintf(stderr, "clockdoctor top: %s\n", e.msg);
+		return CD_EXIT_USAGE;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* JSON keeps stdout for the objects. */
+	fprintf(o.json ? stderr : stdout, "Tracing time system calls... Hit Ctrl-C to end.\n");
+	fflush(stdout);
+	rc = trace_loop(&o, tr, call_ns);
+	cd_tracer_close(tr);
+	return rc;
+}

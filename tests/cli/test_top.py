@@ -1,0 +1,247 @@
+"""`clockdoctor top`, traced for real: a helper program makes a known number of
+time system calls a second and top must count them, on the right clock id;
+a program whose calls stay in the vDSO must not appear; without privilege
+the answer is a clear message and exit status 3.
+
+The traced tests need root (the CI runs as root) and a kernel with syscall
+tracepoints.  If top cannot trace here, they fail on CI (CI set) and skip
+elsewhere, loudly."""
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import BINARY
+
+RATE = 20000          # calls a second, paced by the helper
+HELPER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* helper RATE SECONDS syscall|coarse: RATE calls a second for SECONDS,
+ * paced by the monotonic clock; prints how many it made. */
+int main(int argc, char **argv)
+{
+	if (argc != 4)
+		return 2;
+	long rate = atol(argv[1]);
+	double secs = atof(argv[2]);
+	int coarse = strcmp(argv[3], "coarse") == 0;
+	struct timespec t0, now, ts;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long n = 0;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double el = (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (el >= secs)
+			break;
+		for (long want = (long)(el * rate); n < want; n++) {
+			if (coarse)
+				clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* libc: the vDSO */
+			else
+				syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+		}
+		struct timespec sl = { 0, 500000 };
+		nanosleep(&sl, NULL);
+	}
+	printf("%ld\n", n);
+	return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def helper(tmp_path_factory):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.fail("no C compiler to build the helper")
+    d = tmp_path_factory.mktemp("top")
+    src = d / "helper.c"
+    src.write_text(HELPER)
+    exe = d / "helper"
+    subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True)
+    # Traversable by the unprivileged user of test_not_root.
+    os.chmod(d, 0o755)
+    return str(exe)
+
+
+def start(helper, mode, secs, rate=RATE):
+    p = subprocess.Popen([helper, str(rate), str(secs), mode], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "ready\n"
+    return p
+
+
+def cannot_trace(why):
+    msg = "clockdoctor top cannot trace on this machine: " + why
+    if os.environ.get("CI"):
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+@pytest.fixture
+def traced(cd):
+    """cd, for tests that trace: root, and a machine where top works."""
+    if os.geteuid() != 0:
+        cannot_trace("not root (the traced tests run as root)")
+    r = cd("top", "--json", "0.2", "1")
+    if r.rc != 0:
+        cannot_trace("exit %d: %s" % (r.rc, r.err.strip()))
+    return cd
+
+
+def intervals(r):
+    assert r.rc == 0, r.err
+    return [__import__("json").loads(line) for line in r.out.splitlines()]
+
+
+def test_help_and_usage(cd):
+    r = cd("top", "--help")
+    assert r.rc == 0
+    assert "usage: clockdoctor top" in r.out
+    for bad in (["-p", "x"], ["-d", "0"], ["0"], ["1", "0"], ["1", "2", "3"], ["--nope"],
+                ["-n", "-1"]):
+        r = cd("top", *bad)
+        assert r.rc == 3, bad
+        assert r.err, bad
+    assert "top" in cd("--help").out
+
+
+def test_no_such_pid(cd):
+    r = cd("top", "-p", "999999999", "1", "1")
+    assert r.rc == 3
+    assert "no process 999999999" in r.err
+
+
+def test_counts_one_process_exactly(traced, helper):
+    p = start(helper, "syscall", 3.5)
+    try:
+        r = traced("top", "-p", str(p.pid), "--json", "1", "2")
+    finally:
+        made = int(p.communicate(timeout=30)[0])
+    assert abs(made - 3.5 * RATE) < 0.02 * 3.5 * RATE, made    # the helper kept its pace
+    docs = intervals(r)
+    assert [d["interval"] for d in docs] == [1, 2]
+    for d in docs:
+        exact = d["pid_exact"]
+        assert exact["pid"] == p.pid
+        assert abs(exact["calls_per_s"] - RATE) <= 0.05 * RATE, d
+        assert d["total"]["estimated"] is False
+        # read one after the other: the edges of an interval may differ by a few calls
+        assert d["total"]["calls"] >= 0.995 * exact["calls"]
+        procs = d["processes"]
+        assert [x["pid"] for x in procs] == [p.pid], procs       # -p: only it
+        x = procs[0]
+        assert x["estimated"] is True
+        assert x["comm"] == "helper"
+        # The sampled estimate: a few thousand samples, so within 10%.
+        assert abs(x["calls_per_s"] - RATE) <= 0.10 * RATE, x
+        clocks = x["clock_ids_per_s"]
+        assert set(clocks) == {"MONOTONIC"}, clocks
+        assert x["cpu_ns_per_s"] > 0 and d["call_ns"] > 0
+        assert d["sample_period"] >= 1 and d["lost"] == 0
+
+
+def test_vdso_calls_do_not_appear(traced, helper):
+    sys_p = start(helper, "syscall", 3)
+    vdso_p = start(helper, "coarse", 3)
+    try:
+        r = traced("top", "--json", "-n", "0", "-d", "2")
+    finally:
+        sys_p.communicate(timeout=30)
+        coarse_made = int(vdso_p.communicate(timeout=30)[0])
+    assert coarse_made > 50000           # it did call, 20000 a second
+    docs = intervals(r)
+    assert len(docs) == 2
+    for d in docs:
+        pids = {x["pid"]: x for x in d["processes"]}
+        assert vdso_p.pid not in pids, d
+        assert sys_p.pid in pids, d      # the control: tracing did work
+        assert d["total"]["calls_per_s"] >= 0.95 * RATE
+
+
+def test_text_report(traced, helper):
+    p = start(helper, "syscall", 2.5)
+    try:
+        r = traced("top", "-p", str(p.pid), "1", "1")
+    finally:
+        p.communicate(timeout=30)
+    assert r.rc == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0] == "Tracing time system calls... Hit Ctrl-C to end."
+    assert "time system calls (exact, every process)" in lines[1]
+    assert "estimated" in r.out
+    row = next(line for line in lines if line.startswith(str(p.pid) + " "))
+    assert "helper" in row and "MONOTONIC" in row
+
+
+def test_ctrl_c_ends_cleanly(traced):
+    proc = subprocess.Popen([BINARY, "top", "--json", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(2)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert len(out.splitlines()) >= 1
+
+
+def test_not_root(cd, helper):
+    if os.geteuid() != 0:
+        r = cd("top", "1", "1")
+    else:
+        if not shutil.which("setpriv"):
+            pytest.fail("setpriv (util-linux) is needed to drop privileges")
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               BINARY, "top", "1", "1"], capture_output=True, text=True,
+                              timeout=60)
+        r = type("R", (), {"rc": proc.returncode, "out": proc.stdout, "err": proc.stderr})
+    assert r.rc == 3, (r.rc, r.err)
+    assert "root" in r.err and "CAP_PERFMON" in r.err, r.err
+    assert "sudo clockdoctor top" in r.err
+    assert "Tracing time system calls" not in r.out
+
+
+def fake_tracefs(tmp_path, fmt=None, events=True):
+    if events:
+        (tmp_path / "events").mkdir()
+    if fmt is not None:
+        d = tmp_path / "events" / "syscalls" / "sys_enter_clock_gettime"
+        d.mkdir(parents=True)
+        (d / "format").write_text(fmt)
+    return {"CLOCKDOCTOR_TRACEFS": str(tmp_path)}
+
+
+def test_no_syscall_tracepoints(cd, tmp_path):
+    # tracefs without events/syscalls: a kernel without CONFIG_FTRACE_SYSCALLS
+    r = cd("top", "1", "1", env=fake_tracefs(tmp_path))
+    assert r.rc == 3
+    assert "no syscall tracepoints" in r.err and "CONFIG_FTRACE_SYSCALLS" in r.err, r.err
+    assert r.out == ""
+
+
+def test_no_tracefs(cd, tmp_path):
+    r = cd("top", "--json", "1", "1", env=fake_tracefs(tmp_path, events=False))
+    assert r.rc == 3
+    assert "no tracefs" in r.err, r.err
+    assert r.out == ""
+
+
+def test_odd_format_files(cd, tmp_path):
+    # A format file without its ID line: the tracepoint is unusable.
+    (tmp_path / "a").mkdir()
+    r = cd("top", "1", "1", env=fake_tracefs(tmp_path / "a", fmt="name: x\nformat:\n\tgarbage\n"))
+    assert r.rc == 3
+    assert "sys_enter_clock_gettime is missing or unreadable" in r.err, r.err
+    # An ID the kernel does not know: perf_event_open fails, said plainly.
+    (tmp_path / "b").mkdir()
+    r = cd("top", "1", "1", env=fake_tracefs(tmp_path / "b", fmt="ID: 999999999\nformat:\n"))
+    assert r.rc == 3
+    assert "perf_event_open" in r.err, r.err
+    assert r.out == ""
