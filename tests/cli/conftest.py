@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -40,3 +41,13 @@ def cd():
 
 def codes(doc):
     return {f["code"]: f for f in doc["findings"]}
+
+
+def as_user(args):
+    """Run as an unprivileged user: as ourselves, or as nobody through setpriv when root."""
+    if os.geteuid() != 0:
+        return list(args)
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        pytest.skip("root without setpriv cannot drop privileges")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", *args]

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BINARY
+from conftest import BINARY, as_user
 
 CS = "devices/system/clocksource/clocksource0"
 LIVE_CS = pathlib.Path("/sys") / CS / "current_clocksource"
@@ -81,15 +81,6 @@ def test_unknown_clocksource_switches_nothing(cd, fake):
     assert "Measuring" not in r.err
 
 
-def as_nobody(args):
-    if os.geteuid() != 0:
-        return list(args)
-    setpriv = shutil.which("setpriv")
-    if not setpriv:
-        pytest.skip("root without setpriv cannot drop privileges")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", *args]
-
-
 def test_clocksources_need_root():
     """As an ordinary user, on the real sysfs and on a fake one owned by root:
     refused before anything is measured or written."""
@@ -109,7 +100,7 @@ def test_clocksources_need_root():
             else:
                 env.pop("CLOCKDOCTOR_SYSFS", None)
                 before = live_clocksource()
-            p = subprocess.run(as_nobody([BINARY, "bench", "--clocksources", "all", "-d", "0.3"]),
+            p = subprocess.run(as_user([BINARY, "bench", "--clocksources", "all", "-d", "0.3"]),
                                capture_output=True, text=True, timeout=60, env=env)
             assert p.returncode == 3, p.stderr
             assert "needs root" in p.stderr

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, codes
+from conftest import FIXTURES, as_user, codes
 
 CS = "sys/devices/system/clocksource/clocksource0"
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
@@ -145,16 +145,6 @@ def test_folders_where_files_should_be(cd, tmp_path):
         (tmp_path / rel).mkdir(parents=True)
     r = cd("check", "--json", "--root", str(tmp_path))
     assert r.rc == 3 and r.json()["status"] == "unknown"
-
-
-def as_user(args):
-    """Run as an unprivileged user: as ourselves, or as nobody through setpriv when root."""
-    if os.geteuid() != 0:
-        return list(args)
-    setpriv = shutil.which("setpriv")
-    if not setpriv:
-        pytest.skip("root without setpriv cannot drop privileges")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--", *args]
 
 
 def shared_tmp():
