@@ -132,6 +132,7 @@ struct cd_tsc_report {
 	uint64_t bound_cycles;         /* every tested CPU within +-this of ref_cpu */
 	bool have_bound;
 	int pairs_run, pairs_failed, pairs_refused;
+	int pairs_timed_out;             /* pairs not run: the whole test's deadline passed */
 	int pairs_short;               /* run without a warp, but cut short */
 	struct cd_tsc_test test[CD_TSC_N_TESTS];
 	enum cd_tsc_verdict verdict;

@@ -99,6 +99,13 @@ static int plan_pairs(struct cd_tsc_report *t, const cpu_set_t *set, int allowed
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void run_pairs(struct cd_tsc_report *t, const struct cd_tsc_opts *o)
 {
 	double pair_s = o->pair_s;
@@ -107,13 +114,23 @@ static void run_pairs(struct cd_tsc_report *t, const struct cd_tsc_opts *o)
 	if (pair_s < MIN_PAIR_S)
 		pair_s = MIN_PAIR_S;
 	t->pair_s = pair_s;
+	/* Each pair is bounded, and so is the whole: on a busy machine with many
+	 * CPUs the pairs' own bounds could add up to minutes.  Pairs left when the
+	 * time is up are reported untested, not passed. */
+	double budget = o->sync_budget_s > 0 ? o->sync_budget_s : pair_s * t->n_pairs;
+	double deadline = now_s() + 4 * budget + 1.0;
 	for (int i = 0; i < t->n_pairs; i++) {
 		struct cd_tsc_pair *p = &t->pairs[i];
+		double left = deadline - now_s();
+		if (left <= 0) {
+			p->err = -ETIMEDOUT;
+			continue;
+		}
 		struct fc_sync_opts so = {
 			.cpu_a = p->cpu_a, .cpu_b = p->cpu_b,
 			.seconds = pair_s, .min_rounds = MIN_ROUNDS,
 			/* A busy machine may leave a side waiting: bounded. */
-			.max_seconds = pair_s * 10 + 0.2,
+			.max_seconds = pair_s * 10 + 0.2 < left ? pair_s * 10 + 0.2 : left,
 		};
 		p->err = fc_sync_pair(&so, &p->r);
 	}
@@ -135,12 +152,6 @@ static int sample_ends(struct ends *e)
 	return err;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void sleep_until(double t_end)
 {

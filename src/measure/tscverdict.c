@@ -338,6 +338,10 @@ static void sum_pairs(struct cd_tsc_report *t, uint64_t *moved, int *moved_a, in
 	*first_err = 0;
 	for (int i = 0; i < t->n_pairs; i++) {
 		const struct cd_tsc_pair *p = &t->pairs[i];
+		if (p->err == -ETIMEDOUT) {
+			t->pairs_timed_out++;
+			continue;
+		}
 		if (p->err) {
 			t->pairs_refused++;
 			if (!*first_err)
@@ -387,6 +391,10 @@ static void sync_passed(struct cd_tsc_report *t, int online)
 		     "rounds in %.2f s): the two threads rarely ran at once, a busy machine", t->pairs_short,
 		     t->pairs_short == 1 ? "" : "s", p->cpu_a, p->cpu_b, (unsigned long long)p->r.rounds,
 		     p->r.elapsed_s);
+	} else if (t->pairs_timed_out) {
+		TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "no warp in %d pair%s, but %d pair%s untested: the "
+		     "test's time ran out (a busy machine; --quick tests fewer pairs)%s", t->pairs_run,
+		     t->pairs_run == 1 ? "" : "s", t->pairs_timed_out, t->pairs_timed_out == 1 ? "" : "s", bound);
 	} else if (t->pairs_refused || t->cpus_allowed < online)
 		TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "no warp in %d pair%s, but %s untested%s", t->pairs_run,
 		     t->pairs_run == 1 ? "" : "s", t->pairs_refused ? "pairs refused pinning are" :
@@ -417,7 +425,10 @@ static void test_sync(const struct cd_facts *f, struct cd_tsc_report *t)
 	} else if (!t->measured) {
 		TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "not measured");
 	} else if (t->pairs_run == 0) {
-		if (err)
+		if (t->pairs_timed_out && !err)
+			TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "the test's time ran out before any pair ran "
+			     "(a busy machine)");
+		else if (err)
 			TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "pinning threads to CPUs refused (%s): no "
 			     "cross-CPU test", strerror(-err));
 		else
@@ -509,7 +520,7 @@ void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 	t->worst_a = t->worst_b = -1;
 	t->bound_cycles = 0;
 	t->have_bound = t->have_drift = false;
-	t->pairs_run = t->pairs_failed = t->pairs_refused = t->pairs_short = 0;
+	t->pairs_run = t->pairs_failed = t->pairs_refused = t->pairs_short = t->pairs_timed_out = 0;
 	sources(f, t);
 	char why[160];
 	if (no_counter(f, t, why, sizeof why)) {

@@ -202,6 +202,21 @@ static void test_pinning_refused(void)
 	done(f, t);
 }
 
+/* The whole test's deadline passed before a pair ran: untested, said so. */
+static void test_pairs_timed_out(void)
+{
+	struct cd_facts *f = facts(ALL_TSC, DETECTED);
+	struct cd_tsc_report *t = report();
+	t->pairs[0].err = -ETIMEDOUT;
+	cd_tsc_judge(f, t);
+	CHECK_INT(t->pairs_timed_out, 1);
+	CHECK_INT(t->pairs_refused, 0);
+	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_UNTESTED);
+	CHECK(strstr(t->test[CD_TSC_T_SYNC].detail, "time ran out") != NULL);
+	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
+	done(f, t);
+}
+
 /* A busy machine: the pair ran too few rounds to conclude. */
 static void test_cut_short(void)
 {
@@ -404,6 +419,7 @@ int main(void)
 	test_one_cpu();
 	test_warp();
 	test_pinning_refused();
+	test_pairs_timed_out();
 	test_cut_short();
 	test_flags();
 	test_rate_and_precision();
