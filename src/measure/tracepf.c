@@ -57,7 +57,14 @@ struct cd_tracer {
 	int n_pid_fd;
 	bool pid_counted;
 	int pid;
-	uint64_t period;
+	uint64_t period;            /* the period aimed at (cd_tracer_set_period) */
+	/* Each CPU's period in force, dithered around `period`: a fixed "every
+	 * P-th event" locks onto a loop that makes k calls a turn (P and k with a
+	 * common factor always sample the same call), so after every drain each
+	 * CPU gets a new period in [P/2, 3P/2), which also resets the kernel's
+	 * count to the next sample.  Its samples are weighted by it. */
+	uint64_t *cpu_period;
+	uint64_t rng;
 };
 
 /* The polling reads CLOCK_MONOTONIC_COARSE, which the vDSO serves on every
@@ -147,15 +154,23 @@ static int find_tracefs(struct cd_tracer *tr, struct cd_trace_error *e)
 		         "Run it as root: sudo clockdoctor top", dirs[0]);
 		return e->err;
 	}
+	/* The flags systemd mounts these with. */
+	const unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 	int merr = 0;
-	if (mount("nodev", dirs[0], "tracefs", 0, NULL) == 0 && has_syscall_events(dirs[0], &err)) {
+	if (mount("nodev", dirs[0], "tracefs", flags, NULL) != 0) {
+		merr = errno;
+	} else {
 		fprintf(stderr, "clockdoctor top: mounted tracefs at %s (left mounted)\n", dirs[0]);
-		snprintf(tr->tracefs, sizeof tr->tracefs, "%s", dirs[0]);
-		return 0;
+		if (has_syscall_events(dirs[0], &err)) {
+			snprintf(tr->tracefs, sizeof tr->tracefs, "%s", dirs[0]);
+			return 0;
+		}
 	}
-	merr = errno;
-	/* Old kernels have tracefs only inside debugfs. */
-	if (mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL) == 0)
+	/* Old kernels have tracefs only inside debugfs; mount it only where it
+	 * is not mounted yet (a second mount would stack on the first). */
+	struct stat dbg;
+	if (stat("/sys/kernel/debug/tracing", &dbg) != 0 &&
+	    mount("nodev", "/sys/kernel/debug", "debugfs", flags, NULL) == 0)
 		fprintf(stderr, "clockdoctor top: mounted debugfs at /sys/kernel/debug (left mounted)\n");
 	if (has_syscall_events(dirs[1], &err)) {
 		snprintf(tr->tracefs, sizeof tr->tracefs, "%s", dirs[1]);
@@ -262,7 +277,12 @@ static int open_cpu_events(struct cd_tracer *tr, int ci, struct cd_trace_error *
 			               leader, 0);
 			tr->ring[ci] = m == MAP_FAILED ? NULL : m;
 			if (!tr->ring[ci]) {
-				open_error(e, errno);
+				int err = errno;
+				e->err = -err;
+				snprintf(e->msg, sizeof e->msg,
+				         "cannot map the perf ring buffer of CPU %d (mmap: %s): the memory perf may\n"
+				         "lock is exhausted (sysctl kernel.perf_event_mlock_kb, ulimit -l).",
+				         tr->cpus[ci], strerror(err));
 				return e->err;
 			}
 		} else if (ioctl(*fd, PERF_EVENT_IOC_SET_OUTPUT, leader) != 0) {
@@ -367,7 +387,9 @@ struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_
 	tr->fd = malloc(nfd * sizeof *tr->fd);
 	tr->last = calloc(nfd, sizeof *tr->last);
 	tr->ring = calloc((size_t)tr->ncpus, sizeof *tr->ring);
-	if (!tr->fd || !tr->last || !tr->ring) {
+	tr->cpu_period = calloc((size_t)tr->ncpus, sizeof *tr->cpu_period);
+	tr->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	if (!tr->fd || !tr->last || !tr->ring || !tr->cpu_period) {
 		e->err = -ENOMEM;
 		snprintf(e->msg, sizeof e->msg, "out of memory");
 		goto fail;
@@ -405,6 +427,7 @@ void cd_tracer_close(struct cd_tracer *tr)
 	free(tr->pid_kind);
 	free(tr->pid_last);
 	free(tr->ring);
+	free(tr->cpu_period);
 	free(tr->fd);
 	free(tr->last);
 	free(tr->cpus);
@@ -453,14 +476,13 @@ static void read_comm(int pid, char *comm, size_t len)
 }
 
 /* One PERF_RECORD_SAMPLE: u32 pid, tid; u32 size; raw data. */
-static void take_sample(struct cd_tracer *tr, const unsigned char *rec, size_t len,
+static void take_sample(struct cd_tracer *tr, const unsigned char *rec, size_t len, uint64_t period,
                         struct cd_top_table *t)
 {
 	const size_t hdr = sizeof(struct perf_event_header);
 	if (len < hdr + 8 + 4)
 		return;
 	uint32_t pid, raw_size;
-	uint64_t period = tr->period;
 	memcpy(&pid, rec + hdr, 4);
 	memcpy(&raw_size, rec + hdr + 8, 4);
 	const unsigned char *raw = rec + hdr + 12;
@@ -504,7 +526,7 @@ static void drain(struct cd_tracer *tr, int ci, struct cd_top_table *t)
 		for (size_t i = 0; i < h.size; i++)
 			rec[i] = data[(off + i) % tr->ring_len];
 		if (h.type == PERF_RECORD_SAMPLE)
-			take_sample(tr, rec, h.size, t);
+			take_sample(tr, rec, h.size, tr->cpu_period[ci] ? tr->cpu_period[ci] : tr->period, t);
 		else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
 			uint64_t lost;
 			memcpy(&lost, rec + sizeof h + 8, 8);
@@ -515,13 +537,59 @@ static void drain(struct cd_tracer *tr, int ci, struct cd_top_table *t)
 	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
 }
 
+static bool is_prime(uint64_t n)
+{
+	if (n < 2)
+		return false;
+	for (uint64_t d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return false;
+	return true;
+}
+
+/* A prime period in about [p/2, 3p/2).  Prime, because a loop of k calls
+ * (k < period) is then sampled at every one of its k positions in turn:
+ * the sample's position in the loop advances by period mod k, which shares
+ * no factor with k.  Random within the range (xorshift64), so that longer
+ * patterns do not lock on either. */
+static uint64_t dithered(struct cd_tracer *tr, uint64_t p)
+{
+	tr->rng ^= tr->rng << 13;
+	tr->rng ^= tr->rng >> 7;
+	tr->rng ^= tr->rng << 17;
+	if (p < 2)
+		return p;
+	uint64_t q = p / 2 + tr->rng % p;
+	while (!is_prime(q))
+		q++;
+	return q;
+}
+
+/* Drain one CPU, then give its events a new dithered period: the samples
+ * drained were all taken under the period recorded for them. */
+static void drain_and_redither(struct cd_tracer *tr, int ci, struct cd_top_table *t)
+{
+	drain(tr, ci, t);
+	if (!tr->ring[ci] || tr->period < 2)
+		return;
+	uint64_t p = dithered(tr, tr->period);
+	bool ok = true;
+	for (int s = 0; s < CD_TSYS_N; s++) {
+		int fd = tr->fd[ci * CD_TSYS_N + s];
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) != 0)
+			ok = false;
+	}
+	if (ok)
+		tr->cpu_period[ci] = p;
+}
+
 double cd_tracer_collect(struct cd_tracer *tr, double secs, const volatile sig_atomic_t *stop,
                          struct cd_top_table *t)
 {
 	double t0 = now_s();
 	for (;;) {
 		for (int ci = 0; ci < tr->ncpus; ci++)
-			drain(tr, ci, t);
+			drain_and_redither(tr, ci, t);
 		double left = secs - (now_s() - t0);
 		if (left <= 0 || (stop && *stop))
 			break;
@@ -536,13 +604,11 @@ void cd_tracer_set_period(struct cd_tracer *tr, uint64_t period, struct cd_top_t
 {
 	if (period == 0 || period == tr->period)
 		return;
-	/* The samples waiting in the buffers stand for the old period. */
-	for (int ci = 0; ci < tr->ncpus; ci++)
-		drain(tr, ci, t);
+	/* The samples waiting in the buffers stand for the old period; each
+	 * CPU then gets a dithered new one. */
 	tr->period = period;
-	for (int i = 0; i < tr->ncpus * CD_TSYS_N; i++)
-		if (tr->fd[i] >= 0)
-			ioctl(tr->fd[i], PERF_EVENT_IOC_PERIOD, &period);
+	for (int ci = 0; ci < tr->ncpus; ci++)
+		drain_and_redither(tr, ci, t);
 }
 
 uint64_t cd_tracer_period(const struct cd_tracer *tr) { return tr->period; }

@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 	long rate = atol(argv[1]);
 	double secs = atof(argv[2]);
 	int coarse = strcmp(argv[3], "coarse") == 0;
+	int alternate = strcmp(argv[3], "alternate") == 0;
 	struct timespec t0, now, ts;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	long n = 0;
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		for (long want = (long)(el * rate); n < want; n++) {
 			if (coarse)
 				clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* libc: the vDSO */
+			else if (alternate)   /* MONOTONIC, REALTIME, MONOTONIC, ...: exactly 50/50 */
+				syscall(SYS_clock_gettime, n % 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
 			else
 				syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
 		}
@@ -147,6 +150,22 @@ def test_counts_one_process_exactly(traced, helper):
         assert set(clocks) == {"MONOTONIC"}, clocks
         assert x["cpu_ns_per_s"] > 0 and d["call_ns"] > 0
         assert d["sample_period"] >= 1 and d["lost"] == 0
+
+
+def test_clock_split_does_not_lock_onto_a_loop(traced, helper):
+    """A loop alternating two clock ids is exactly 50/50: a fixed sample period
+    would lock onto its pattern (an even period samples only one of them)."""
+    p = start(helper, "alternate", 4, rate=200000)
+    try:
+        docs = intervals(traced("top", "--json", "-p", str(p.pid), "1", "2", timeout=60))
+    finally:
+        p.wait(timeout=30)
+    for d in docs:
+        procs = [q for q in d["processes"] if q["pid"] == p.pid]
+        assert procs, d
+        c = procs[0]["clock_ids_per_s"]
+        share = c["REALTIME"] / (c["REALTIME"] + c["MONOTONIC"])
+        assert 0.4 < share < 0.6, c
 
 
 def test_vdso_calls_do_not_appear(traced, helper):
