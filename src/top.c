@@ -10,6 +10,7 @@
  * not inflate it).  Options follow bcc's tools: [interval [count]], -p, -d.
  */
 #include "commands.h"
+#include "util/fsread.h"
 #include "measure/measure.h"
 #include "measure/trace.h"
 #include "output/topreport.h"
@@ -214,8 +215,27 @@ static bool pid_exists(int pid)
 	return access(path, F_OK) == 0;
 }
 
+/* The events are opened on the CPUs online at the start; a CPU taken offline
+ * loses its events for good and one brought online has none, so after a
+ * change the "exact" totals are not.  Said once, plainly. */
+static void check_cpus(const char *at_start, bool *said)
+{
+	char now[256];
+	if (*said || !at_start[0] || cd_read_small("/", "/sys/devices/system/cpu/online", now, sizeof now) < 0)
+		return;
+	if (strcmp(now, at_start) != 0) {
+		fprintf(stderr, "clockdoctor top: the online CPUs changed (%s -> %s): from now on the "
+		        "totals miss the changed CPUs; restart top to trace them\n", at_start, now);
+		*said = true;
+	}
+}
+
 static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double call_ns)
 {
+	char cpus_at_start[256] = "";
+	bool cpus_said = false;
+	if (cd_read_small("/", "/sys/devices/system/cpu/online", cpus_at_start, sizeof cpus_at_start) < 0)
+		cpus_at_start[0] = '\0';
 	double mark = mono_s();   /* cd_tracer_open read the counters just now */
 	struct cd_top_table t = { 0 };
 	struct cd_top_interval iv;
@@ -229,6 +249,7 @@ static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double cal
 	for (long i = 1; (o->count == 0 || i <= o->count) && left > EDGE_S && !top_stop; i++) {
 		double secs = o->interval < left ? o->interval : left;
 		run_interval(tr, secs, &t, &iv, &mark);
+		check_cpus(cpus_at_start, &cpus_said);
 		left -= iv.secs;
 		iv.index = (int)i;
 		iv.t = &t;

@@ -93,7 +93,7 @@ void cd_top_add_sample(struct cd_top_table *t, int pid, enum cd_tsys s, long lon
  * exact counts of the interval (else NULL), each process's estimate is its
  * share of the samples times the exact count of each kind of call: a ratio
  * estimate, which the sample period changing within the interval, or
- * samples the kernel dropped, do not bias. */
+ * samples the kernel dropped (in bursts: little), do not bias much. */
 void cd_top_finish(struct cd_top_table *t, double secs, double call_ns,
                    const uint64_t exact[CD_TSYS_N]);
 /* Drops every row but pid's (-p: every process is sampled, for the shares). */
