@@ -157,14 +157,19 @@ static char *journal_read(size_t *len, int *err)
 	return out;
 }
 
-static bool text_reaches_boot(const char *text, size_t len)
+/* Parse text into log (cleared first; a scratch struct when log is NULL) and
+ * say whether it reaches back to boot.  The parse that decides is kept, so
+ * cd_klog_live does not parse the chosen text a second time. */
+static bool parse_reaches_boot(const char *text, size_t len, struct cd_klog *log)
 {
-	struct cd_klog *tmp = calloc(1, sizeof *tmp);
-
-	if (tmp)
-		cd_klog_parse(text, len, tmp);
-	bool r = tmp && tmp->reaches_boot;
-	free(tmp);
+	struct cd_klog *tmp = log ? log : calloc(1, sizeof *tmp);
+	if (!tmp)
+		return false;
+	memset(tmp, 0, sizeof *tmp);
+	cd_klog_parse(text, len, tmp);
+	bool r = tmp->reaches_boot;
+	if (!log)
+		free(tmp);
 	return r;
 }
 
@@ -200,7 +205,10 @@ static void say_why(char *why, size_t cap, int ring_err, const char *more)
 			 more);
 }
 
-char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap)
+/* cd_klog_live_text, keeping in *log (when not NULL) the parse of the text
+ * it returns. */
+static char *live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap,
+                       struct cd_klog *log)
 {
 	char *ring = NULL, dummy[1];
 	size_t rlen = 0, jlen = 0, dummy_len;
@@ -217,7 +225,7 @@ char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not,
 	*len = 0;
 	*source = CD_KLOG_NONE;
 	int rerr = ring_read(&ring, &rlen);
-	if (rerr == 0 && text_reaches_boot(ring, rlen)) {
+	if (rerr == 0 && parse_reaches_boot(ring, rlen, log)) {
 		*source = CD_KLOG_RING;
 		*len = rlen;
 		return ring;
@@ -230,7 +238,7 @@ char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not,
 			   jerr && jerr != -EFBIG ? "; journalctl could not be run" :
 			   !jok ? "; journalctl gave no kernel lines for this boot" :
 			   jerr ? "; read the journal instead (cut at 16 MiB)" : "; read the journal instead";
-	if (jok && (rerr != 0 || rlen == 0 || text_reaches_boot(jour, jlen))) {
+	if (jok && (rerr != 0 || rlen == 0 || parse_reaches_boot(jour, jlen, log))) {
 		say_why(why_not, why_cap, rerr, jwhy);
 		free(ring);
 		*source = CD_KLOG_JOURNAL;
@@ -243,19 +251,31 @@ char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not,
 		return NULL;
 	*source = CD_KLOG_RING;
 	*len = rlen;
+	/* The ring buffer after all (it does not reach boot, nor does the journal):
+	 * log may hold the journal's parse now, so parse the ring again. */
+	if (log)
+		parse_reaches_boot(ring, rlen, log);
 	return ring;
+}
+
+char *cd_klog_live_text(size_t *len, enum cd_klog_source *source, char *why_not, size_t why_cap)
+{
+	return live_text(len, source, why_not, why_cap, NULL);
 }
 
 void cd_klog_live(struct cd_klog *log)
 {
 	enum cd_klog_source src;
 	size_t len;
+	char why[CD_LINE_MAX] = "";
 
 	memset(log, 0, sizeof *log);
-	char *text = cd_klog_live_text(&len, &src, log->why_not, sizeof log->why_not);
+	char *text = live_text(&len, &src, why, sizeof why, log);
+	/* live_text left the parse of the text it chose in log (or nothing). */
+	if (!text)
+		memset(log, 0, sizeof *log);
+	snprintf(log->why_not, sizeof log->why_not, "%s", why);
 	log->source = src;
 	log->readable = text != NULL;
-	if (text)
-		cd_klog_parse(text, len, log);
 	free(text);
 }

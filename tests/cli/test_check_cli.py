@@ -374,3 +374,18 @@ def test_tsc_rejected_for_cpufreq_is_explained(cd, tmp_path):
     assert "because of cpufreq changes on SMP" in lasting and "constant_tsc" in lasting
     assert "tsc=reliable" not in lasting
 
+
+
+def test_tsc_adjust_firmware_is_reported(cd, tmp_path):
+    root = make_root(tmp_path, {
+        f"{CS}/current_clocksource": "tsc\n",
+        "proc/sys/kernel/osrelease": "6.1.0-1-amd64\n",
+        "dmesg.txt": "[    0.000000] [Firmware Bug]: TSC ADJUST differs: CPU0 45960 --> 78394. Restoring\n"
+                     "[    1.000000] TSC ADJUST: CPU1: -5000 force to 0\n",
+    })
+    doc = cd("check", "--json", "--root", str(root)).json()
+    c = codes(doc)
+    assert doc["status"] == "ok"
+    x = c["tsc-adjust-firmware"]
+    assert x["severity"] == "info"
+    assert len([e for e in x["evidence"] if "TSC ADJUST" in e]) == 2

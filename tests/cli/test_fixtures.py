@@ -71,7 +71,11 @@ def test_qemu_smp2_hpet(cd):
     assert c["tsc-not-invariant"]["severity"] == "warning"
     assert "since Linux 4.7" in evidence_text(c["slow-clocksource"])
     assert "tsc=reliable" in c["slow-clocksource"]["fix"]["lasting"]
-    assert "update-grub" in c["slow-clocksource"]["fix"]["lasting"]  # a Debian kernel
+    lasting = c["slow-clocksource"]["fix"]["lasting"]
+    assert "update-grub" in lasting  # a Debian kernel
+    # one drop-in file per parameter, in a folder that may not exist yet
+    assert "$ mkdir -p /etc/default/grub.d" in lasting
+    assert "> /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg" in lasting
     assert doc["hypervisor"]["name"] == "qemu-tcg"
     assert doc["cpu"]["invariant_tsc"] is False
 
