@@ -8,6 +8,7 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 DESTDIR ?=
+LIBDIR  ?= $(PREFIX)/lib
 PYTHON  ?= python3
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
@@ -41,8 +42,8 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 DEPS     := $(MOD_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all test unit unit-san cli lab arm64 fuzz install clean
-all: $(B)/clockdoctor $(UNIT_BIN)
+.PHONY: all test unit unit-san cli lab arm64 fuzz install clean lib
+all: $(B)/clockdoctor $(UNIT_BIN) lib
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -58,6 +59,79 @@ $(B)/clockdoctor: $(MAIN_OBJ) $(B)/libcd.a
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libcd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcd.a $(LDLIBS)
+
+# ---- libfastclock: lib/*.c as a static and a shared library ----
+# The shared objects are compiled again with -fPIC and hidden visibility:
+# only the fc_ functions marked FC_API in include/fastclock.h are exported.
+FC_SONAME  := libfastclock.so.0
+FC_SOVER   := 0.1.0
+LIB_SRC    := $(sort $(wildcard lib/*.c))
+LIB_OBJ    := $(LIB_SRC:%.c=$(B)/obj/%.o)
+LIB_PIC    := $(LIB_SRC:%.c=$(B)/pic/%.o)
+DEPS       += $(LIB_PIC:.o=.d)
+lib: $(B)/libfastclock.a $(B)/libfastclock.so $(B)/fastclock.pc $(B)/fastclock-example
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+$(B)/libfastclock.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/libfastclock.so.$(FC_SOVER): $(LIB_PIC)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(FC_SONAME) -Wl,-z,now -o $@ $^ -lpthread
+
+$(B)/libfastclock.so: $(B)/libfastclock.so.$(FC_SOVER)
+	ln -sf libfastclock.so.$(FC_SOVER) $(B)/$(FC_SONAME)
+	ln -sf $(FC_SONAME) $@
+
+$(B)/fastclock.pc: lib/fastclock.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(FC_SOVER)|' $< > $@
+
+# The example is built against the installed-style header and the static
+# library, as a user would.
+$(B)/fastclock-example: examples/fastclock-example.c include/fastclock.h $(B)/libfastclock.a
+	$(CC) -Iinclude $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(LDFLAGS) -o $@ $< $(B)/libfastclock.a -lpthread
+
+# ---- the accelerator: libfastclock-preload.so, for LD_PRELOAD (docs/run.md) ----
+# The shim and the library's PIC objects; the version script exports the
+# time functions only.  It is loaded into programs built without
+# sanitizers, and a sanitizer's runtime cannot be preloaded into them, so
+# under SANITIZE=1 the library is compiled again without them.  The test
+# programs that run under it (tests/progs) are never sanitized either.
+PRELOAD_CFLAGS := $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden
+ifeq ($(SANITIZE),1)
+PRELOAD_LIB := $(LIB_SRC:%.c=$(B)/preload-pic/%.o)
+$(B)/preload-pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -MMD -MP -c -o $@ $<
+DEPS += $(PRELOAD_LIB:.o=.d)
+else
+PRELOAD_LIB := $(LIB_PIC)
+endif
+PROGS_SRC := $(sort $(wildcard tests/progs/*.c))
+PROGS_BIN := $(PROGS_SRC:tests/progs/%.c=$(B)/progs/%)
+lib: $(B)/libfastclock-preload.so
+cli: $(B)/libfastclock-preload.so $(PROGS_BIN)
+install: install-preload
+.PHONY: install-preload
+
+$(B)/preload/fastclock_preload.o: preload/fastclock_preload.c include/fastclock.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(B)/libfastclock-preload.so: $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) preload/fastclock_preload.map
+	$(CC) -shared -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--version-script=preload/fastclock_preload.map \
+	    -o $@ $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) -ldl -lpthread
+
+$(B)/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $< -lpthread
+
+install-preload: $(B)/libfastclock-preload.so
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 0755 $(B)/libfastclock-preload.so $(DESTDIR)$(LIBDIR)/libfastclock-preload.so
 
 -include $(DEPS)
 
@@ -104,10 +178,20 @@ fuzz: $(FUZZ_BIN)
 	done
 
 # ---- install ----
-install: $(B)/clockdoctor
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+install: $(B)/clockdoctor lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
+	           $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/share/doc/clockdoctor/examples
 	install -m 0755 $(B)/clockdoctor $(DESTDIR)$(PREFIX)/bin/clockdoctor
 	install -m 0644 docs/clockdoctor.1 $(DESTDIR)$(PREFIX)/share/man/man1/clockdoctor.1
+	install -m 0644 docs/fastclock.3 $(DESTDIR)$(PREFIX)/share/man/man3/fastclock.3
+	install -m 0644 include/fastclock.h $(DESTDIR)$(PREFIX)/include/fastclock.h
+	install -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
+	install -m 0755 $(B)/libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER)
+	ln -sf libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/$(FC_SONAME)
+	ln -sf $(FC_SONAME) $(DESTDIR)$(LIBDIR)/libfastclock.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(FC_SOVER)|' lib/fastclock.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/fastclock.pc
+	install -m 0644 examples/fastclock-example.c $(DESTDIR)$(PREFIX)/share/doc/clockdoctor/examples/
 
 clean:
 	rm -rf build build-san build-fuzz

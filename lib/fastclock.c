@@ -1,0 +1,954 @@
+/*
+ * fastclock.c: libfastclock's clock (include/fastclock.h; the design is in
+ * docs/fastclock.3, "HOW IT WORKS").
+ *
+ * The kernel's model, in user space: ns = ns0 + ((counter - tsc0) * mult +
+ * frac0) >> 32, one such line for CLOCK_MONOTONIC and one for
+ * CLOCK_MONOTONIC_RAW, published through a latch (two copies and a sequence
+ * number, the kernel's seqcount_latch): a reader never waits, even in a
+ * signal handler that interrupted the writer.  There is no thread: the
+ * reader that finds the line due re-anchors it, if it wins a trylock.
+ *
+ * Never backwards, by construction:
+ *   - within a line, ns grows with the counter (mult > 0);
+ *   - a soft re-anchor starts the new line where the old one is at the
+ *     anchor instant ta, plus a nudge of at least (old mult - new mult) *
+ *     W + 1 ns; and before reading ta it first shortens the old line to end
+ *     at ta_pre + W (a "freeze" end: a reader past it while the writer is
+ *     still busy returns the old line's last value).  So every value the
+ *     old line handed out is below the new line, however long the writer is
+ *     preempted between the two steps;
+ *   - a hard re-anchor (the line expired, the counter went backwards, the
+ *     kernel clock was read instead) starts the new line at no less than
+ *     min(old line's end, kernel + old error bound) + 1 and no less than
+ *     the kernel's value "ahead" of the sample; readers that found the line
+ *     expired while the lock was busy return max(kernel, min(old end,
+ *     kernel + old bound)), which the new line is above;
+ *   - in kernel mode, values are floored at the last line's such bound.
+ * This relies, like the kernel's own vDSO, on the counters of all CPUs
+ * agreeing (checked by the kernel when its clocksource is the TSC, and by
+ * `clockdoctor tsc` otherwise).
+ */
+#include "fastclock.h"
+
+#include "counter.h"
+#include "fastclock_trust.h"
+#include "kclock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timex.h>
+
+#define NS_PER_S 1000000000LL
+
+enum { L_COUNTER = 1, L_FREEZE = 2 };
+
+/* Tunables (docs/fastclock.3). */
+#define MIN_INTERVAL_NS 10000000LL     /* re-anchor at least every 10 ms... */
+#define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
+#define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
+#define MIN_HARD_NS 100000000LL        /* a line is used for at most max(10 intervals, 100 ms) */
+#define WINDOW_NS 20000                /* W: the old line's end after its shortening */
+#define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
+#define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
+#define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
+#define FAST_SLEW_MAX 0.1
+#define START_ERR_PPM 50.0             /* the frequency must be this good to start */
+#define CALIB_STEP_NS 3000000LL        /* calibrating: re-measure every 3 ms */
+#define CHECK_NS NS_PER_S              /* re-read the clocksource every second */
+#define RECENT 8
+
+struct seg_a {
+	_Atomic int64_t ns0;
+	_Atomic uint64_t frac0;
+	_Atomic uint64_t mult;
+};
+
+struct copy_a {
+	_Atomic uint64_t tsc0, soft, hard;
+	_Atomic uint32_t flags;
+	_Atomic int64_t err;
+	struct seg_a mono, raw;
+};
+
+struct seg {
+	int64_t ns0;
+	uint64_t frac0;  /* 2^-32 ns */
+	uint64_t mult;   /* 2^-32 ns per count */
+};
+
+struct line {
+	uint64_t tsc0;
+	uint64_t soft;   /* counts after tsc0 at which a reader re-anchors (kernel mode: 0) */
+	uint64_t hard;   /* counts after tsc0 at which the line ends (kernel mode: when to
+	                    measure or check again) */
+	uint32_t flags;
+	int64_t err;     /* |line - kernel| bound over the line's life; kernel mode: 0 */
+	struct seg mono, raw;  /* kernel mode: ns0 is the floor */
+};
+
+/* The zero state is kernel mode with soft 0: the first read of each kind
+ * goes to the slow path, which initializes. */
+static struct {
+	_Alignas(64) atomic_uint seq;
+	struct copy_a c[2];
+} G;
+
+/* Offsets to MONOTONIC, refreshed by readers (REALTIME) and re-anchors. */
+static struct {
+	_Alignas(64) _Atomic int64_t rt_off;
+	_Atomic uint64_t rt_checked;  /* counter at the last check */
+	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
+	_Atomic int64_t tai_off;
+	_Atomic int64_t boot_off;
+} O;
+
+static atomic_int lock_word;
+
+/* The writer's state: touched only with lock_word held. */
+static struct {
+	bool inited;
+	struct fc_trust_facts facts;
+	struct fc_trust trust;
+	enum fc_source source;
+	enum fc_reason reason;
+	char reason_text[200];
+	char freq_from[24];
+	bool trusted;          /* the counter may be used (trust, and still) */
+	bool permanent;        /* kernel mode for good: never re-check */
+	double r_raw;          /* MONOTONIC_RAW ns per count */
+	double r_err_ppm;
+	double counts_per_ns;  /* rough, for scheduling */
+	bool have_base;
+	uint64_t base_t;
+	int64_t base_raw, base_mono, base_w;
+	uint64_t syncs, backwards;
+	int64_t last_sync_ns, interval_ns;
+	uint64_t last_check_t;
+	int64_t recent[RECENT];
+	unsigned n_recent;
+	int64_t boot_w;        /* the bracket of the BOOTTIME offset in use */
+	bool have_boot;
+	bool calibrating;
+} W;
+
+/* ---- the latch ---- */
+
+static void store_copy(struct copy_a *c, const struct line *l)
+{
+	atomic_store_explicit(&c->tsc0, l->tsc0, memory_order_relaxed);
+	atomic_store_explicit(&c->soft, l->soft, memory_order_relaxed);
+	atomic_store_explicit(&c->hard, l->hard, memory_order_relaxed);
+	atomic_store_explicit(&c->flags, l->flags, memory_order_relaxed);
+	atomic_store_explicit(&c->err, l->err, memory_order_relaxed);
+	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, memory_order_relaxed);
+	atomic_store_explicit(&c->mono.frac0, l->mono.frac0, memory_order_relaxed);
+	atomic_store_explicit(&c->mono.mult, l->mono.mult, memory_order_relaxed);
+	atomic_store_explicit(&c->raw.ns0, l->raw.ns0, memory_order_relaxed);
+	atomic_store_explicit(&c->raw.frac0, l->raw.frac0, memory_order_relaxed);
+	atomic_store_explicit(&c->raw.mult, l->raw.mult, memory_order_relaxed);
+}
+
+static void load_copy(const struct copy_a *c, struct line *l)
+{
+	l->tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+	l->soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
+	l->hard = atomic_load_explicit(&c->hard, memory_order_relaxed);
+	l->flags = atomic_load_explicit(&c->flags, memory_order_relaxed);
+	l->err = atomic_load_explicit(&c->err, memory_order_relaxed);
+	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
+	l->mono.frac0 = atomic_load_explicit(&c->mono.frac0, memory_order_relaxed);
+	l->mono.mult = atomic_load_explicit(&c->mono.mult, memory_order_relaxed);
+	l->raw.ns0 = atomic_load_explicit(&c->raw.ns0, memory_order_relaxed);
+	l->raw.frac0 = atomic_load_explicit(&c->raw.frac0, memory_order_relaxed);
+	l->raw.mult = atomic_load_explicit(&c->raw.mult, memory_order_relaxed);
+}
+
+/* Readers use c[seq & 1].  The writer moves readers to the other copy,
+ * rewrites this one, moves them back, and rewrites the other: each store of
+ * seq is a release (the copy readers are sent to is complete) followed by a
+ * release fence (a reader that saw any of the following stores sees seq
+ * changed at its check, through its acquire fence). */
+static void latch_write(const struct line *l)
+{
+	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
+	atomic_store_explicit(&G.seq, s + 1, memory_order_release);
+	atomic_thread_fence(memory_order_release);
+	store_copy(&G.c[s & 1], l);
+	atomic_store_explicit(&G.seq, s + 2, memory_order_release);
+	atomic_thread_fence(memory_order_release);
+	store_copy(&G.c[(s + 1) & 1], l);
+}
+
+static void current_line(struct line *l)
+{
+	unsigned s;
+	do {
+		s = atomic_load_explicit(&G.seq, memory_order_acquire);
+		load_copy(&G.c[s & 1], l);
+		atomic_thread_fence(memory_order_acquire);
+	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+}
+
+static inline int64_t seg_at(int64_t ns0, uint64_t frac0, uint64_t mult, uint64_t d)
+{
+	unsigned __int128 p = (unsigned __int128)d * mult + frac0;
+	return ns0 + (int64_t)(uint64_t)(p >> 32);
+}
+
+static int64_t seg_value(const struct seg *s, uint64_t d)
+{
+	return seg_at(s->ns0, s->frac0, s->mult, d);
+}
+
+static bool trylock(void)
+{
+	int expected = 0;
+	return atomic_compare_exchange_strong_explicit(&lock_word, &expected, 1, memory_order_acquire,
+	                                               memory_order_relaxed);
+}
+
+static void unlock(void)
+{
+	atomic_store_explicit(&lock_word, 0, memory_order_release);
+}
+
+/* ---- kernel samples ---- */
+
+struct sample {
+	uint64_t t0, t1;  /* the counter around the kernel read */
+	int64_t k;        /* the kernel's clock, read somewhere between */
+};
+
+static int sample_clock(clockid_t id, int tries, struct sample *best)
+{
+	uint64_t bw = UINT64_MAX;
+	memset(best, 0, sizeof *best);
+	for (int i = 0; i < tries; i++) {
+		struct timespec ts;
+		uint64_t t0 = fc_counter_read();
+		int r = fc_kclock(id, &ts);
+		uint64_t t1 = fc_counter_read();
+		if (r != 0)
+			return r;
+		if (t1 - t0 < bw) {
+			bw = t1 - t0;
+			best->t0 = t0;
+			best->t1 = t1;
+			best->k = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+		}
+	}
+	return 0;
+}
+
+static uint64_t mid(const struct sample *s)
+{
+	return s->t0 + (s->t1 - s->t0) / 2;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+static uint64_t ns_to_counts(double ns)
+{
+	double c = ns * W.counts_per_ns;
+	return c <= 0 ? 0 : c >= 1.8e19 ? UINT64_MAX : (uint64_t)c;
+}
+
+static uint64_t mult_of(double ns_per_count)
+{
+	return (uint64_t)(ns_per_count * 4294967296.0 + 0.5);
+}
+
+/* REALTIME - MONOTONIC, exactly: the coarse clocks come from one snapshot
+ * of the kernel's timekeeper, so their difference is the wall_to_monotonic
+ * offset, the same as the fine clocks'.  The two MONOTONIC_COARSE reads
+ * around the REALTIME_COARSE one must agree (no tick between). */
+static void rt_refresh(void)
+{
+	for (int i = 0; i < 4; i++) {
+		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+		int64_t r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
+		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+		if (m1 == INT64_MIN || r == INT64_MIN)
+			break;
+		if (m1 == m2) {
+			atomic_store_explicit(&O.rt_off, r - m1, memory_order_relaxed);
+			return;
+		}
+	}
+	/* No coarse clocks: the fine ones, to within a read. */
+	int64_t m = fc_kclock_ns(CLOCK_MONOTONIC), r = fc_kclock_ns(CLOCK_REALTIME);
+	if (m != INT64_MIN && r != INT64_MIN)
+		atomic_store_explicit(&O.rt_off, r - m, memory_order_relaxed);
+}
+
+static void rt_check(uint64_t t)
+{
+	uint64_t last = atomic_load_explicit(&O.rt_checked, memory_order_relaxed);
+	uint64_t every = atomic_load_explicit(&O.rt_every, memory_order_relaxed);
+	if (t - last < every && every != 0)
+		return;
+	/* one thread checks; the others keep the offset they have */
+	if (!atomic_compare_exchange_strong_explicit(&O.rt_checked, &last, t, memory_order_relaxed,
+	                                             memory_order_relaxed))
+		return;
+	rt_refresh();
+}
+
+/* TAI - REALTIME from adjtimex (read-only), and BOOTTIME - MONOTONIC: the
+ * latter only ever grows (time asleep), so a new bracket that does not
+ * overlap the old one is a resume; a narrower overlapping one refines it
+ * upwards only. */
+static void offsets_refresh(void)
+{
+	struct timex tx;
+	memset(&tx, 0, sizeof tx);
+	int saved = errno;
+	if (adjtimex(&tx) >= 0)
+		atomic_store_explicit(&O.tai_off, (int64_t)tx.tai * NS_PER_S, memory_order_relaxed);
+	errno = saved;
+	int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
+	int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
+	int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC);
+	if (m1 == INT64_MIN || b == INT64_MIN || m2 == INT64_MIN)
+		return;
+	int64_t lo = b - m2, hi = b - m1, mid = lo + (hi - lo) / 2;
+	int64_t cur = atomic_load_explicit(&O.boot_off, memory_order_relaxed);
+	if (!W.have_boot || lo > cur || (hi - lo < W.boot_w && mid > cur)) {
+		atomic_store_explicit(&O.boot_off, mid, memory_order_relaxed);
+		W.boot_w = hi - lo;
+		W.have_boot = true;
+	}
+}
+
+/* The NTP frequency the kernel applies to MONOTONIC, as a factor on the
+ * raw clock's rate: second_length / 10^9 with second_length = tick *
+ * 1000 * USER_HZ + freq (kernel/time/ntp.c, ntp_update_frequency).
+ * 0 when adjtimex cannot be read. */
+static double ntp_factor(void)
+{
+	struct timex tx;
+	memset(&tx, 0, sizeof tx);
+	int saved = errno;
+	int r = adjtimex(&tx);
+	errno = saved;
+	if (r < 0 || tx.tick <= 0)
+		return 0;
+	return ((double)tx.tick * 1e5 + (double)tx.freq * 1000.0 / 65536.0) / 1e9;
+}
+
+/* ---- re-anchoring (lock held) ---- */
+
+static void set_source(enum fc_source s, enum fc_reason r, const char *text)
+{
+	W.source = s;
+	W.reason = r;
+	snprintf(W.reason_text, sizeof W.reason_text, "%s", text);
+}
+
+/* Kernel mode from now on: floors that every value handed out so far is
+ * below (see the top of this file). */
+static void go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent)
+{
+	struct line k;
+	memset(&k, 0, sizeof k);
+	uint64_t now = fc_counter_read();
+	k.tsc0 = now;
+	k.flags = 0;
+	if (L->flags & L_COUNTER) {
+		int64_t km = fc_kclock_ns(CLOCK_MONOTONIC), kr = fc_kclock_ns(CLOCK_MONOTONIC_RAW);
+		int64_t em = seg_value(&L->mono, L->hard), er = seg_value(&L->raw, L->hard);
+		k.mono.ns0 = (km != INT64_MIN && km + L->err < em ? km + L->err : em) + 1;
+		k.raw.ns0 = (kr != INT64_MIN && kr + L->err < er ? kr + L->err : er) + 1;
+	} else {
+		k.mono.ns0 = L->mono.ns0;
+		k.raw.ns0 = L->raw.ns0;
+	}
+	W.permanent = permanent;
+	k.soft = 0;  /* every read takes the slow path, which reads the kernel */
+	k.hard = permanent ? UINT64_MAX : ns_to_counts(10.0 * NS_PER_S);
+	set_source(FC_SOURCE_KERNEL, r, text);
+	latch_write(&k);
+}
+
+static void update_frequency(const struct sample *sr, const struct sample *sm)
+{
+	int64_t w = (int64_t)((double)(sr->t1 - sr->t0) / W.counts_per_ns);
+	uint64_t t = mid(sr);
+	if (!W.have_base || t <= W.base_t) {
+		if (W.have_base)
+			W.backwards++;
+		W.have_base = true;
+		W.base_t = t;
+		W.base_raw = sr->k;
+		W.base_mono = sm->k;
+		W.base_w = w;
+		return;
+	}
+	double span = (double)(t - W.base_t);
+	double r = (double)(sr->k - W.base_raw) / span;
+	double err_ppm = (double)(W.base_w + w) / 2.0 / ((double)(sr->k - W.base_raw) + 1.0) * 1e6 + 0.001;
+	if (r <= 0)
+		return;
+	/* A counter that jumped (migration, resume) disagrees with itself:
+	 * measure again from here. */
+	if (W.r_raw > 0 && W.r_err_ppm < 100 && err_ppm < 100 && (r / W.r_raw - 1 > 1e-3 || r / W.r_raw - 1 < -1e-3)) {
+		W.base_t = t;
+		W.base_raw = sr->k;
+		W.base_mono = sm->k;
+		W.base_w = w;
+		return;
+	}
+	if (err_ppm < W.r_err_ppm || W.r_raw == 0) {
+		W.r_raw = r;
+		W.r_err_ppm = err_ppm;
+		W.counts_per_ns = 1.0 / r;
+		snprintf(W.freq_from, sizeof W.freq_from, "measured");
+	}
+}
+
+/* The error bound of a new line (see fc_info): what it is off now, the
+ * sample's half-width, the frequency's uncertainty over the line's life,
+ * and the largest error seen at the last anchors (which covers kernel slews
+ * the model does not know, such as adjtime()). */
+static int64_t line_error(int64_t e_now, int64_t half_width, uint64_t hard_counts)
+{
+	double drift = W.r_err_ppm * 1e-6 * (double)hard_counts * W.r_raw;
+	int64_t err = abs64(e_now) + half_width + (int64_t)drift + 2;
+	W.recent[W.n_recent++ % RECENT] = abs64(e_now) + half_width;
+	unsigned n = W.n_recent < RECENT ? W.n_recent : RECENT;
+	for (unsigned i = 0; i < n; i++)
+		if (W.recent[i] + half_width + 2 > err)
+			err = W.recent[i] + half_width + 2;
+	return err;
+}
+
+/* The slope that absorbs the error e (ns, positive: the line is ahead)
+ * over max(the line's life, |e| / the slew limit). */
+static double slewed(double target, int64_t e, int64_t hard_ns)
+{
+	double limit = abs64(e) > FAST_SLEW_ABOVE_NS ? FAST_SLEW_MAX : SLEW_MAX;
+	double horizon = (double)hard_ns;
+	if ((double)abs64(e) / limit > horizon)
+		horizon = (double)abs64(e) / limit;
+	return target * (1.0 - (double)e / horizon);
+}
+
+static void block_signals(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void resync(bool force_hard)
+{
+	struct line L;
+	current_line(&L);
+	uint64_t now = fc_counter_read();
+
+	if (W.trusted && (now - W.last_check_t) >= ns_to_counts(CHECK_NS)) {
+		char why[160];
+		W.last_check_t = now;
+		if (!fc_trust_still(&W.facts, &W.trust, why, sizeof why)) {
+			W.trusted = false;
+			go_kernel(&L, FC_REASON_KERNEL_LEFT, why, true);
+			return;
+		}
+		offsets_refresh();
+	}
+	if (!W.trusted) {
+		go_kernel(&L, W.reason, W.reason_text, true);
+		return;
+	}
+	struct sample sm = { 0, 0, 0 }, sr = { 0, 0, 0 };
+	uint64_t c0 = fc_counter_read();
+	if (sample_clock(CLOCK_MONOTONIC, 4, &sm) != 0 || sample_clock(CLOCK_MONOTONIC_RAW, 3, &sr) != 0) {
+		W.trusted = false;
+		go_kernel(&L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read", true);
+		return;
+	}
+	double factor = ntp_factor();
+	uint64_t c1 = fc_counter_read();
+	update_frequency(&sr, &sm);
+	if (factor <= 0) {
+		/* no adjtimex: MONOTONIC's own rate against RAW over the base */
+		factor = W.have_base && sr.k > W.base_raw ? (double)(sm.k - W.base_mono) / (double)(sr.k - W.base_raw)
+		                                           : 1.0;
+		if (factor <= 0.9 || factor >= 1.1)
+			factor = 1.0;
+	}
+	double target = W.r_raw * factor;
+
+	/* the period: a re-anchor costs at most 1/SYNC_BUDGET of the time */
+	int64_t cost_ns = (int64_t)((double)(c1 - c0) / W.counts_per_ns);
+	int64_t interval = cost_ns * SYNC_BUDGET;
+	interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
+	W.interval_ns = interval;
+	int64_t hard_ns = 10 * interval > MIN_HARD_NS ? 10 * interval : MIN_HARD_NS;
+	W.last_sync_ns = sm.k;
+
+	if (W.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
+		/* still calibrating: stay on the kernel's clock, measure again soon */
+		struct line k = L;
+		k.flags = 0;
+		k.tsc0 = fc_counter_read();
+		k.soft = 0;
+		k.hard = ns_to_counts(CALIB_STEP_NS);
+		W.calibrating = true;
+		latch_write(&k);
+		return;
+	}
+	W.calibrating = false;
+
+	uint64_t hard = ns_to_counts((double)hard_ns);
+	int64_t half_m = (int64_t)((double)(sm.t1 - sm.t0) * W.r_raw / 2) + 1;
+	int64_t half_r = (int64_t)((double)(sr.t1 - sr.t0) * W.r_raw / 2) + 1;
+	struct line N;
+	memset(&N, 0, sizeof N);
+	N.flags = L_COUNTER;
+	N.soft = ns_to_counts((double)interval);
+	N.hard = hard;
+	W.syncs++;
+	set_source(FC_SOURCE_COUNTER, W.trust.reason, W.trust.text);
+
+	bool counter_mode = (L.flags & L_COUNTER) != 0;
+	uint64_t dm = mid(&sm) - L.tsc0, dr = mid(&sr) - L.tsc0;
+	bool expired = !counter_mode || force_hard || (now - L.tsc0) >= L.hard || dm >= L.hard || dr >= L.hard;
+	int64_t em = 0, er = 0;
+	if (!expired) {
+		em = seg_value(&L.mono, dm) - sm.k;
+		er = seg_value(&L.raw, dr) - sr.k;
+		if (em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS)
+			expired = true;  /* far behind: a forward step is allowed */
+	}
+	if (expired) {
+		/* Hard: start "ahead" of the kernel (at the sample's first counter
+		 * read, the kernel's value was at most k) and above the floor. */
+		uint64_t ta = fc_counter_read();
+		int64_t am = sm.k + (int64_t)((double)(ta - sm.t0) * target) + 1;
+		int64_t ar = sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1;
+		int64_t fm = L.mono.ns0, fr = L.raw.ns0;  /* kernel mode: the floors */
+		if (counter_mode) {
+			int64_t up_m = sm.k + (int64_t)((double)(ta - sm.t0) * target * 1.001) + L.err;
+			int64_t up_r = sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw * 1.001) + L.err;
+			int64_t end_m = seg_value(&L.mono, L.hard), end_r = seg_value(&L.raw, L.hard);
+			fm = (end_m < up_m ? end_m : up_m) + 1;
+			fr = (end_r < up_r ? end_r : up_r) + 1;
+		}
+		N.tsc0 = ta;
+		N.mono.ns0 = am > fm ? am : fm;
+		N.raw.ns0 = ar > fr ? ar : fr;
+		N.mono.mult = mult_of(target);
+		N.raw.mult = mult_of(W.r_raw);
+		int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
+		int64_t e_r = N.raw.ns0 - (sr.k + (int64_t)((double)(ta - mid(&sr)) * W.r_raw));
+		int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
+		N.err = line_error(worst, half_m > half_r ? half_m : half_r, hard);
+		latch_write(&N);
+		return;
+	}
+
+	/* Soft: slew.  New slopes first, then the two-step publish. */
+	double m_new = slewed(target, em, hard_ns), r_new = slewed(W.r_raw, er, hard_ns);
+	N.mono.mult = mult_of(m_new);
+	N.raw.mult = mult_of(r_new);
+	uint64_t wc = ns_to_counts(WINDOW_NS);
+	double dmono = (double)L.mono.mult - (double)N.mono.mult, draw = (double)L.raw.mult - (double)N.raw.mult;
+	int64_t nudge_m = (dmono > 0 ? (int64_t)(dmono * (double)wc / 4294967296.0) : 0) + 1;
+	int64_t nudge_r = (draw > 0 ? (int64_t)(draw * (double)wc / 4294967296.0) : 0) + 1;
+
+	sigset_t old;
+	block_signals(&old);
+	struct line S = L;  /* step 1: the old line ends at ta_pre + W */
+	uint64_t ta_pre = fc_counter_read();
+	uint64_t end = ta_pre + wc - L.tsc0;
+	if (end < S.hard)
+		S.hard = end;
+	S.soft = S.hard;
+	S.flags |= L_FREEZE;
+	latch_write(&S);
+	uint64_t ta = fc_counter_read();  /* step 2: the new line from ta */
+	unsigned __int128 vm = (unsigned __int128)(ta - L.tsc0) * L.mono.mult + L.mono.frac0;
+	unsigned __int128 vr = (unsigned __int128)(ta - L.tsc0) * L.raw.mult + L.raw.frac0;
+	N.tsc0 = ta;
+	N.mono.ns0 = L.mono.ns0 + (int64_t)(uint64_t)(vm >> 32) + nudge_m;
+	N.mono.frac0 = (uint64_t)vm & 0xffffffffu;
+	N.raw.ns0 = L.raw.ns0 + (int64_t)(uint64_t)(vr >> 32) + nudge_r;
+	N.raw.frac0 = (uint64_t)vr & 0xffffffffu;
+	int64_t worst = abs64(em) > abs64(er) ? em : er;
+	N.err = line_error(abs64(worst) + (nudge_m > nudge_r ? nudge_m : nudge_r), half_m > half_r ? half_m : half_r,
+	                   hard);
+	latch_write(&N);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ---- start ---- */
+
+static void child_after_fork(void)
+{
+	/* Only this thread exists now.  A writer in another thread may have
+	 * been stopped half-way: its lock is released, and the copy readers use
+	 * is copied over the other, which it may have left half-written. */
+	struct line l;
+	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
+	load_copy(&G.c[s & 1], &l);
+	store_copy(&G.c[(s + 1) & 1], &l);
+	if (s & 1)
+		atomic_store_explicit(&G.seq, s + 1, memory_order_relaxed);
+	atomic_store_explicit(&lock_word, 0, memory_order_relaxed);
+}
+
+static void init_locked(void)
+{
+	W.inited = true;
+	fc_kclock_init();
+	fc_trust_gather(&W.facts);
+	fc_trust_judge(&W.facts, &W.trust);
+	W.trusted = W.trust.use_counter;
+	snprintf(W.freq_from, sizeof W.freq_from, "%s", W.facts.freq_from);
+	pthread_atfork(NULL, NULL, child_after_fork);
+	rt_refresh();
+	offsets_refresh();
+
+	struct line zero;
+	memset(&zero, 0, sizeof zero);
+	if (!W.trusted) {
+		go_kernel(&zero, W.trust.reason, W.trust.text, true);
+		return;
+	}
+	/* A rough rate for scheduling, and the base of the measured one. */
+	if (W.facts.declared_hz > 0) {
+		W.r_raw = 1e9 / W.facts.declared_hz;
+		W.r_err_ppm = W.facts.declared_err_ppm;
+	} else {
+		struct sample a = { 0, 0, 0 }, b = { 0, 0, 0 };
+		if (sample_clock(CLOCK_MONOTONIC_RAW, 3, &a) != 0) {
+			W.trusted = false;
+			go_kernel(&zero, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC_RAW could not be read",
+			          true);
+			return;
+		}
+		do {  /* 50 us: a rate good to about 0.1 %, enough to schedule by */
+			if (sample_clock(CLOCK_MONOTONIC_RAW, 1, &b) != 0)
+				break;
+		} while (b.k - a.k < 50000);
+		if (b.k - a.k < 50000 || mid(&b) <= mid(&a)) {
+			W.trusted = false;
+			go_kernel(&zero, FC_REASON_NO_FREQUENCY, "the counter's rate could not be measured", true);
+			return;
+		}
+		W.r_raw = (double)(b.k - a.k) / (double)(mid(&b) - mid(&a));
+		W.r_err_ppm = 1e9;  /* not good enough to start on: calibrate */
+	}
+	W.counts_per_ns = 1.0 / W.r_raw;
+	O.rt_every = ns_to_counts(FC_STEP_CHECK_NS);
+	W.last_check_t = fc_counter_read();
+	latch_write(&zero);
+	resync(true);
+}
+
+static void ensure_init(void)
+{
+	if (trylock()) {
+		if (!W.inited)
+			init_locked();
+		unlock();
+	}
+}
+
+__attribute__((constructor)) static void fc_constructor(void)
+{
+	ensure_init();
+}
+
+/* ---- reading ---- */
+
+enum which { MONO, RAW };
+
+/* Everything but the fast case: due, expired, kernel mode, not started. */
+__attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
+{
+	clockid_t id = w == MONO ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
+	for (int round = 0;; round++) {
+		struct line L;
+		unsigned s;
+		uint64_t t;
+		do {
+			s = atomic_load_explicit(&G.seq, memory_order_acquire);
+			load_copy(&G.c[s & 1], &L);
+			t = fc_counter_read();
+			atomic_thread_fence(memory_order_acquire);
+		} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+		const struct seg *sg = w == MONO ? &L.mono : &L.raw;
+		uint64_t d = t - L.tsc0;
+		if (!(L.flags & L_COUNTER)) {
+			*kernel_mode = 1;
+			int64_t k = fc_kclock_ns(id);
+			if (k < sg->ns0)
+				k = sg->ns0;  /* the floor */
+			/* kernel mode: hard is when to look again (calibration) */
+			if (d >= L.hard && round == 0 && trylock()) {
+				if (!W.inited)
+					init_locked();
+				else if (!W.permanent)
+					resync(false);
+				unlock();
+				continue;  /* read again: the source may have changed */
+			}
+			return k;
+		}
+		*kernel_mode = 0;
+		if (d < L.soft || round > 2)
+			return seg_value(sg, d < L.hard ? d : L.hard);
+		if (d < L.hard) {
+			if (trylock()) {
+				resync(false);
+				unlock();
+				continue;
+			}
+			return seg_value(sg, d);
+		}
+		/* past the line's end, or the counter went backwards */
+		if (trylock()) {
+			if ((int64_t)d < 0)
+				W.backwards++;
+			resync(true);
+			unlock();
+			continue;
+		}
+		int64_t end = seg_value(sg, L.hard);
+		if (L.flags & L_FREEZE)
+			return end;  /* the writer is between its two steps */
+		int64_t k = fc_kclock_ns(id);
+		int64_t cap = k + L.err < end ? k + L.err : end;
+		return k > cap ? k : cap;
+	}
+}
+
+/* The fast path, inlined into each entry point. */
+static inline __attribute__((always_inline)) int64_t read_mono(bool ordered, int *kernel_mode, uint64_t *tp)
+{
+	unsigned s;
+	uint64_t tsc0, soft, frac0, mult, t;
+	int64_t ns0;
+	do {
+		/* The counter first: its latency then overlaps the loads below,
+		 * which the lfence would otherwise wait for.  Reading it before
+		 * the parameters is safe: a value older than the line they
+		 * describe gives a negative delta, which the slow path reads
+		 * again in the other order. */
+		t = ordered ? fc_counter_read() : fc_counter_read_unordered();
+		s = atomic_load_explicit(&G.seq, memory_order_acquire);
+		const struct copy_a *c = &G.c[s & 1];
+		tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+		soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
+		ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
+		frac0 = atomic_load_explicit(&c->mono.frac0, memory_order_relaxed);
+		mult = atomic_load_explicit(&c->mono.mult, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+	*tp = t;
+	uint64_t d = t - tsc0;
+	if (__builtin_expect(d >= soft, 0))
+		return slow(MONO, kernel_mode);
+	*kernel_mode = 0;
+	return seg_at(ns0, frac0, mult, d);
+}
+
+int64_t fc_now_ns(void)
+{
+	int km;
+	uint64_t t;
+	return read_mono(true, &km, &t);
+}
+
+int64_t fc_now_ns_unordered(void)
+{
+	int km;
+	uint64_t t;
+	return read_mono(false, &km, &t);
+}
+
+int64_t fc_realtime_ns(void)
+{
+	int km;
+	uint64_t t;
+	int64_t m = read_mono(true, &km, &t);
+	if (km)
+		return fc_kclock_ns(CLOCK_REALTIME);
+	if (t - atomic_load_explicit(&O.rt_checked, memory_order_relaxed) >=
+	    atomic_load_explicit(&O.rt_every, memory_order_relaxed))
+		rt_check(t);
+	return m + atomic_load_explicit(&O.rt_off, memory_order_relaxed);
+}
+
+static int64_t read_raw(int *kernel_mode)
+{
+	return slow(RAW, kernel_mode);
+}
+
+int fc_gettime(clockid_t clock, struct timespec *ts)
+{
+	if (!ts)
+		return -EFAULT;
+	int km = 0;
+	uint64_t t;
+	int64_t v;
+	switch (clock) {
+	case CLOCK_MONOTONIC:
+		v = read_mono(true, &km, &t);
+		break;
+	case CLOCK_REALTIME:
+		v = fc_realtime_ns();
+		break;
+	case CLOCK_BOOTTIME:
+		v = read_mono(true, &km, &t);
+		if (km)
+			return fc_kclock(clock, ts);
+		v += atomic_load_explicit(&O.boot_off, memory_order_relaxed);
+		break;
+	case CLOCK_TAI:
+		v = read_mono(true, &km, &t);
+		if (km)
+			return fc_kclock(clock, ts);
+		if (t - atomic_load_explicit(&O.rt_checked, memory_order_relaxed) >=
+		    atomic_load_explicit(&O.rt_every, memory_order_relaxed))
+			rt_check(t);
+		v += atomic_load_explicit(&O.rt_off, memory_order_relaxed) +
+		     atomic_load_explicit(&O.tai_off, memory_order_relaxed);
+		break;
+	case CLOCK_MONOTONIC_RAW:
+		v = read_raw(&km);
+		break;
+	default:
+		return fc_kclock(clock, ts);
+	}
+	ts->tv_sec = v / NS_PER_S;
+	ts->tv_nsec = v % NS_PER_S;
+	if (ts->tv_nsec < 0) {
+		ts->tv_nsec += NS_PER_S;
+		ts->tv_sec--;
+	}
+	return 0;
+}
+
+int64_t fc_coarse_ns(void)
+{
+	return fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+}
+
+uint64_t fc_cycles(void)
+{
+	return fc_counter_read_unordered();
+}
+
+int64_t fc_cycles_to_ns(uint64_t cycles)
+{
+	struct line L;
+	current_line(&L);
+	if (!(L.flags & L_COUNTER) || (int64_t)cycles < 0)
+		return 0;
+	return (int64_t)(uint64_t)(((unsigned __int128)cycles * L.mono.mult) >> 32);
+}
+
+int64_t fc_elapsed_ns(int64_t start_ns)
+{
+	int64_t d = fc_now_ns() - start_ns;
+	return d < 0 ? 0 : d;
+}
+
+/* ---- saying what it does ---- */
+
+int fc_info(struct fc_info *info)
+{
+	if (!info)
+		return -EINVAL;
+	(void)fc_now_ns();  /* starts the library, and a due re-anchor */
+	int spins = 0;
+	while (!trylock()) {
+		if (++spins > 1000000)
+			return -EAGAIN;
+		fc_cpu_relax();
+	}
+	if (!W.inited)
+		init_locked();
+	memset(info, 0, sizeof *info);
+	struct line L;
+	current_line(&L);
+	info->source = (L.flags & L_COUNTER) ? FC_SOURCE_COUNTER : FC_SOURCE_KERNEL;
+	if (info->source == FC_SOURCE_KERNEL && W.trusted) {
+		/* trusted, but the frequency is not yet measured well enough */
+		info->reason = W.trust.reason;
+		snprintf(info->reason_text, sizeof info->reason_text, "%.150s; measuring the counter's frequency first",
+		         W.trust.text);
+	} else {
+		info->reason = W.reason;
+		snprintf(info->reason_text, sizeof info->reason_text, "%s", W.reason_text);
+	}
+	const char *cs = fc_trust_counter_clocksource(W.facts.counter_kind);
+	snprintf(info->counter, sizeof info->counter, "%s",
+	         W.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
+	snprintf(info->kernel_clocksource, sizeof info->kernel_clocksource, "%s", W.facts.clocksource);
+	info->kernel_vdso_fast = W.trust.vdso_fast;
+	if (info->source == FC_SOURCE_COUNTER) {
+		info->counter_hz = W.r_raw > 0 ? 1e9 / W.r_raw : 0;
+		snprintf(info->freq_from, sizeof info->freq_from, "%s", W.freq_from);
+		info->freq_err_ppm = W.r_err_ppm;
+		info->error_bound_ns = L.err;
+	}
+	info->last_sync_ns = W.last_sync_ns;
+	info->sync_interval_ns = W.interval_ns;
+	info->syncs = W.syncs;
+	info->counter_backwards = W.backwards;
+	info->verdict = W.facts.verdict;
+	unlock();
+	return 0;
+}
+
+int fc_resync(void)
+{
+	ensure_init();
+	if (!trylock())
+		return -EBUSY;
+	int r = 0;
+	if (!W.trusted)
+		r = -ENOTSUP;
+	else
+		resync(false);
+	unlock();
+	return r;
+}
+
+const char *fc_source_name(enum fc_source source)
+{
+	return source == FC_SOURCE_COUNTER ? "counter" : "kernel";
+}
+
+const char *fc_reason_name(enum fc_reason reason)
+{
+	switch (reason) {
+	case FC_REASON_KERNEL_USES_COUNTER: return "kernel-uses-counter";
+	case FC_REASON_VERIFIED: return "verified";
+	case FC_REASON_FORCED: return "forced";
+	case FC_REASON_OFF: return "off";
+	case FC_REASON_NO_COUNTER: return "no-counter";
+	case FC_REASON_NOT_INVARIANT: return "not-invariant";
+	case FC_REASON_UNVERIFIED: return "unverified";
+	case FC_REASON_VERDICT_UNSOUND: return "verdict-unsound";
+	case FC_REASON_KERNEL_LEFT: return "kernel-left";
+	case FC_REASON_NO_SYSFS: return "no-sysfs";
+	case FC_REASON_NO_FREQUENCY: return "no-frequency";
+	case FC_REASON_KERNEL_CLOCK_FAILED: return "kernel-clock-failed";
+	case FC_REASON_UNSUPPORTED: return "unsupported";
+	}
+	return "unknown";
+}

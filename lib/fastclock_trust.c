@@ -1,0 +1,374 @@
+/*
+ * fastclock_trust.c: may libfastclock read the counter here?  (See
+ * fastclock_trust.h; the rules are in docs/fastclock.3, TRUST.)
+ *
+ * The kernel is the best judge of the TSC it runs on: if its clocksource is
+ * the counter, the kernel checked it at boot (tsc_sync, the watchdog) and
+ * keeps checking.  On another clocksource the kernel may have rejected the
+ * counter, so the library needs `clockdoctor tsc`'s measured verdict for
+ * this boot, or the operator's FASTCLOCK=force.  A TSC whose rate follows
+ * power states (no invariant bit) is refused even when forced: a line
+ * through it is wrong between any two re-anchors.
+ */
+#include "fastclock_trust.h"
+
+#include "counter.h"
+#include "tscfreq.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+long fc_read_small(const char *path, char *buf, size_t len)
+{
+	if (len == 0)
+		return -EINVAL;
+	int saved = errno;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = -errno;
+		errno = saved;
+		return e;
+	}
+	size_t n = 0;
+	while (n + 1 < len) {
+		ssize_t r = read(fd, buf + n, len - 1 - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			close(fd);
+			errno = saved;
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	errno = saved;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return (long)n;
+}
+
+const char *fc_trust_counter_clocksource(int counter_kind)
+{
+	switch (counter_kind) {
+	case FC_COUNTER_X86_TSC: return "tsc";
+	case FC_COUNTER_ARM64_CNTVCT: return "arch_sys_counter";
+	default: return NULL;
+	}
+}
+
+int fc_trust_vdso_fast(const char *cs, int major, int minor)
+{
+	if (!cs || !*cs)
+		return -1;
+	int v = major * 1000 + minor;
+	if (!strcmp(cs, "tsc") || !strcmp(cs, "arch_sys_counter"))
+		return 1;
+	/* kvm-clock: from about 3.8, and only while the host sets the stable
+	 * bit, which the library cannot see: "fast" is the usual case. */
+	if (!strcmp(cs, "kvm-clock"))
+		return v >= 3008 ? 1 : 0;
+	if (!strcmp(cs, "hyperv_clocksource_tsc_page"))
+		return v >= 4011 ? 1 : 0;
+	if (!strcmp(cs, "xen"))
+		return v >= 4015 ? 1 : 0;
+	if (!strcmp(cs, "hpet") || !strcmp(cs, "acpi_pm") || !strcmp(cs, "jiffies") ||
+	    !strcmp(cs, "refined-jiffies") || !strcmp(cs, "pit") || !strcmp(cs, "hyperv_clocksource_msr"))
+		return 0;
+	return -1;
+}
+
+bool fc_trust_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0)
+		return false;
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n) {
+		bool start = p == list || p[-1] == ' ';
+		bool end = p[n] == '\0' || p[n] == ' ' || p[n] == '\n';
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+static void say(struct fc_trust *t, enum fc_reason r, bool use, const char *fmt, const char *a, const char *b)
+{
+	t->reason = r;
+	t->use_counter = use;
+	snprintf(t->text, sizeof t->text, fmt, a ? a : "", b ? b : "");
+}
+
+void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
+{
+	memset(t, 0, sizeof *t);
+	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
+	t->vdso_fast = f->have_sysfs ? fc_trust_vdso_fast(f->clocksource, f->kernel_major, f->kernel_minor) : -1;
+	if (f->mode == FC_MODE_OFF) {
+		say(t, FC_REASON_OFF, false, "FASTCLOCK=off: reading the kernel's clock%s%s", NULL, NULL);
+		return;
+	}
+	if (!mine) {
+		say(t, FC_REASON_UNSUPPORTED, false, "no counter support on this architecture%s%s", NULL, NULL);
+		return;
+	}
+	if (f->counter_usable != 0) {
+		say(t, FC_REASON_NO_COUNTER, false,
+		    f->counter_usable == -EPERM ? "reading the counter faults in this process (PR_SET_TSC)%s%s"
+		                                : "this CPU has no counter to read%s%s", NULL, NULL);
+		return;
+	}
+	if (!f->invariant) {
+		say(t, FC_REASON_NOT_INVARIANT, false,
+		    "the TSC is not invariant (CPUID 0x80000007 EDX[8] clear): its rate changes with power states%s%s",
+		    NULL, NULL);
+		return;
+	}
+	bool kernel_on_it = f->have_sysfs && !strcmp(f->clocksource, mine);
+	if (kernel_on_it) {
+		say(t, FC_REASON_KERNEL_USES_COUNTER, true, "the kernel's clocksource is %s%s", mine, "");
+		t->watch_current = true;
+		return;
+	}
+	/* The kernel is on another clocksource (or we cannot tell). */
+	if (f->have_sysfs && fc_trust_listed(f->available, mine))
+		t->watch_available = true;
+	if (f->verdict == 0) {
+		say(t, FC_REASON_VERIFIED, true,
+		    "the kernel is on %s, but `clockdoctor tsc` found the counter sound on this boot%s",
+		    f->have_sysfs ? f->clocksource : "an unknown clocksource", "");
+		return;
+	}
+	if (f->mode == FC_MODE_FORCE) {
+		say(t, FC_REASON_FORCED, true, "FASTCLOCK=force: reading the counter although the kernel is on %s%s",
+		    f->have_sysfs ? f->clocksource : "an unknown clocksource", "");
+		return;
+	}
+	if (f->verdict == 2) {
+		say(t, FC_REASON_VERDICT_UNSOUND, false, "`clockdoctor tsc` found the counter unsound on this boot%s%s",
+		    NULL, NULL);
+		return;
+	}
+	if (!f->have_sysfs) {
+		say(t, FC_REASON_NO_SYSFS, false,
+		    "the kernel's clocksource cannot be read (no /sys) and no sound verdict for this boot (%.90s)%s",
+		    f->verdict_why, "");
+		return;
+	}
+	say(t, FC_REASON_UNVERIFIED, false,
+	    "the kernel is on %s, not the counter, and no sound `clockdoctor tsc` verdict for this boot (%s)",
+	    f->clocksource, f->verdict == 1 ? "verdict unknown" : f->verdict_why);
+}
+
+/* ---- gathering ---- */
+
+static bool cpu_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return false;
+	__cpuid(0x80000007u, a, b, c, d);
+	return (d >> 8) & 1;
+#elif defined(__aarch64__)
+	return true;  /* the generic timer runs at cntfrq by definition */
+#else
+	return false;
+#endif
+}
+
+static void declared_frequency(struct fc_trust_facts *f)
+{
+	f->declared_hz = 0;
+	if (f->verdict == 0 && f->verdict_hz > 0) {
+		/* measured against MONOTONIC_RAW by `clockdoctor tsc` on this boot */
+		f->declared_hz = f->verdict_hz;
+		f->declared_err_ppm = 1;
+		snprintf(f->freq_from, sizeof f->freq_from, "verdict");
+		return;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	/* The hypervisor's timing leaf (VMware, KVM with it enabled): kHz. */
+	__cpuid(1, a, b, c, d);
+	if ((c >> 31) & 1) {
+		__cpuid(0x40000000u, a, b, c, d);
+		if (a >= 0x40000010u) {
+			unsigned khz, x, y, z;
+			__cpuid(0x40000010u, khz, x, y, z);
+			(void)x; (void)y; (void)z;
+			if (khz > 1000) {
+				f->declared_hz = khz * 1000.0;
+				f->declared_err_ppm = 1e9 / f->declared_hz + 10;
+				snprintf(f->freq_from, sizeof f->freq_from, "hypervisor-leaf");
+				return;
+			}
+		}
+	}
+	if (__get_cpuid(0, &a, &b, &c, &d) && a >= 0x15) {
+		unsigned max = a;
+		char vendor[13];
+		memcpy(vendor, &b, 4);
+		memcpy(vendor + 4, &d, 4);
+		memcpy(vendor + 8, &c, 4);
+		vendor[12] = '\0';
+		(void)max;
+		unsigned eax, ebx, ecx, edx;
+		__cpuid(0x15, eax, ebx, ecx, edx);
+		(void)edx;
+		uint32_t crystal = ecx;
+		if (crystal == 0) {
+			unsigned l1a, l1b, l1c, l1d;
+			__cpuid(1, l1a, l1b, l1c, l1d);
+			(void)l1b; (void)l1c; (void)l1d;
+			const char *cite;
+			crystal = fc_freq_known_crystal(vendor, l1a, &cite);
+		}
+		double hz;
+		if (crystal && fc_freq_cpuid15(eax, ebx, crystal, &hz) == 0 && hz > 1e6) {
+			f->declared_hz = hz;
+			f->declared_err_ppm = 20;  /* the kernel's own calibration may differ */
+			snprintf(f->freq_from, sizeof f->freq_from, "cpuid-0x15");
+			return;
+		}
+	}
+	struct fc_perf_time pt;
+	if (fc_freq_perf(&pt) == 0 && pt.cap_user_time && pt.hz > 1e6) {
+		f->declared_hz = pt.hz;
+		f->declared_err_ppm = 1;
+		snprintf(f->freq_from, sizeof f->freq_from, "perf-page");
+		return;
+	}
+#elif defined(__aarch64__)
+	uint64_t hz = fc_counter_freq_register();
+	if (hz > 0) {
+		f->declared_hz = (double)hz;
+		f->declared_err_ppm = 1;
+		snprintf(f->freq_from, sizeof f->freq_from, "cntfrq");
+		return;
+	}
+#endif
+	snprintf(f->freq_from, sizeof f->freq_from, "measured");
+}
+
+static void read_verdict(struct fc_trust_facts *f)
+{
+	f->verdict = -1;
+	f->verdict_hz = 0;
+	const char *path = secure_getenv("FASTCLOCK_VERDICT");
+	bool from_env = path && *path;
+	if (!from_env)
+		path = FC_VERDICT_PATH;
+	struct stat st;
+	int saved = errno;
+	if (stat(path, &st) != 0) {
+		snprintf(f->verdict_why, sizeof f->verdict_why, "no verdict file %s", path);
+		errno = saved;
+		return;
+	}
+	/* A verdict writable by another user could make a program trust a
+	 * counter nobody checked. */
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+		snprintf(f->verdict_why, sizeof f->verdict_why, "verdict file not owned by root or writable by others");
+		return;
+	}
+	char text[1024], boot[64];
+	long n = fc_read_small(path, text, sizeof text);
+	struct fc_verdict v;
+	if (n < 0 || fc_verdict_parse(text, (size_t)n, &v) != 0) {
+		snprintf(f->verdict_why, sizeof f->verdict_why, "verdict file unreadable or malformed");
+		return;
+	}
+	if (fc_read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot) < 0) {
+		snprintf(f->verdict_why, sizeof f->verdict_why, "cannot read this boot's boot_id");
+		return;
+	}
+	if (strcmp(boot, v.boot_id) != 0) {
+		snprintf(f->verdict_why, sizeof f->verdict_why, "the verdict is from another boot");
+		return;
+	}
+	f->verdict = v.verdict;
+	f->verdict_hz = v.counter_hz;
+	snprintf(f->verdict_why, sizeof f->verdict_why, "verdict %s",
+	         v.verdict == 0 ? "sound" : v.verdict == 1 ? "unknown" : "unsound");
+}
+
+static void sysfs_paths(char *cur, char *avail, size_t len)
+{
+	const char *root = secure_getenv("FASTCLOCK_SYSFS");
+	if (!root || !*root)
+		root = "/sys";
+	snprintf(cur, len, "%s/devices/system/clocksource/clocksource0/current_clocksource", root);
+	snprintf(avail, len, "%s/devices/system/clocksource/clocksource0/available_clocksource", root);
+}
+
+void fc_trust_gather(struct fc_trust_facts *f)
+{
+	memset(f, 0, sizeof *f);
+	const char *m = secure_getenv("FASTCLOCK");  /* setuid programs: auto */
+	f->mode = FC_MODE_AUTO;
+	if (m && *m) {
+		if (!strcmp(m, "off") || !strcmp(m, "0"))
+			f->mode = FC_MODE_OFF;
+		else if (!strcmp(m, "force"))
+			f->mode = FC_MODE_FORCE;
+		else if (strcmp(m, "auto") != 0)
+			f->mode_bad = true;
+	}
+	struct fc_counter_info ci;
+	fc_counter_probe(&ci);
+	f->counter_kind = ci.kind;
+	f->counter_usable = ci.usable;
+	f->invariant = ci.usable == 0 && cpu_invariant();
+	char cur[512], avail[512];
+	sysfs_paths(cur, avail, sizeof cur);
+	f->have_sysfs = fc_read_small(cur, f->clocksource, sizeof f->clocksource) > 0;
+	if (f->have_sysfs && fc_read_small(avail, f->available, sizeof f->available) < 0)
+		f->available[0] = '\0';
+	struct utsname u;
+	if (uname(&u) == 0)
+		sscanf(u.release, "%d.%d", &f->kernel_major, &f->kernel_minor);
+	read_verdict(f);
+	if (f->counter_usable == 0 && f->mode != FC_MODE_OFF)
+		declared_frequency(f);
+}
+
+bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len)
+{
+	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
+	if (!mine || (!t->watch_current && !t->watch_available))
+		return true;
+	char cur[512], avail[512], now[32], list[256];
+	sysfs_paths(cur, avail, sizeof cur);
+	if (t->watch_current) {
+		if (fc_read_small(cur, now, sizeof now) <= 0)
+			return true;  /* unreadable now: keep the decision taken */
+		if (strcmp(now, mine) != 0) {
+			snprintf(why, len, "the kernel left %s for %s while the program ran", mine, now);
+			return false;
+		}
+	}
+	if (t->watch_available) {
+		if (fc_read_small(avail, list, sizeof list) <= 0)
+			return true;
+		if (!fc_trust_listed(list, mine)) {
+			snprintf(why, len, "the kernel withdrew %s from the available clocksources (marked unstable)", mine);
+			return false;
+		}
+	}
+	return true;
+}

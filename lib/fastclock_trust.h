@@ -1,0 +1,72 @@
+/*
+ * fastclock_trust.h: whether libfastclock may read the counter, and its
+ * first frequency (internal to the library).
+ *
+ * The decision is a pure function of gathered facts (fc_trust_judge), so
+ * that unit tests feed it any machine; fc_trust_gather reads the live one:
+ * FASTCLOCK from the environment, the CPU's flags, the kernel's clocksource
+ * from sysfs ($FASTCLOCK_SYSFS overrides /sys, for tests), and the per-boot
+ * verdict that `clockdoctor tsc` leaves.  Everything is read with
+ * open/read/close into fixed buffers: no allocation, no stdio.
+ */
+#ifndef FC_FASTCLOCK_TRUST_H
+#define FC_FASTCLOCK_TRUST_H
+
+#include "fastclock.h"
+
+#include <stdbool.h>
+
+enum fc_mode { FC_MODE_AUTO, FC_MODE_OFF, FC_MODE_FORCE };
+
+struct fc_trust_facts {
+	enum fc_mode mode;
+	bool mode_bad;              /* FASTCLOCK had another value (treated as auto) */
+	int counter_usable;         /* 0, or -errno from fc_counter_probe */
+	int counter_kind;           /* FC_COUNTER_KIND */
+	bool invariant;             /* x86: CPUID 0x80000007 EDX[8]; arm64: always */
+	bool have_sysfs;
+	char clocksource[32];       /* current_clocksource */
+	char available[256];        /* available_clocksource */
+	int verdict;                /* -1 none, else 0 sound, 1 unknown, 2 unsound (this boot only) */
+	char verdict_why[80];       /* why there is none: "no file", "another boot", ... */
+	double verdict_hz;
+	int kernel_major, kernel_minor;
+	/* first frequency */
+	double declared_hz;
+	double declared_err_ppm;
+	char freq_from[24];
+};
+
+struct fc_trust {
+	bool use_counter;
+	enum fc_reason reason;
+	char text[200];
+	int vdso_fast;              /* the kernel's clocksource is read by the vDSO: 1, 0, -1 unknown */
+	bool watch_current;         /* leave when current_clocksource stops being the counter */
+	bool watch_available;       /* leave when the counter leaves available_clocksource */
+};
+
+/* The counter's clocksource name for this architecture ("tsc",
+ * "arch_sys_counter"), or NULL. */
+const char *fc_trust_counter_clocksource(int counter_kind);
+
+/* 1, 0 or -1 (unknown) for a clocksource name on a kernel version. */
+int fc_trust_vdso_fast(const char *clocksource, int major, int minor);
+
+/* True when name is one word of the space-separated list. */
+bool fc_trust_listed(const char *list, const char *name);
+
+void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t);
+
+/* Reads the live machine (see above). */
+void fc_trust_gather(struct fc_trust_facts *f);
+
+/* Reads current and available clocksources again: false when the kernel
+ * has left the counter as t asks to watch (why says what changed). */
+bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
+
+/* Reads a small file into buf (NUL-terminated, trailing newline removed);
+ * the length or -errno.  Async-signal-safe. */
+long fc_read_small(const char *path, char *buf, size_t len);
+
+#endif
