@@ -1,0 +1,390 @@
+/*
+ * test_fastclock.c: libfastclock on the live machine: the values against
+ * the kernel's, never backwards across threads while another thread forces
+ * re-anchors, after fork (also while a re-anchor is under way), inside a
+ * signal handler, the clock_gettime drop-in's errors, and the trust rules
+ * read from the environment (re-executing this program with FASTCLOCK,
+ * FASTCLOCK_SYSFS and FASTCLOCK_VERDICT set: the library decides at start).
+ *
+ * Only the library's own state changes: never the machine's clock.
+ */
+#include "fastclock.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int64_t kns(clockid_t id)
+{
+	struct timespec ts;
+	syscall(SYS_clock_gettime, id, &ts);  /* the kernel itself, no vDSO question */
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t vdso_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Waits (reading the clock, which drives calibration) until the library is
+ * on the counter or 2 s have passed; returns the source. */
+static enum fc_source settle(struct fc_info *in)
+{
+	int64_t until = vdso_ns(CLOCK_MONOTONIC) + 2000000000;
+	do {
+		for (int i = 0; i < 1000; i++)
+			(void)fc_now_ns();
+		fc_info(in);
+	} while (in->source != FC_SOURCE_COUNTER && vdso_ns(CLOCK_MONOTONIC) < until &&
+	         (in->reason == FC_REASON_KERNEL_USES_COUNTER || in->reason == FC_REASON_VERIFIED ||
+	          in->reason == FC_REASON_FORCED));
+	return in->source;
+}
+
+/* Every served id against the kernel, bracketed: |value - kernel| within
+ * the reported bound plus the bracket. */
+static void test_against_kernel(void)
+{
+	struct fc_info in;
+	enum fc_source src = settle(&in);
+	printf("  source %s (%s): %s; bound %lld ns\n", fc_source_name(src), fc_reason_name(in.reason),
+	       in.reason_text, (long long)in.error_bound_ns);
+	static const clockid_t ids[] = { CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI,
+		                         CLOCK_MONOTONIC_RAW };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		int64_t worst = 0, worst_allow = 0;
+		for (int n = 0; n < 2000; n++) {
+			struct timespec ts;
+			int64_t a = vdso_ns(ids[i]);
+			int r = fc_gettime(ids[i], &ts);
+			int64_t b = vdso_ns(ids[i]);
+			CHECK_INT(r, 0);
+			int64_t v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			fc_info(&in);
+			/* the bound, the bracket, and for BOOTTIME the offset's own
+			 * bracket (read once, a few reads wide) */
+			int64_t allow = in.error_bound_ns + (b - a) + 1000;
+			int64_t off = v < a ? a - v : v > b ? v - b : 0;
+			if (off - allow > worst - worst_allow) {
+				worst = off;
+				worst_allow = allow;
+			}
+		}
+		if (worst > worst_allow)
+			fprintf(stderr, "clock %d: off by %lld ns, allowed %lld\n", (int)ids[i], (long long)worst,
+			        (long long)worst_allow);
+		CHECK(worst <= worst_allow);
+	}
+}
+
+static void test_gettime_errors(void)
+{
+	struct timespec ts;
+	errno = 4321;
+	CHECK_INT(fc_gettime((clockid_t)12345, &ts), -EINVAL);
+	CHECK_INT(fc_gettime((clockid_t)-77, &ts), -EINVAL);
+	CHECK_INT(fc_gettime(CLOCK_MONOTONIC, NULL), -EFAULT);
+	CHECK_INT(errno, 4321);
+	/* an id the library does not serve goes to the kernel */
+	CHECK_INT(fc_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts), 0);
+	CHECK(ts.tv_sec > 0 || ts.tv_nsec > 0);
+	CHECK_INT(fc_gettime(CLOCK_MONOTONIC_COARSE, &ts), 0);
+	int64_t c = fc_coarse_ns(), m = fc_now_ns();
+	CHECK(c > 0 && c <= m + 1000);
+	CHECK(fc_info(NULL) == -EINVAL);
+	/* intervals */
+	uint64_t c0 = fc_cycles();
+	int64_t t0 = fc_now_ns();
+	struct timespec ten = { 0, 10000000 };
+	nanosleep(&ten, NULL);
+	int64_t dt = fc_elapsed_ns(t0);
+	int64_t dc = fc_cycles_to_ns(fc_cycles() - c0);
+	CHECK(dt >= 10000000 && dt < 2000000000);
+	struct fc_info in;
+	fc_info(&in);
+	if (in.source == FC_SOURCE_COUNTER)
+		CHECK(dc > dt - 1000000 && dc < dt + 1000000);
+	else
+		CHECK_INT(dc, 0);
+	CHECK_INT(fc_elapsed_ns(fc_now_ns() + 1000000000), 0);
+}
+
+/* ---- never backwards, across threads, with forced re-anchors ---- */
+
+static _Atomic int64_t latest;
+static atomic_int stop;
+static atomic_long backwards, reads;
+
+static void *reader(void *arg)
+{
+	int kind = (int)(intptr_t)arg;
+	int64_t mine = 0;
+	long n = 0, back = 0;
+	while (!atomic_load(&stop)) {
+		int64_t g = atomic_load(&latest);
+		int64_t v;
+		if (kind == 0) {
+			v = fc_now_ns();
+		} else {
+			struct timespec ts;
+			fc_gettime(CLOCK_MONOTONIC, &ts);
+			v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		}
+		if (v < g || v < mine)
+			back++;
+		mine = v;
+		int64_t cur = g;
+		while (v > cur && !atomic_compare_exchange_weak(&latest, &cur, v))
+			;
+		n++;
+	}
+	atomic_fetch_add(&backwards, back);
+	atomic_fetch_add(&reads, n);
+	return NULL;
+}
+
+static void *resyncer(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		fc_resync();
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	pthread_t th[5];
+	atomic_store(&stop, 0);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, reader, (void *)(intptr_t)(i & 1));
+	pthread_create(&th[4], NULL, resyncer, NULL);
+	struct timespec run = { 1, 0 };
+	nanosleep(&run, NULL);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 5; i++)
+		pthread_join(th[i], NULL);
+	struct fc_info in;
+	fc_info(&in);
+	printf("  threads: %ld reads, %ld backward, %llu re-anchors\n", atomic_load(&reads), atomic_load(&backwards),
+	       (unsigned long long)in.syncs);
+	CHECK(atomic_load(&reads) > 1000);
+	CHECK_INT(atomic_load(&backwards), 0);
+}
+
+/* ---- fork, also while another thread is re-anchoring ---- */
+
+static void test_fork(void)
+{
+	pthread_t th;
+	atomic_store(&stop, 0);
+	pthread_create(&th, NULL, resyncer, NULL);
+	int bad = 0;
+	for (int i = 0; i < 50; i++) {
+		int64_t before = fc_now_ns();
+		pid_t p = fork();
+		if (p == 0) {
+			/* the child: the clock works, does not go back, re-anchors */
+			int64_t a = fc_now_ns();
+			int ok = a >= before;
+			for (int n = 0; n < 3; n++) {
+				ok &= fc_resync() != -EBUSY || n > 0;
+				int64_t b = fc_now_ns();
+				ok &= b >= a;
+				a = b;
+			}
+			int64_t k = kns(CLOCK_MONOTONIC);
+			ok &= a - k < 1000000 && k - a < 1000000;
+			_exit(ok ? 0 : 1);
+		}
+		int st;
+		waitpid(p, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad++;
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	CHECK_INT(bad, 0);
+}
+
+/* ---- a signal handler reading the time while the main thread re-anchors ---- */
+
+static volatile sig_atomic_t in_handler_bad, handled;
+static _Atomic int64_t handler_last;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	int64_t v = fc_now_ns();
+	int64_t prev = atomic_load(&handler_last);
+	if (v < prev)
+		in_handler_bad = 1;
+	atomic_store(&handler_last, v);
+	struct timespec ts;
+	if (fc_gettime(CLOCK_REALTIME, &ts) != 0)
+		in_handler_bad = 1;
+	handled++;
+	errno = saved;
+}
+
+static void test_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, 100 }, { 0, 100 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	/* the main thread re-anchors without pause: handlers land inside
+	 * re-anchors, where the writer holds the lock */
+	int64_t end = vdso_ns(CLOCK_MONOTONIC) + 500000000;
+	while (vdso_ns(CLOCK_MONOTONIC) < end) {
+		fc_resync();
+		(void)fc_now_ns();
+	}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	printf("  signals: %d handled\n", (int)handled);
+	CHECK(handled > 10);
+	CHECK_INT(in_handler_bad, 0);
+}
+
+/* ---- the environment decides (a child started with it) ---- */
+
+static int child_info(char *const envp[], struct fc_info *out)
+{
+	int fd[2];
+	if (pipe(fd) != 0)
+		return -1;
+	pid_t p = fork();
+	if (p == 0) {
+		dup2(fd[1], 1);
+		char *argv[] = { "test_fastclock", "--info", NULL };
+		execve("/proc/self/exe", argv, envp);
+		_exit(127);
+	}
+	close(fd[1]);
+	ssize_t n = read(fd[0], out, sizeof *out);
+	close(fd[0]);
+	int st;
+	waitpid(p, &st, 0);
+	return n == (ssize_t)sizeof *out && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(path, 0644);
+}
+
+static void test_environment(void)
+{
+	struct fc_info in;
+	char *off[] = { "FASTCLOCK=off", NULL };
+	CHECK_INT(child_info(off, &in), 0);
+	CHECK_INT(in.source, FC_SOURCE_KERNEL);
+	CHECK_INT(in.reason, FC_REASON_OFF);
+
+	/* a fake sysfs where the kernel is on hpet, as in seed 000 */
+	char dir[] = "/tmp/fctestXXXXXX";
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	char path[512], cs[600], env_sysfs[600], env_verdict[600], text[512], boot[64] = "";
+	snprintf(path, sizeof path, "%s/devices/system/clocksource/clocksource0", dir);
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "mkdir -p %s", path);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cs, sizeof cs, "%s/current_clocksource", path);
+	write_file(cs, "hpet\n");
+	snprintf(cs, sizeof cs, "%s/available_clocksource", path);
+	write_file(cs, "hpet acpi_pm \n");
+	snprintf(env_sysfs, sizeof env_sysfs, "FASTCLOCK_SYSFS=%s", dir);
+	snprintf(env_verdict, sizeof env_verdict, "FASTCLOCK_VERDICT=%s/verdict", dir);
+
+	char *hpet[] = { env_sysfs, env_verdict, NULL };
+	CHECK_INT(child_info(hpet, &in), 0);
+	CHECK_INT(in.source, FC_SOURCE_KERNEL);
+	CHECK_INT(in.reason, FC_REASON_UNVERIFIED);
+	CHECK_STR(in.kernel_clocksource, "hpet");
+	CHECK_INT(in.kernel_vdso_fast, 0);
+	CHECK_INT(in.verdict, -1);
+
+	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (b) {
+		if (!fgets(boot, sizeof boot, b))
+			boot[0] = '\0';
+		fclose(b);
+		boot[strcspn(boot, "\n")] = '\0';
+	}
+	snprintf(path, sizeof path, "%s/verdict", dir);
+	snprintf(text, sizeof text, "boot_id=%s\nverdict=sound\nclocksource=hpet\n", boot);
+	write_file(path, text);
+	CHECK_INT(child_info(hpet, &in), 0);
+	if (in.source != FC_SOURCE_COUNTER)
+		fprintf(stderr, "verified: %s\n", in.reason_text);
+	CHECK_INT(in.reason, FC_REASON_VERIFIED);
+	CHECK_INT(in.verdict, 0);
+
+	snprintf(text, sizeof text, "boot_id=%s\nverdict=unsound\n", boot);
+	write_file(path, text);
+	CHECK_INT(child_info(hpet, &in), 0);
+	CHECK_INT(in.source, FC_SOURCE_KERNEL);
+	CHECK_INT(in.reason, FC_REASON_VERDICT_UNSOUND);
+
+	/* another boot's verdict is no verdict */
+	write_file(path, "boot_id=00000000-0000-0000-0000-000000000000\nverdict=sound\n");
+	CHECK_INT(child_info(hpet, &in), 0);
+	CHECK_INT(in.reason, FC_REASON_UNVERIFIED);
+	CHECK(strstr(in.reason_text, "another boot") != NULL);
+
+	/* writable by others: not trusted */
+	snprintf(text, sizeof text, "boot_id=%s\nverdict=sound\n", boot);
+	write_file(path, text);
+	chmod(path, 0666);
+	CHECK_INT(child_info(hpet, &in), 0);
+	CHECK_INT(in.reason, FC_REASON_UNVERIFIED);
+
+	char *forced[] = { env_sysfs, "FASTCLOCK=force", "FASTCLOCK_VERDICT=/nonexistent", NULL };
+	CHECK_INT(child_info(forced, &in), 0);
+	CHECK_INT(in.reason, FC_REASON_FORCED);
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--info")) {
+		struct fc_info in;
+		settle(&in);
+		return write(1, &in, sizeof in) == (ssize_t)sizeof in ? 0 : 1;
+	}
+	test_against_kernel();
+	test_gettime_errors();
+	test_threads();
+	test_fork();
+	test_signals();
+	test_environment();
+	return unit_done("test_fastclock");
+}

@@ -1,0 +1,222 @@
+/*
+ * test_fastclock_trust.c: libfastclock's pure parts: the trust rules, the
+ * verdict file's parser, clocksource lists, and the vDSO symbol lookup.
+ */
+#include "counter.h"
+#include "fastclock.h"
+#include "fastclock_trust.h"
+#include "kclock.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <sys/auxv.h>
+
+static void base_facts(struct fc_trust_facts *f, const char *cs, const char *avail)
+{
+	memset(f, 0, sizeof *f);
+	f->mode = FC_MODE_AUTO;
+	f->counter_kind = FC_COUNTER_X86_TSC;
+	f->counter_usable = 0;
+	f->invariant = true;
+	f->have_sysfs = cs != NULL;
+	snprintf(f->clocksource, sizeof f->clocksource, "%s", cs ? cs : "");
+	snprintf(f->available, sizeof f->available, "%s", avail ? avail : "");
+	f->verdict = -1;
+	snprintf(f->verdict_why, sizeof f->verdict_why, "no verdict file");
+	f->kernel_major = 6;
+	f->kernel_minor = 1;
+}
+
+static void test_judge(void)
+{
+	struct fc_trust_facts f;
+	struct fc_trust t;
+
+	base_facts(&f, "tsc", "tsc hpet acpi_pm");
+	fc_trust_judge(&f, &t);
+	CHECK(t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_KERNEL_USES_COUNTER);
+	CHECK(t.watch_current);
+	CHECK_INT(t.vdso_fast, 1);
+
+	/* seed 000/002: the kernel dropped the TSC; no verdict: refuse */
+	base_facts(&f, "hpet", "hpet acpi_pm");
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_UNVERIFIED);
+	CHECK(strstr(t.text, "hpet") != NULL);
+	CHECK(strstr(t.text, "no verdict file") != NULL);
+	CHECK_INT(t.vdso_fast, 0);
+
+	f.verdict = 0;
+	fc_trust_judge(&f, &t);
+	CHECK(t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_VERIFIED);
+	CHECK(!t.watch_current);
+	CHECK(!t.watch_available);  /* tsc not listed: nothing to watch */
+
+	f.verdict = 2;
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_VERDICT_UNSOUND);
+
+	f.mode = FC_MODE_FORCE;
+	fc_trust_judge(&f, &t);
+	CHECK(t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_FORCED);
+
+	/* forced, but the TSC's rate follows power states: still refused */
+	f.invariant = false;
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_NOT_INVARIANT);
+
+	base_facts(&f, "tsc", "tsc hpet");
+	f.mode = FC_MODE_OFF;
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_OFF);
+
+	base_facts(&f, "tsc", "tsc hpet");
+	f.counter_usable = -EPERM;
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_NO_COUNTER);
+	CHECK(strstr(t.text, "PR_SET_TSC") != NULL);
+
+	/* a container without /sys */
+	base_facts(&f, NULL, NULL);
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_NO_SYSFS);
+	CHECK_INT(t.vdso_fast, -1);
+	f.verdict = 0;
+	fc_trust_judge(&f, &t);
+	CHECK(t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_VERIFIED);
+
+	/* the kernel on kvm-clock with the TSC still listed: verified TSC,
+	 * and the library leaves if the kernel withdraws it */
+	base_facts(&f, "kvm-clock", "kvm-clock tsc hpet acpi_pm");
+	f.verdict = 0;
+	fc_trust_judge(&f, &t);
+	CHECK(t.use_counter);
+	CHECK(t.watch_available);
+	CHECK_INT(t.vdso_fast, 1);
+
+	/* arm64 */
+	base_facts(&f, "arch_sys_counter", "arch_sys_counter");
+	f.counter_kind = FC_COUNTER_ARM64_CNTVCT;
+	fc_trust_judge(&f, &t);
+	CHECK(t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_KERNEL_USES_COUNTER);
+
+	base_facts(&f, "tsc", "tsc");
+	f.counter_kind = FC_COUNTER_NONE;
+	fc_trust_judge(&f, &t);
+	CHECK(!t.use_counter);
+	CHECK_INT(t.reason, FC_REASON_UNSUPPORTED);
+}
+
+static void test_lists(void)
+{
+	CHECK(fc_trust_listed("tsc hpet acpi_pm", "tsc"));
+	CHECK(fc_trust_listed("tsc hpet acpi_pm", "acpi_pm"));
+	CHECK(fc_trust_listed("hpet tsc", "tsc"));
+	CHECK(!fc_trust_listed("tsc-early hpet", "tsc"));
+	CHECK(!fc_trust_listed("hpet xtsc", "tsc"));
+	CHECK(!fc_trust_listed("", "tsc"));
+	CHECK(!fc_trust_listed("tsc", ""));
+	CHECK_INT(fc_trust_vdso_fast("hpet", 6, 1), 0);
+	CHECK_INT(fc_trust_vdso_fast("acpi_pm", 6, 1), 0);
+	CHECK_INT(fc_trust_vdso_fast("xen", 4, 14), 0);
+	CHECK_INT(fc_trust_vdso_fast("xen", 5, 10), 1);
+	CHECK_INT(fc_trust_vdso_fast("kvm-clock", 3, 2), 0);
+	CHECK_INT(fc_trust_vdso_fast("riscv_clocksource", 6, 1), -1);
+	CHECK_INT(fc_trust_vdso_fast("", 6, 1), -1);
+	CHECK_STR(fc_trust_counter_clocksource(FC_COUNTER_X86_TSC), "tsc");
+	CHECK(fc_trust_counter_clocksource(FC_COUNTER_NONE) == NULL);
+}
+
+static void test_verdict(void)
+{
+	struct fc_verdict v;
+	const char *ok = "# clockdoctor tsc\nboot_id=0f1e2d3c-aaaa-bbbb-cccc-0123456789ab\nverdict=sound\n"
+	                 "counter_hz=2596130164.5\nclocksource=hpet\ntime=1795000000\nnew_key=whatever\n";
+	CHECK_INT(fc_verdict_parse(ok, strlen(ok), &v), 0);
+	CHECK_STR(v.boot_id, "0f1e2d3c-aaaa-bbbb-cccc-0123456789ab");
+	CHECK_INT(v.verdict, 0);
+	CHECK(v.counter_hz > 2596130164.4 && v.counter_hz < 2596130164.6);
+	CHECK_STR(v.clocksource, "hpet");
+	CHECK_INT(v.time, 1795000000);
+
+	const char *crlf = "boot_id=abc\r\nverdict=unsound\r\n";
+	CHECK_INT(fc_verdict_parse(crlf, strlen(crlf), &v), 0);
+	CHECK_INT(v.verdict, 2);
+
+	/* not NUL-terminated: only len bytes are read */
+	char buf[] = { 'b', 'o', 'o', 't', '_', 'i', 'd', '=', 'a', '\n', 'v', 'e', 'r', 'd', 'i', 'c', 't', '=',
+		       'u', 'n', 'k', 'n', 'o', 'w', 'n', 'X', 'X' };
+	CHECK_INT(fc_verdict_parse(buf, 25, &v), 0);
+	CHECK_INT(v.verdict, 1);
+	CHECK_INT(fc_verdict_parse(buf, 27, &v), -EINVAL);
+
+	const char *bad[] = {
+		"verdict=sound\n",                             /* no boot_id */
+		"boot_id=abc\n",                               /* no verdict */
+		"boot_id=abc\nverdict=great\n",                /* unknown verdict */
+		"boot_id=ABC;rm -rf\nverdict=sound\n",         /* not a boot id */
+		"boot_id=abc\nverdict=sound\ncounter_hz=2e9\n", /* not a plain number */
+		"boot_id=abc\nverdict=sound\ngarbage\n",       /* no '=' */
+		"boot_id=\nverdict=sound\n",                   /* empty */
+		"boot_id=0123456789abcdef0123456789abcdef0123456789\nverdict=sound\n", /* too long */
+		"",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK_INT(fc_verdict_parse(bad[i], strlen(bad[i]), &v), -EINVAL);
+	CHECK_INT(fc_verdict_parse(NULL, 0, &v), -EINVAL);
+}
+
+static void test_names(void)
+{
+	CHECK_STR(fc_source_name(FC_SOURCE_COUNTER), "counter");
+	CHECK_STR(fc_source_name(FC_SOURCE_KERNEL), "kernel");
+	CHECK_STR(fc_reason_name(FC_REASON_UNVERIFIED), "unverified");
+	CHECK_STR(fc_reason_name(FC_REASON_KERNEL_LEFT), "kernel-left");
+	CHECK_STR(fc_reason_name((enum fc_reason)999), "unknown");
+}
+
+static void test_elf(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+#if defined(__x86_64__)
+	if (base) {
+		CHECK(fc_elf_lookup((const void *)base, "__vdso_clock_gettime") != NULL);
+		CHECK(fc_elf_lookup((const void *)base, "__vdso_no_such_thing") == NULL);
+	}
+	CHECK(fc_kclock_has_vdso() == (base != 0));
+#elif defined(__aarch64__)
+	if (base)
+		CHECK(fc_elf_lookup((const void *)base, "__kernel_clock_gettime") != NULL);
+#endif
+	static const char junk[256] = "not an ELF image at all";
+	CHECK(fc_elf_lookup(junk, "__vdso_clock_gettime") == NULL);
+	CHECK(fc_elf_lookup(NULL, "x") == NULL);
+	/* the kernel's clock through the entry, and its errors as -errno */
+	struct timespec ts;
+	CHECK_INT(fc_kclock(CLOCK_MONOTONIC, &ts), 0);
+	CHECK(ts.tv_sec > 0 || ts.tv_nsec > 0);
+	errno = 1234;
+	CHECK_INT(fc_kclock((clockid_t)12345, &ts), -EINVAL);
+	CHECK_INT(errno, 1234);
+}
+
+int main(void)
+{
+	test_judge();
+	test_lists();
+	test_verdict();
+	test_names();
+	test_elf();
+	return unit_done("test_fastclock_trust");
+}
