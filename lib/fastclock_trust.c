@@ -149,12 +149,12 @@ void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
 		t->watch_available = true;
 	if (f->verdict == 0) {
 		say(t, FC_REASON_VERIFIED, true,
-		    "the kernel is on %s, but `clockdoctor tsc` found the counter sound on this boot%s",
+		    "the kernel is on %.24s, but `clockdoctor tsc` found the counter sound on this boot%s",
 		    f->have_sysfs ? f->clocksource : "an unknown clocksource", "");
 		return;
 	}
 	if (f->mode == FC_MODE_FORCE) {
-		say(t, FC_REASON_FORCED, true, "FASTCLOCK=force: reading the counter although the kernel is on %s%s",
+		say(t, FC_REASON_FORCED, true, "FASTCLOCK=force: reading the counter although the kernel is on %.24s%s",
 		    f->have_sysfs ? f->clocksource : "an unknown clocksource", "");
 		return;
 	}
@@ -170,7 +170,7 @@ void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
 		return;
 	}
 	say(t, FC_REASON_UNVERIFIED, false,
-	    "the kernel is on %s, not the counter, and no sound `clockdoctor tsc` verdict for this boot (%s)",
+	    "the kernel is on %.24s, not the counter, and no sound `clockdoctor tsc` verdict for this boot (%.70s)",
 	    f->clocksource, f->verdict == 1 ? "verdict unknown" : f->verdict_why);
 }
 
