@@ -734,8 +734,10 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 	}
 }
 
-/* The fast path, inlined into each entry point. */
-static inline __attribute__((always_inline)) int64_t read_mono(bool ordered, int *kernel_mode, uint64_t *tp)
+/* The fast path, inlined into each entry point: true with *v set, or false
+ * when the slow path must answer (due, expired, kernel mode).  No pointer
+ * to a local escapes, so the callers need no stack frame. */
+static inline __attribute__((always_inline)) bool fast_mono(bool ordered, uint64_t *tp, int64_t *v)
 {
 	unsigned s;
 	uint64_t tsc0, soft, frac0, mult, t;
@@ -749,6 +751,10 @@ static inline __attribute__((always_inline)) int64_t read_mono(bool ordered, int
 		t = ordered ? fc_counter_read() : fc_counter_read_unordered();
 		s = atomic_load_explicit(&G.seq, memory_order_acquire);
 		const struct copy_a *c = &G.c[s & 1];
+		/* one base register for the five loads: otherwise the compiler
+		 * hoists five field addresses into callee-saved registers, and
+		 * saving them costs more than the loads */
+		__asm__("" : "+r"(c));
 		tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
 		soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
 		ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
@@ -759,23 +765,43 @@ static inline __attribute__((always_inline)) int64_t read_mono(bool ordered, int
 	*tp = t;
 	uint64_t d = t - tsc0;
 	if (__builtin_expect(d >= soft, 0))
-		return slow(MONO, kernel_mode);
-	*kernel_mode = 0;
-	return seg_at(ns0, frac0, mult, d);
+		return false;
+	*v = seg_at(ns0, frac0, mult, d);
+	return true;
+}
+
+__attribute__((noinline)) static int64_t slow_mono(void)
+{
+	int km;
+	return slow(MONO, &km);
+}
+
+static inline int64_t read_mono(bool ordered, int *kernel_mode, uint64_t *tp)
+{
+	int64_t v;
+	if (fast_mono(ordered, tp, &v)) {
+		*kernel_mode = 0;
+		return v;
+	}
+	return slow(MONO, kernel_mode);
 }
 
 int64_t fc_now_ns(void)
 {
-	int km;
 	uint64_t t;
-	return read_mono(true, &km, &t);
+	int64_t v;
+	if (__builtin_expect(fast_mono(true, &t, &v), 1))
+		return v;
+	return slow_mono();
 }
 
 int64_t fc_now_ns_unordered(void)
 {
-	int km;
 	uint64_t t;
-	return read_mono(false, &km, &t);
+	int64_t v;
+	if (__builtin_expect(fast_mono(false, &t, &v), 1))
+		return v;
+	return slow_mono();
 }
 
 int64_t fc_realtime_ns(void)
