@@ -14,10 +14,11 @@
  *   - a soft re-anchor starts the new line where the old one is at the
  *     anchor instant ta, plus a nudge of at least (old mult - new mult) *
  *     W + 1 ns; and before reading ta it first shortens the old line to end
- *     at ta_pre + W (a "freeze" end: a reader past it while the writer is
- *     still busy returns the old line's last value).  So every value the
- *     old line handed out is below the new line, however long the writer is
- *     preempted between the two steps;
+ *     at ta_pre + W.  A reader past that end while the writer is still busy
+ *     (preempted, or its vCPU descheduled) goes on from the end at the
+ *     old slope less MAX_DOWN, and no new slope is lower than that: so
+ *     every value handed out before the new line is below it, however long
+ *     the writer is held up, and the clock never stands still;
  *   - a hard re-anchor (the line expired, the counter went backwards, the
  *     kernel clock was read instead) starts the new line at no less than
  *     min(old line's end, kernel + old error bound) + 1 and no less than
@@ -41,12 +42,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timex.h>
 
 #define NS_PER_S 1000000000LL
 
-enum { L_COUNTER = 1, L_FREEZE = 2 };
+enum { L_COUNTER = 1, L_WINDOW = 2 };
 
 /* Tunables (docs/fastclock.3). */
 #define MIN_INTERVAL_NS 10000000LL     /* re-anchor at least every 10 ms... */
@@ -57,6 +59,7 @@ enum { L_COUNTER = 1, L_FREEZE = 2 };
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
 #define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
 #define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
+#define MAX_DOWN 2e-3                  /* a new slope is at least (1 - this) x the old one */
 #define FAST_SLEW_MAX 0.1
 #define START_ERR_PPM 50.0             /* the frequency must be this good to start */
 #define CALIB_STEP_NS 3000000LL        /* calibrating: re-measure every 3 ms */
@@ -135,6 +138,7 @@ static struct {
 	int64_t boot_w;        /* the bracket of the BOOTTIME offset in use */
 	bool have_boot;
 	bool calibrating;
+	uint64_t test_window_delay;  /* counts; FASTCLOCK_TEST_WINDOW_DELAY_US (tests only) */
 } W;
 
 /* ---- the latch ---- */
@@ -561,6 +565,13 @@ static void resync(bool force_hard)
 	double m_new = slewed(target, em, hard_ns), r_new = slewed(W.r_raw, er, hard_ns);
 	N.mono.mult = mult_of(m_new);
 	N.raw.mult = mult_of(r_new);
+	/* never slower than the window's continuation (see slow()) */
+	uint64_t floor_m = L.mono.mult - (uint64_t)((double)L.mono.mult * MAX_DOWN);
+	uint64_t floor_r = L.raw.mult - (uint64_t)((double)L.raw.mult * MAX_DOWN);
+	if (N.mono.mult < floor_m)
+		N.mono.mult = floor_m;
+	if (N.raw.mult < floor_r)
+		N.raw.mult = floor_r;
 	uint64_t wc = ns_to_counts(WINDOW_NS);
 	double dmono = (double)L.mono.mult - (double)N.mono.mult, draw = (double)L.raw.mult - (double)N.raw.mult;
 	int64_t nudge_m = (dmono > 0 ? (int64_t)(dmono * (double)wc / 4294967296.0) : 0) + 1;
@@ -574,8 +585,15 @@ static void resync(bool force_hard)
 	if (end < S.hard)
 		S.hard = end;
 	S.soft = S.hard;
-	S.flags |= L_FREEZE;
+	S.flags |= L_WINDOW;
 	latch_write(&S);
+	if (W.test_window_delay) {
+		/* tests: the writer held up between its two steps, as a
+		 * preempted thread or a descheduled vCPU would be */
+		uint64_t until = fc_counter_read() + W.test_window_delay;
+		while (fc_counter_read() < until)
+			fc_cpu_relax();
+	}
 	uint64_t ta = fc_counter_read();  /* step 2: the new line from ta */
 	unsigned __int128 vm = (unsigned __int128)(ta - L.tsc0) * L.mono.mult + L.mono.frac0;
 	unsigned __int128 vr = (unsigned __int128)(ta - L.tsc0) * L.raw.mult + L.raw.frac0;
@@ -651,6 +669,9 @@ static void init_locked(void)
 	}
 	W.counts_per_ns = 1.0 / W.r_raw;
 	O.rt_every = ns_to_counts(FC_STEP_CHECK_NS);
+	const char *delay = secure_getenv("FASTCLOCK_TEST_WINDOW_DELAY_US");
+	if (delay && *delay)
+		W.test_window_delay = ns_to_counts(1000.0 * (double)atoi(delay));
 	W.last_check_t = fc_counter_read();
 	latch_write(&zero);
 	resync(true);
@@ -726,8 +747,17 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 			continue;
 		}
 		int64_t end = seg_value(sg, L.hard);
-		if (L.flags & L_FREEZE)
-			return end;  /* the writer is between its two steps */
+		if (L.flags & L_WINDOW) {
+			/* The writer is between its two steps (preempted, or a
+			 * vCPU descheduled): go on from the window's end at the
+			 * slowest slope the new line may have, which keeps below
+			 * it, rather than stand still. */
+			if ((int64_t)d < 0)
+				return end;  /* the counter went backwards meanwhile */
+			uint64_t past = d - L.hard;
+			uint64_t slow_mult = sg->mult - (uint64_t)((double)sg->mult * MAX_DOWN) - 1;
+			return end + (int64_t)(uint64_t)(((unsigned __int128)past * slow_mult) >> 32);
+		}
 		int64_t k = fc_kclock_ns(id);
 		int64_t cap = k + L.err < end ? k + L.err : end;
 		return k > cap ? k : cap;

@@ -383,8 +383,89 @@ static void test_environment(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* ---- the writer held up between its two steps ---- */
+
+static atomic_long stalls;
+static _Atomic int64_t worst_lag;
+
+static void *window_reader(void *arg)
+{
+	(void)arg;
+	int64_t mine = 0, mine_k = 0;
+	long back = 0, n = 0, stall = 0;
+	while (!atomic_load(&stop)) {
+		int64_t g = atomic_load(&latest);
+		int64_t k0 = vdso_ns(CLOCK_MONOTONIC);
+		int64_t v = fc_now_ns();
+		int64_t k = vdso_ns(CLOCK_MONOTONIC);
+		if (v < g || v < mine)
+			back++;
+		/* standing still while the kernel's clock moved on 200 us */
+		if (v == mine && k - mine_k > 200000)
+			stall++;
+		if (v != mine) {
+			mine = v;
+			mine_k = k;
+		}
+		/* behind the kernel's reading taken before it: a real lag (a
+		 * reader preempted between the reads only makes this smaller) */
+		if (k0 - v > atomic_load(&worst_lag))
+			atomic_store(&worst_lag, k0 - v);
+		int64_t cur = g;
+		while (v > cur && !atomic_compare_exchange_weak(&latest, &cur, v))
+			;
+		n++;
+	}
+	atomic_fetch_add(&backwards, back);
+	atomic_fetch_add(&reads, n);
+	atomic_fetch_add(&stalls, stall);
+	return NULL;
+}
+
+/* Run in a child with FASTCLOCK_TEST_WINDOW_DELAY_US: every re-anchor
+ * holds its window 3 ms; readers must neither go back nor stand still. */
+static int window_child(void)
+{
+	struct fc_info in;
+	if (settle(&in) != FC_SOURCE_COUNTER) {
+		printf("skip: %s\n", in.reason_text);
+		return 0;
+	}
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, window_reader, NULL);
+	int64_t end = vdso_ns(CLOCK_MONOTONIC) + 400000000;
+	int held = 0;
+	while (vdso_ns(CLOCK_MONOTONIC) < end)
+		held += fc_resync() == 0;
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	printf("%d held re-anchors, %ld reads, %ld backward, %ld stalls, worst lag %lld ns\n", held,
+	       atomic_load(&reads), atomic_load(&backwards), atomic_load(&stalls), (long long)atomic_load(&worst_lag));
+	/* 0.2 % slow over a 3 ms window, plus the bound: under 100 us */
+	return held > 20 && atomic_load(&backwards) == 0 && atomic_load(&stalls) == 0 &&
+	               atomic_load(&worst_lag) < 100000 ? 0 : 1;
+}
+
+static void test_window(void)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		char *argv[] = { "test_fastclock", "--window", NULL };
+		char *envp[] = { "FASTCLOCK_TEST_WINDOW_DELAY_US=3000", NULL };
+		execve("/proc/self/exe", argv, envp);
+		_exit(127);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--window"))
+		return window_child();
 	if (argc > 1 && !strcmp(argv[1], "--info")) {
 		struct fc_info in;
 		settle(&in);
@@ -396,5 +477,6 @@ int main(int argc, char **argv)
 	test_fork();
 	test_signals();
 	test_environment();
+	test_window();
 	return unit_done("test_fastclock");
 }
