@@ -9,26 +9,23 @@
  * signal handler that interrupted the writer.  There is no thread: the
  * reader that finds the line due re-anchors it, if it wins a trylock.
  *
- * Never backwards, by construction:
- *   - within a line, ns grows with the counter (mult > 0);
- *   - a soft re-anchor starts the new line where the old one is at the
- *     anchor instant ta, plus a nudge of at least (old mult - new mult) *
- *     W + 1 ns; and before reading ta it first shortens the old line to end
- *     at ta_pre + W.  A reader past that end while the writer is still busy
- *     (preempted, or its vCPU descheduled) goes on from the end at the
- *     old slope less MAX_DOWN, and no new slope is lower than that: so
- *     every value handed out before the new line is below it, however long
- *     the writer is held up, and the clock never stands still;
- *   - a hard re-anchor (the line expired, the counter went backwards, the
- *     kernel clock was read instead) starts the new line at no less than
- *     min(old line's end, kernel + old error bound) + 1 and no less than
- *     the kernel's value "ahead" of the sample; readers that found the line
- *     expired while the lock was busy return max(kernel, min(old end,
- *     kernel + old bound)), which the new line is above;
- *   - in kernel mode, values are floored at the last line's such bound.
- * This relies, like the kernel's own vDSO, on the counters of all CPUs
- * agreeing (checked by the kernel when its clocksource is the TSC, and by
- * `clockdoctor tsc` otherwise).
+ * Never backwards, by construction, and without trusting any error bound:
+ * each line is a function of the counter fixed when it is published,
+ *
+ *   F(t) = the line up to its end H (re-anchoring is due some time before
+ *          H), then the line's value at H plus (t - H) at the slope less
+ *          MAX_DOWN, for at most CAP_NS, then that value,
+ *
+ * which every reader of that copy follows, whatever the writer is doing
+ * (preempted, its vCPU descheduled, dead in a forked child).  A new line
+ * with slope m (never less than the old slope less MAX_DOWN) is started at
+ * ta so that it is at or above F at ta and at F's two corners after ta;
+ * F being concave and the new line straight, it is then above F for every
+ * t >= ta, so nothing the old copy handed out, before or after the new one
+ * is published, exceeds what the new one hands out later.  Kernel mode is
+ * floored at F's final value.  This relies, like the kernel's own vDSO, on
+ * the counters of all CPUs agreeing (checked by the kernel when its
+ * clocksource is the TSC, and by `clockdoctor tsc` otherwise).
  */
 #include "fastclock.h"
 
@@ -48,18 +45,18 @@
 
 #define NS_PER_S 1000000000LL
 
-enum { L_COUNTER = 1, L_WINDOW = 2 };
+enum { L_COUNTER = 1 };
 
 /* Tunables (docs/fastclock.3). */
 #define MIN_INTERVAL_NS 10000000LL     /* re-anchor at least every 10 ms... */
 #define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
 #define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
-#define MIN_HARD_NS 100000000LL        /* a line is used for at most max(10 intervals, 100 ms) */
-#define WINDOW_NS 20000                /* W: the old line's end after its shortening */
+#define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due */
+#define CAP_NS 10000000                /* the continuation past H lasts at most 10 ms */
+#define MAX_DOWN 2e-3                  /* the continuation's, and a new line's, least slope */
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
 #define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
 #define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
-#define MAX_DOWN 2e-3                  /* a new slope is at least (1 - this) x the old one */
 #define FAST_SLEW_MAX 0.1
 #define START_ERR_PPM 50.0             /* the frequency must be this good to start */
 #define CALIB_STEP_NS 3000000LL        /* calibrating: re-measure every 3 ms */
@@ -73,7 +70,7 @@ struct seg_a {
 };
 
 struct copy_a {
-	_Atomic uint64_t tsc0, soft, hard;
+	_Atomic uint64_t tsc0, soft, hard, capc;
 	_Atomic uint32_t flags;
 	_Atomic int64_t err;
 	struct seg_a mono, raw;
@@ -88,10 +85,11 @@ struct seg {
 struct line {
 	uint64_t tsc0;
 	uint64_t soft;   /* counts after tsc0 at which a reader re-anchors (kernel mode: 0) */
-	uint64_t hard;   /* counts after tsc0 at which the line ends (kernel mode: when to
-	                    measure or check again) */
+	uint64_t hard;   /* counts after tsc0 at which the line proper ends: H (kernel mode:
+	                    when to measure or check again) */
+	uint64_t capc;   /* counts after H that the continuation lasts */
 	uint32_t flags;
-	int64_t err;     /* |line - kernel| bound over the line's life; kernel mode: 0 */
+	int64_t err;     /* the bound reported by fc_info; kernel mode: 0 */
 	struct seg mono, raw;  /* kernel mode: ns0 is the floor */
 };
 
@@ -99,6 +97,7 @@ struct line {
  * goes to the slow path, which initializes. */
 static struct {
 	_Alignas(64) atomic_uint seq;
+	atomic_bool no_counter;  /* never execute the counter read (PR_SET_TSC, no TSC) */
 	struct copy_a c[2];
 } G;
 
@@ -108,7 +107,9 @@ static struct {
 	_Atomic uint64_t rt_checked;  /* counter at the last check */
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
 	_Atomic int64_t tai_off;
-	_Atomic int64_t boot_off;
+	atomic_bool tai_ok;           /* adjtimex told the TAI offset */
+	_Atomic int64_t boot_off;     /* only ever raised */
+	atomic_int rt_lock;           /* one refresher at a time, in order */
 } O;
 
 static atomic_int lock_word;
@@ -126,19 +127,18 @@ static struct {
 	bool permanent;        /* kernel mode for good: never re-check */
 	double r_raw;          /* MONOTONIC_RAW ns per count */
 	double r_err_ppm;
+	bool declared;         /* r_raw is a declaration, not yet a measurement */
 	double counts_per_ns;  /* rough, for scheduling */
-	bool have_base;
-	uint64_t base_t;
-	int64_t base_raw, base_mono, base_w;
+	bool have_base, reset_base;
+	uint64_t base_t, prev_t;
+	int64_t base_raw, base_mono, base_w, prev_raw, prev_w;
 	uint64_t syncs, backwards;
 	int64_t last_sync_ns, interval_ns;
 	uint64_t last_check_t;
 	int64_t recent[RECENT];
 	unsigned n_recent;
-	int64_t boot_w;        /* the bracket of the BOOTTIME offset in use */
 	bool have_boot;
-	bool calibrating;
-	uint64_t test_window_delay;  /* counts; FASTCLOCK_TEST_WINDOW_DELAY_US (tests only) */
+	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
 } W;
 
 /* ---- the latch ---- */
@@ -148,6 +148,7 @@ static void store_copy(struct copy_a *c, const struct line *l)
 	atomic_store_explicit(&c->tsc0, l->tsc0, memory_order_relaxed);
 	atomic_store_explicit(&c->soft, l->soft, memory_order_relaxed);
 	atomic_store_explicit(&c->hard, l->hard, memory_order_relaxed);
+	atomic_store_explicit(&c->capc, l->capc, memory_order_relaxed);
 	atomic_store_explicit(&c->flags, l->flags, memory_order_relaxed);
 	atomic_store_explicit(&c->err, l->err, memory_order_relaxed);
 	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, memory_order_relaxed);
@@ -163,6 +164,7 @@ static void load_copy(const struct copy_a *c, struct line *l)
 	l->tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
 	l->soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
 	l->hard = atomic_load_explicit(&c->hard, memory_order_relaxed);
+	l->capc = atomic_load_explicit(&c->capc, memory_order_relaxed);
 	l->flags = atomic_load_explicit(&c->flags, memory_order_relaxed);
 	l->err = atomic_load_explicit(&c->err, memory_order_relaxed);
 	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
@@ -189,7 +191,7 @@ static void latch_write(const struct line *l)
 	store_copy(&G.c[(s + 1) & 1], l);
 }
 
-static void current_line(struct line *l)
+static unsigned current_line(struct line *l)
 {
 	unsigned s;
 	do {
@@ -197,6 +199,12 @@ static void current_line(struct line *l)
 		load_copy(&G.c[s & 1], l);
 		atomic_thread_fence(memory_order_acquire);
 	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+	return s;
+}
+
+static inline uint64_t counter_now(void)
+{
+	return atomic_load_explicit(&G.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
 }
 
 static inline int64_t seg_at(int64_t ns0, uint64_t frac0, uint64_t mult, uint64_t d)
@@ -205,9 +213,35 @@ static inline int64_t seg_at(int64_t ns0, uint64_t frac0, uint64_t mult, uint64_
 	return ns0 + (int64_t)(uint64_t)(p >> 32);
 }
 
-static int64_t seg_value(const struct seg *s, uint64_t d)
+/* The same in 2^-32 ns units, exactly. */
+typedef __int128 scaled;
+
+static scaled seg_scaled(const struct seg *s, uint64_t d)
 {
-	return seg_at(s->ns0, s->frac0, s->mult, d);
+	return ((scaled)s->ns0 << 32) + (scaled)s->frac0 + (scaled)((unsigned __int128)d * s->mult);
+}
+
+static uint64_t slow_mult(uint64_t mult)
+{
+	return mult - (uint64_t)((double)mult * MAX_DOWN) - 1;
+}
+
+/* F(d) of the top of this file, scaled: the line, then the continuation,
+ * then its last value.  A counter before tsc0 (negative d) is taken as
+ * "after everything": the copy's reader computes it so. */
+static scaled follow_scaled(const struct line *L, const struct seg *s, uint64_t d)
+{
+	if (d <= L->hard)
+		return seg_scaled(s, d);
+	uint64_t past = d - L->hard;
+	if (past > L->capc)
+		past = L->capc;
+	return seg_scaled(s, L->hard) + (scaled)((unsigned __int128)past * slow_mult(s->mult));
+}
+
+static int64_t follow(const struct line *L, const struct seg *s, uint64_t d)
+{
+	return (int64_t)(follow_scaled(L, s, d) >> 32);
 }
 
 static bool trylock(void)
@@ -271,13 +305,23 @@ static uint64_t mult_of(double ns_per_count)
 	return (uint64_t)(ns_per_count * 4294967296.0 + 0.5);
 }
 
+/* ---- offsets to MONOTONIC ---- */
+
 /* REALTIME - MONOTONIC, exactly: the coarse clocks come from one snapshot
  * of the kernel's timekeeper, so their difference is the wall_to_monotonic
  * offset, the same as the fine clocks'.  The two MONOTONIC_COARSE reads
- * around the REALTIME_COARSE one must agree (no tick between). */
+ * around the REALTIME_COARSE one must agree (no tick between).  TAI -
+ * REALTIME from adjtimex, read at the same time so that a leap second
+ * moves both together.  One refresher at a time, so that a slow one cannot
+ * store an older offset over a newer one. */
 static void rt_refresh(void)
 {
-	for (int i = 0; i < 4; i++) {
+	int expected = 0;
+	if (!atomic_compare_exchange_strong_explicit(&O.rt_lock, &expected, 1, memory_order_acquire,
+	                                             memory_order_relaxed))
+		return;
+	bool done = false;
+	for (int i = 0; i < 4 && !done; i++) {
 		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
 		int64_t r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
 		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
@@ -285,13 +329,24 @@ static void rt_refresh(void)
 			break;
 		if (m1 == m2) {
 			atomic_store_explicit(&O.rt_off, r - m1, memory_order_relaxed);
-			return;
+			done = true;
 		}
 	}
-	/* No coarse clocks: the fine ones, to within a read. */
-	int64_t m = fc_kclock_ns(CLOCK_MONOTONIC), r = fc_kclock_ns(CLOCK_REALTIME);
-	if (m != INT64_MIN && r != INT64_MIN)
-		atomic_store_explicit(&O.rt_off, r - m, memory_order_relaxed);
+	if (!done) {
+		/* No coarse clocks: the fine ones, to within a read. */
+		int64_t m = fc_kclock_ns(CLOCK_MONOTONIC), r = fc_kclock_ns(CLOCK_REALTIME);
+		if (m != INT64_MIN && r != INT64_MIN)
+			atomic_store_explicit(&O.rt_off, r - m, memory_order_relaxed);
+	}
+	struct timex tx;
+	memset(&tx, 0, sizeof tx);
+	int saved = errno;
+	bool ok = adjtimex(&tx) >= 0;
+	errno = saved;
+	if (ok)
+		atomic_store_explicit(&O.tai_off, (int64_t)tx.tai * NS_PER_S, memory_order_relaxed);
+	atomic_store_explicit(&O.tai_ok, ok, memory_order_relaxed);
+	atomic_store_explicit(&O.rt_lock, 0, memory_order_release);
 }
 
 static void rt_check(uint64_t t)
@@ -307,46 +362,68 @@ static void rt_check(uint64_t t)
 	rt_refresh();
 }
 
-/* TAI - REALTIME from adjtimex (read-only), and BOOTTIME - MONOTONIC: the
- * latter only ever grows (time asleep), so a new bracket that does not
- * overlap the old one is a resume; a narrower overlapping one refines it
- * upwards only. */
-static void offsets_refresh(void)
+/* BOOTTIME - MONOTONIC grows only (time asleep).  The tightest of four
+ * brackets "MONOTONIC, BOOTTIME, MONOTONIC" gives a low end the offset is
+ * at or above; the low end is used, and only ever raised, so BOOTTIME is
+ * never ahead of the kernel's and never goes back.  A raise by more than a
+ * bracket is a resume: the counter kept running while MONOTONIC stood
+ * still, so the frequency's baseline starts again. */
+static void boot_refresh(void)
 {
-	struct timex tx;
-	memset(&tx, 0, sizeof tx);
-	int saved = errno;
-	if (adjtimex(&tx) >= 0)
-		atomic_store_explicit(&O.tai_off, (int64_t)tx.tai * NS_PER_S, memory_order_relaxed);
-	errno = saved;
-	int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
-	int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
-	int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC);
-	if (m1 == INT64_MIN || b == INT64_MIN || m2 == INT64_MIN)
-		return;
-	int64_t lo = b - m2, hi = b - m1, mid = lo + (hi - lo) / 2;
+	int64_t best_lo = INT64_MIN, best_w = INT64_MAX;
+	for (int i = 0; i < 4; i++) {
+		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
+		int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
+		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC);
+		if (m1 == INT64_MIN || b == INT64_MIN || m2 == INT64_MIN)
+			return;
+		if (m2 - m1 < best_w) {
+			best_w = m2 - m1;
+			best_lo = b - m2;
+		}
+	}
 	int64_t cur = atomic_load_explicit(&O.boot_off, memory_order_relaxed);
-	if (!W.have_boot || lo > cur || (hi - lo < W.boot_w && mid > cur)) {
-		atomic_store_explicit(&O.boot_off, mid, memory_order_relaxed);
-		W.boot_w = hi - lo;
+	if (!W.have_boot || best_lo > cur) {
+		if (W.have_boot && best_lo > cur + best_w + 1000)
+			W.reset_base = true;
+		atomic_store_explicit(&O.boot_off, best_lo, memory_order_relaxed);
 		W.have_boot = true;
 	}
 }
 
-/* The NTP frequency the kernel applies to MONOTONIC, as a factor on the
- * raw clock's rate: second_length / 10^9 with second_length = tick *
- * 1000 * USER_HZ + freq (kernel/time/ntp.c, ntp_update_frequency).
- * 0 when adjtimex cannot be read. */
+/* The rate the kernel gives MONOTONIC, as a factor on the raw clock's:
+ * second_length / 10^9 with second_length = tick * 1000 * USER_HZ + freq
+ * (kernel/time/ntp.c, ntp_update_frequency), plus what second_overflow
+ * adds on top: the PLL's phase chunk, time_offset >> (SHIFT_PLL +
+ * time_constant) a second (adjtimex reports time_constant as it uses it),
+ * and adjtime()'s slew, up to 500 us a second.  0 when adjtimex cannot be
+ * read. */
 static double ntp_factor(void)
 {
 	struct timex tx;
 	memset(&tx, 0, sizeof tx);
 	int saved = errno;
 	int r = adjtimex(&tx);
-	errno = saved;
-	if (r < 0 || tx.tick <= 0)
+	if (r < 0 || tx.tick <= 0) {
+		errno = saved;
 		return 0;
-	return ((double)tx.tick * 1e5 + (double)tx.freq * 1000.0 / 65536.0) / 1e9;
+	}
+	double ns_per_s = (double)tx.tick * 1e5 + (double)tx.freq * 1000.0 / 65536.0;
+	if ((tx.status & STA_PLL) && !(tx.status & STA_FLL) && tx.offset != 0) {
+		double off_ns = (double)tx.offset * ((tx.status & STA_NANO) ? 1.0 : 1000.0);
+		long shift = 2 + tx.constant;
+		if (shift >= 0 && shift < 60)
+			ns_per_s += off_ns / (double)(1ull << shift);
+	}
+	struct timex adj;
+	memset(&adj, 0, sizeof adj);
+	adj.modes = ADJ_OFFSET_SS_READ;
+	if (adjtimex(&adj) >= 0 && adj.offset != 0) {
+		long us = adj.offset > 500 ? 500 : adj.offset < -500 ? -500 : adj.offset;
+		ns_per_s += (double)us * 1000.0;
+	}
+	errno = saved;
+	return ns_per_s / 1e9;
 }
 
 /* ---- re-anchoring (lock held) ---- */
@@ -358,20 +435,17 @@ static void set_source(enum fc_source s, enum fc_reason r, const char *text)
 	snprintf(W.reason_text, sizeof W.reason_text, "%s", text);
 }
 
-/* Kernel mode from now on: floors that every value handed out so far is
- * below (see the top of this file). */
+/* Kernel mode from now on, floored at the old copy's last value (which its
+ * readers may still be handing out). */
 static void go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent)
 {
 	struct line k;
 	memset(&k, 0, sizeof k);
-	uint64_t now = fc_counter_read();
-	k.tsc0 = now;
+	k.tsc0 = counter_now();
 	k.flags = 0;
 	if (L->flags & L_COUNTER) {
-		int64_t km = fc_kclock_ns(CLOCK_MONOTONIC), kr = fc_kclock_ns(CLOCK_MONOTONIC_RAW);
-		int64_t em = seg_value(&L->mono, L->hard), er = seg_value(&L->raw, L->hard);
-		k.mono.ns0 = (km != INT64_MIN && km + L->err < em ? km + L->err : em) + 1;
-		k.raw.ns0 = (kr != INT64_MIN && kr + L->err < er ? kr + L->err : er) + 1;
+		k.mono.ns0 = follow(L, &L->mono, UINT64_MAX) + 1;
+		k.raw.ns0 = follow(L, &L->raw, UINT64_MAX) + 1;
 	} else {
 		k.mono.ns0 = L->mono.ns0;
 		k.raw.ns0 = L->raw.ns0;
@@ -383,46 +457,70 @@ static void go_kernel(const struct line *L, enum fc_reason r, const char *text, 
 	latch_write(&k);
 }
 
+static void new_base(const struct sample *sr, const struct sample *sm, int64_t w)
+{
+	W.have_base = true;
+	W.reset_base = false;
+	W.base_t = W.prev_t = mid(sr);
+	W.base_raw = W.prev_raw = sr->k;
+	W.base_mono = sm->k;
+	W.base_w = W.prev_w = w;
+}
+
+/* The raw rate, measured against MONOTONIC_RAW over a baseline that grows
+ * from the start.  The last interval's own rate is checked against the
+ * estimate: a disagreement beyond both uncertainties and 0.1 % means the
+ * counter jumped (a migration, a resume), and the baseline starts again,
+ * with the estimate distrusted so that the next measurement replaces it.
+ * A declared frequency is replaced as soon as a measurement disagrees with
+ * it by more than their uncertainties. */
 static void update_frequency(const struct sample *sr, const struct sample *sm)
 {
 	int64_t w = (int64_t)((double)(sr->t1 - sr->t0) / W.counts_per_ns);
 	uint64_t t = mid(sr);
-	if (!W.have_base || t <= W.base_t) {
-		if (W.have_base)
+	if (!W.have_base || W.reset_base || t <= W.base_t || t <= W.prev_t) {
+		if (W.have_base && (t <= W.base_t || t <= W.prev_t))
 			W.backwards++;
-		W.have_base = true;
-		W.base_t = t;
-		W.base_raw = sr->k;
-		W.base_mono = sm->k;
-		W.base_w = w;
+		new_base(sr, sm, w);
 		return;
 	}
-	double span = (double)(t - W.base_t);
-	double r = (double)(sr->k - W.base_raw) / span;
-	double err_ppm = (double)(W.base_w + w) / 2.0 / ((double)(sr->k - W.base_raw) + 1.0) * 1e6 + 0.001;
-	if (r <= 0)
-		return;
-	/* A counter that jumped (migration, resume) disagrees with itself:
-	 * measure again from here. */
-	if (W.r_raw > 0 && W.r_err_ppm < 100 && err_ppm < 100 && (r / W.r_raw - 1 > 1e-3 || r / W.r_raw - 1 < -1e-3)) {
-		W.base_t = t;
-		W.base_raw = sr->k;
-		W.base_mono = sm->k;
-		W.base_w = w;
-		return;
+	double span_l = (double)(t - W.prev_t), dk_l = (double)(sr->k - W.prev_raw);
+	if (dk_l > 100000 && W.r_raw > 0) {
+		double r_l = dk_l / span_l;
+		double err_l = (double)(W.prev_w + w) / 2.0 / dk_l;
+		double dev = r_l / W.r_raw - 1;
+		if ((dev > 1e-3 || dev < -1e-3) && (dev > 3 * err_l + W.r_err_ppm * 1e-6 || dev < -3 * err_l - W.r_err_ppm * 1e-6)) {
+			new_base(sr, sm, w);
+			W.r_err_ppm = 1e6;
+			return;
+		}
 	}
-	if (err_ppm < W.r_err_ppm || W.r_raw == 0) {
+	W.prev_t = t;
+	W.prev_raw = sr->k;
+	W.prev_w = w;
+	double dk = (double)(sr->k - W.base_raw);
+	if (dk <= 0)
+		return;
+	double r = dk / (double)(t - W.base_t);
+	double err_ppm = (double)(W.base_w + w) / 2.0 / dk * 1e6 + 0.001;
+	double dev_ppm = (r / W.r_raw - 1) * 1e6;
+	if (dev_ppm < 0)
+		dev_ppm = -dev_ppm;
+	bool disagrees = W.declared && dev_ppm > W.r_err_ppm + 3 * err_ppm;
+	if (err_ppm < W.r_err_ppm || W.r_raw == 0 || disagrees) {
 		W.r_raw = r;
 		W.r_err_ppm = err_ppm;
+		W.declared = false;
 		W.counts_per_ns = 1.0 / r;
 		snprintf(W.freq_from, sizeof W.freq_from, "measured");
 	}
 }
 
-/* The error bound of a new line (see fc_info): what it is off now, the
- * sample's half-width, the frequency's uncertainty over the line's life,
- * and the largest error seen at the last anchors (which covers kernel slews
- * the model does not know, such as adjtime()). */
+/* The error bound reported for a new line: what it is off at the anchor,
+ * the sample's half-width, the frequency's uncertainty over the line's
+ * life, and the largest error seen at the last anchors (which covers the
+ * kernel's slews that the model does not see).  Only reported: nothing
+ * that keeps the clock from going backwards depends on it. */
 static int64_t line_error(int64_t e_now, int64_t half_width, uint64_t hard_counts)
 {
 	double drift = W.r_err_ppm * 1e-6 * (double)hard_counts * W.r_raw;
@@ -437,26 +535,48 @@ static int64_t line_error(int64_t e_now, int64_t half_width, uint64_t hard_count
 
 /* The slope that absorbs the error e (ns, positive: the line is ahead)
  * over max(the line's life, |e| / the slew limit). */
-static double slewed(double target, int64_t e, int64_t hard_ns)
+static double slewed(double target, int64_t e, int64_t life_ns)
 {
 	double limit = abs64(e) > FAST_SLEW_ABOVE_NS ? FAST_SLEW_MAX : SLEW_MAX;
-	double horizon = (double)hard_ns;
+	double horizon = (double)life_ns;
 	if ((double)abs64(e) / limit > horizon)
 		horizon = (double)abs64(e) / limit;
 	return target * (1.0 - (double)e / horizon);
 }
 
-static void block_signals(sigset_t *old)
+/* Starts seg n (slope n->mult set) at ta, at or above the old copy's F for
+ * every t >= ta (see the top of this file), and at or above floor_s. */
+static void start_seg(struct seg *n, const struct line *L, const struct seg *o, uint64_t ta, scaled floor_s)
 {
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, old);
+	scaled base = floor_s;
+	if (L->flags & L_COUNTER) {
+		uint64_t d = ta - L->tsc0;
+		if ((int64_t)d < 0)
+			d = UINT64_MAX;  /* the counter went back: F's end */
+		uint64_t corners[3] = { d, L->hard, L->hard + L->capc };
+		for (int i = 0; i < 3; i++) {
+			uint64_t p = corners[i];
+			if (p < d)
+				continue;
+			scaled need = follow_scaled(L, o, p) + 1;
+			if (p != UINT64_MAX)
+				need -= (scaled)((unsigned __int128)(p - d) * n->mult);
+			if (need > base)
+				base = need;
+		}
+	}
+	n->ns0 = (int64_t)(base >> 32);
+	n->frac0 = (uint64_t)(base & 0xffffffff);
 }
 
-static void resync(bool force_hard)
+/* Re-anchors.  seen is the sequence number of the copy that made the caller
+ * decide; if another thread re-anchored since, there is nothing to do. */
+static void resync(unsigned seen, bool force_hard)
 {
 	struct line L;
-	current_line(&L);
+	unsigned s = current_line(&L);
+	if (seen != s && !force_hard)
+		return;
 	uint64_t now = fc_counter_read();
 
 	if (W.trusted && (now - W.last_check_t) >= ns_to_counts(CHECK_NS)) {
@@ -467,7 +587,7 @@ static void resync(bool force_hard)
 			go_kernel(&L, FC_REASON_KERNEL_LEFT, why, true);
 			return;
 		}
-		offsets_refresh();
+		boot_refresh();
 	}
 	if (!W.trusted) {
 		go_kernel(&L, W.reason, W.reason_text, true);
@@ -497,116 +617,86 @@ static void resync(bool force_hard)
 	int64_t interval = cost_ns * SYNC_BUDGET;
 	interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
 	W.interval_ns = interval;
-	int64_t hard_ns = 10 * interval > MIN_HARD_NS ? 10 * interval : MIN_HARD_NS;
 	W.last_sync_ns = sm.k;
 
-	if (W.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
+	bool counter_mode = (L.flags & L_COUNTER) != 0;
+	if (W.r_err_ppm > START_ERR_PPM && !counter_mode) {
 		/* still calibrating: stay on the kernel's clock, measure again soon */
 		struct line k = L;
 		k.flags = 0;
 		k.tsc0 = fc_counter_read();
 		k.soft = 0;
 		k.hard = ns_to_counts(CALIB_STEP_NS);
-		W.calibrating = true;
 		latch_write(&k);
 		return;
 	}
-	W.calibrating = false;
 
-	uint64_t hard = ns_to_counts((double)hard_ns);
+	int64_t life_ns = interval + END_AFTER_DUE_NS;
 	int64_t half_m = (int64_t)((double)(sm.t1 - sm.t0) * W.r_raw / 2) + 1;
 	int64_t half_r = (int64_t)((double)(sr.t1 - sr.t0) * W.r_raw / 2) + 1;
 	struct line N;
 	memset(&N, 0, sizeof N);
 	N.flags = L_COUNTER;
 	N.soft = ns_to_counts((double)interval);
-	N.hard = hard;
+	N.hard = ns_to_counts((double)life_ns);
+	N.capc = ns_to_counts(CAP_NS);
 	W.syncs++;
 	set_source(FC_SOURCE_COUNTER, W.trust.reason, W.trust.text);
 
-	bool counter_mode = (L.flags & L_COUNTER) != 0;
 	uint64_t dm = mid(&sm) - L.tsc0, dr = mid(&sr) - L.tsc0;
 	bool expired = !counter_mode || force_hard || (now - L.tsc0) >= L.hard || dm >= L.hard || dr >= L.hard;
 	int64_t em = 0, er = 0;
 	if (!expired) {
-		em = seg_value(&L.mono, dm) - sm.k;
-		er = seg_value(&L.raw, dr) - sr.k;
+		em = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, dm) - sm.k;
+		er = seg_at(L.raw.ns0, L.raw.frac0, L.raw.mult, dr) - sr.k;
 		if (em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS)
 			expired = true;  /* far behind: a forward step is allowed */
 	}
-	if (expired) {
-		/* Hard: start "ahead" of the kernel (at the sample's first counter
-		 * read, the kernel's value was at most k) and above the floor. */
-		uint64_t ta = fc_counter_read();
-		int64_t am = sm.k + (int64_t)((double)(ta - sm.t0) * target) + 1;
-		int64_t ar = sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1;
-		int64_t fm = L.mono.ns0, fr = L.raw.ns0;  /* kernel mode: the floors */
-		if (counter_mode) {
-			int64_t up_m = sm.k + (int64_t)((double)(ta - sm.t0) * target * 1.001) + L.err;
-			int64_t up_r = sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw * 1.001) + L.err;
-			int64_t end_m = seg_value(&L.mono, L.hard), end_r = seg_value(&L.raw, L.hard);
-			fm = (end_m < up_m ? end_m : up_m) + 1;
-			fr = (end_r < up_r ? end_r : up_r) + 1;
-		}
-		N.tsc0 = ta;
-		N.mono.ns0 = am > fm ? am : fm;
-		N.raw.ns0 = ar > fr ? ar : fr;
-		N.mono.mult = mult_of(target);
-		N.raw.mult = mult_of(W.r_raw);
-		int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
-		int64_t e_r = N.raw.ns0 - (sr.k + (int64_t)((double)(ta - mid(&sr)) * W.r_raw));
-		int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
-		N.err = line_error(worst, half_m > half_r ? half_m : half_r, hard);
-		latch_write(&N);
-		return;
-	}
-
-	/* Soft: slew.  New slopes first, then the two-step publish. */
-	double m_new = slewed(target, em, hard_ns), r_new = slewed(W.r_raw, er, hard_ns);
+	double m_new = expired ? target : slewed(target, em, life_ns);
+	double r_new = expired ? W.r_raw : slewed(W.r_raw, er, life_ns);
 	N.mono.mult = mult_of(m_new);
 	N.raw.mult = mult_of(r_new);
-	/* never slower than the window's continuation (see slow()) */
-	uint64_t floor_m = L.mono.mult - (uint64_t)((double)L.mono.mult * MAX_DOWN);
-	uint64_t floor_r = L.raw.mult - (uint64_t)((double)L.raw.mult * MAX_DOWN);
-	if (N.mono.mult < floor_m)
-		N.mono.mult = floor_m;
-	if (N.raw.mult < floor_r)
-		N.raw.mult = floor_r;
-	uint64_t wc = ns_to_counts(WINDOW_NS);
-	double dmono = (double)L.mono.mult - (double)N.mono.mult, draw = (double)L.raw.mult - (double)N.raw.mult;
-	int64_t nudge_m = (dmono > 0 ? (int64_t)(dmono * (double)wc / 4294967296.0) : 0) + 1;
-	int64_t nudge_r = (draw > 0 ? (int64_t)(draw * (double)wc / 4294967296.0) : 0) + 1;
-
-	sigset_t old;
-	block_signals(&old);
-	struct line S = L;  /* step 1: the old line ends at ta_pre + W */
-	uint64_t ta_pre = fc_counter_read();
-	uint64_t end = ta_pre + wc - L.tsc0;
-	if (end < S.hard)
-		S.hard = end;
-	S.soft = S.hard;
-	S.flags |= L_WINDOW;
-	latch_write(&S);
-	if (W.test_window_delay) {
-		/* tests: the writer held up between its two steps, as a
-		 * preempted thread or a descheduled vCPU would be */
-		uint64_t until = fc_counter_read() + W.test_window_delay;
+	if (counter_mode) {
+		/* never below the old copy's continuation slope */
+		if (N.mono.mult <= slow_mult(L.mono.mult))
+			N.mono.mult = slow_mult(L.mono.mult) + 1;
+		if (N.raw.mult <= slow_mult(L.raw.mult))
+			N.raw.mult = slow_mult(L.raw.mult) + 1;
+	}
+	if (W.test_writer_delay) {
+		/* tests: the writer held up, as a preempted thread would be */
+		uint64_t until = fc_counter_read() + W.test_writer_delay;
 		while (fc_counter_read() < until)
 			fc_cpu_relax();
 	}
-	uint64_t ta = fc_counter_read();  /* step 2: the new line from ta */
-	unsigned __int128 vm = (unsigned __int128)(ta - L.tsc0) * L.mono.mult + L.mono.frac0;
-	unsigned __int128 vr = (unsigned __int128)(ta - L.tsc0) * L.raw.mult + L.raw.frac0;
+	uint64_t ta = fc_counter_read();
 	N.tsc0 = ta;
-	N.mono.ns0 = L.mono.ns0 + (int64_t)(uint64_t)(vm >> 32) + nudge_m;
-	N.mono.frac0 = (uint64_t)vm & 0xffffffffu;
-	N.raw.ns0 = L.raw.ns0 + (int64_t)(uint64_t)(vr >> 32) + nudge_r;
-	N.raw.frac0 = (uint64_t)vr & 0xffffffffu;
-	int64_t worst = abs64(em) > abs64(er) ? em : er;
-	N.err = line_error(abs64(worst) + (nudge_m > nudge_r ? nudge_m : nudge_r), half_m > half_r ? half_m : half_r,
-	                   hard);
+	/* A hard start is "ahead" of the kernel: at the sample's first counter
+	 * read the kernel's value was at most k; kernel mode adds its floor. */
+	scaled fm = 0, fr = 0;
+	if (!expired) {
+		/* slewing: from the old line itself at ta, even when the writer
+		 * was held up past its end and readers are on the (slower)
+		 * continuation: a step forward back onto the line */
+		fm = seg_scaled(&L.mono, ta - L.tsc0);
+		fr = seg_scaled(&L.raw, ta - L.tsc0);
+	} else {
+		fm = ((scaled)(sm.k + (int64_t)((double)(ta - sm.t0) * target) + 1)) << 32;
+		fr = ((scaled)(sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1)) << 32;
+	}
+	if (!counter_mode) {
+		if (((scaled)L.mono.ns0 << 32) > fm)
+			fm = (scaled)L.mono.ns0 << 32;
+		if (((scaled)L.raw.ns0 << 32) > fr)
+			fr = (scaled)L.raw.ns0 << 32;
+	}
+	start_seg(&N.mono, &L, &L.mono, ta, fm);
+	start_seg(&N.raw, &L, &L.raw, ta, fr);
+	int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
+	int64_t e_r = N.raw.ns0 - (sr.k + (int64_t)((double)(ta - mid(&sr)) * W.r_raw));
+	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
+	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard);
 	latch_write(&N);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- start ---- */
@@ -623,6 +713,7 @@ static void child_after_fork(void)
 	if (s & 1)
 		atomic_store_explicit(&G.seq, s + 1, memory_order_relaxed);
 	atomic_store_explicit(&lock_word, 0, memory_order_relaxed);
+	atomic_store_explicit(&O.rt_lock, 0, memory_order_relaxed);
 }
 
 static void init_locked(void)
@@ -631,11 +722,13 @@ static void init_locked(void)
 	fc_kclock_init();
 	fc_trust_gather(&W.facts);
 	fc_trust_judge(&W.facts, &W.trust);
+	if (W.facts.counter_usable != 0)
+		atomic_store_explicit(&G.no_counter, true, memory_order_relaxed);
 	W.trusted = W.trust.use_counter;
 	snprintf(W.freq_from, sizeof W.freq_from, "%s", W.facts.freq_from);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	rt_refresh();
-	offsets_refresh();
+	boot_refresh();
 
 	struct line zero;
 	memset(&zero, 0, sizeof zero);
@@ -647,6 +740,7 @@ static void init_locked(void)
 	if (W.facts.declared_hz > 0) {
 		W.r_raw = 1e9 / W.facts.declared_hz;
 		W.r_err_ppm = W.facts.declared_err_ppm;
+		W.declared = true;
 	} else {
 		struct sample a = { 0, 0, 0 }, b = { 0, 0, 0 };
 		if (sample_clock(CLOCK_MONOTONIC_RAW, 3, &a) != 0) {
@@ -669,12 +763,15 @@ static void init_locked(void)
 	}
 	W.counts_per_ns = 1.0 / W.r_raw;
 	O.rt_every = ns_to_counts(FC_STEP_CHECK_NS);
-	const char *delay = secure_getenv("FASTCLOCK_TEST_WINDOW_DELAY_US");
-	if (delay && *delay)
-		W.test_window_delay = ns_to_counts(1000.0 * (double)atoi(delay));
+	const char *delay = secure_getenv("FASTCLOCK_TEST_WRITER_DELAY_US");
+	if (delay && *delay) {
+		long us = strtol(delay, NULL, 10);
+		if (us > 0 && us <= 1000000)
+			W.test_writer_delay = ns_to_counts(1000.0 * (double)us);
+	}
 	W.last_check_t = fc_counter_read();
 	latch_write(&zero);
-	resync(true);
+	resync(0, true);
 }
 
 static void ensure_init(void)
@@ -695,7 +792,8 @@ __attribute__((constructor)) static void fc_constructor(void)
 
 enum which { MONO, RAW };
 
-/* Everything but the fast case: due, expired, kernel mode, not started. */
+/* Everything but the fast case: due, past the line's end, kernel mode, not
+ * started. */
 __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 {
 	clockid_t id = w == MONO ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
@@ -706,61 +804,41 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		do {
 			s = atomic_load_explicit(&G.seq, memory_order_acquire);
 			load_copy(&G.c[s & 1], &L);
-			t = fc_counter_read();
+			t = counter_now();
 			atomic_thread_fence(memory_order_acquire);
 		} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
 		const struct seg *sg = w == MONO ? &L.mono : &L.raw;
 		uint64_t d = t - L.tsc0;
 		if (!(L.flags & L_COUNTER)) {
 			*kernel_mode = 1;
-			int64_t k = fc_kclock_ns(id);
-			if (k < sg->ns0)
-				k = sg->ns0;  /* the floor */
 			/* kernel mode: hard is when to look again (calibration) */
-			if (d >= L.hard && round == 0 && trylock()) {
+			if (round == 0 && d >= L.hard && trylock()) {
 				if (!W.inited)
 					init_locked();
-				else if (!W.permanent)
-					resync(false);
+				else if (!W.permanent && atomic_load_explicit(&G.seq, memory_order_relaxed) == s)
+					resync(s, false);
 				unlock();
 				continue;  /* read again: the source may have changed */
 			}
+			int64_t k = fc_kclock_ns(id);
+			/* the floor; a copy replaced meanwhile may have a higher one */
+			if (k < sg->ns0)
+				k = sg->ns0;
 			return k;
 		}
 		*kernel_mode = 0;
 		if (d < L.soft || round > 2)
-			return seg_value(sg, d < L.hard ? d : L.hard);
-		if (d < L.hard) {
-			if (trylock()) {
-				resync(false);
-				unlock();
-				continue;
-			}
-			return seg_value(sg, d);
-		}
-		/* past the line's end, or the counter went backwards */
+			return follow(&L, sg, d);
+		/* due, or past the line's end: re-anchor if nobody else is */
 		if (trylock()) {
 			if ((int64_t)d < 0)
 				W.backwards++;
-			resync(true);
+			resync(s, false);  /* it tells a due line from an expired one */
 			unlock();
 			continue;
 		}
-		int64_t end = seg_value(sg, L.hard);
-		if (L.flags & L_WINDOW) {
-			/* The writer is between its two steps (preempted, or a
-			 * vCPU descheduled): go on from the window's end at the
-			 * slowest slope the new line may have, which keeps below
-			 * it, rather than stand still. */
-			if ((int64_t)d < 0)
-				return end;  /* the counter went backwards meanwhile */
-			uint64_t past = d - L.hard;
-			uint64_t slow_mult = sg->mult - (uint64_t)((double)sg->mult * MAX_DOWN) - 1;
-			return end + (int64_t)(uint64_t)(((unsigned __int128)past * slow_mult) >> 32);
-		}
-		int64_t k = fc_kclock_ns(id);
-		int64_t cap = k + L.err < end ? k + L.err : end;
-		return k > cap ? k : cap;
+		/* someone is re-anchoring: this copy's F, whatever it does */
+		return follow(&L, sg, d);
 	}
 }
 
@@ -772,6 +850,8 @@ static inline __attribute__((always_inline)) bool fast_mono(bool ordered, uint64
 	unsigned s;
 	uint64_t tsc0, soft, frac0, mult, t;
 	int64_t ns0;
+	if (__builtin_expect(atomic_load_explicit(&G.no_counter, memory_order_relaxed), 0))
+		return false;  /* reading it would fault, or there is none */
 	do {
 		/* The counter first: its latency then overlaps the loads below,
 		 * which the lfence would otherwise wait for.  Reading it before
@@ -813,7 +893,9 @@ static inline int64_t read_mono(bool ordered, int *kernel_mode, uint64_t *tp)
 		*kernel_mode = 0;
 		return v;
 	}
-	return slow(MONO, kernel_mode);
+	v = slow(MONO, kernel_mode);
+	*tp = *kernel_mode ? 0 : counter_now();
+	return v;
 }
 
 int64_t fc_now_ns(void)
@@ -834,16 +916,32 @@ int64_t fc_now_ns_unordered(void)
 	return slow_mono();
 }
 
+/* The REALTIME offset is re-read every FC_STEP_CHECK_NS, timed by the
+ * counter, or in kernel mode by MONOTONIC itself. */
+static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
+{
+	if (!kernel_mode) {
+		if (t - atomic_load_explicit(&O.rt_checked, memory_order_relaxed) >=
+		    atomic_load_explicit(&O.rt_every, memory_order_relaxed))
+			rt_check(t);
+		return;
+	}
+	static _Atomic int64_t checked_ns;
+	int64_t last = atomic_load_explicit(&checked_ns, memory_order_relaxed);
+	if (m - last >= FC_STEP_CHECK_NS &&
+	    atomic_compare_exchange_strong_explicit(&checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
+		rt_refresh();
+}
+
+/* MONOTONIC plus the REALTIME offset, in both modes: in kernel mode,
+ * MONOTONIC is the kernel's floored at the last line, so the wall clock
+ * does not go back either when the library leaves the counter. */
 int64_t fc_realtime_ns(void)
 {
 	int km;
-	uint64_t t;
+	uint64_t t = 0;
 	int64_t m = read_mono(true, &km, &t);
-	if (km)
-		return fc_kclock_ns(CLOCK_REALTIME);
-	if (t - atomic_load_explicit(&O.rt_checked, memory_order_relaxed) >=
-	    atomic_load_explicit(&O.rt_every, memory_order_relaxed))
-		rt_check(t);
+	offsets_due(km, t, m);
 	return m + atomic_load_explicit(&O.rt_off, memory_order_relaxed);
 }
 
@@ -857,7 +955,7 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 	if (!ts)
 		return -EFAULT;
 	int km = 0;
-	uint64_t t;
+	uint64_t t = 0;
 	int64_t v;
 	switch (clock) {
 	case CLOCK_MONOTONIC:
@@ -867,18 +965,19 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		v = fc_realtime_ns();
 		break;
 	case CLOCK_BOOTTIME:
-		v = read_mono(true, &km, &t);
-		if (km)
-			return fc_kclock(clock, ts);
-		v += atomic_load_explicit(&O.boot_off, memory_order_relaxed);
+		v = read_mono(true, &km, &t) + atomic_load_explicit(&O.boot_off, memory_order_relaxed);
+		if (km) {
+			/* the kernel's (it knows of a resume at once), floored */
+			int64_t k = fc_kclock_ns(CLOCK_BOOTTIME);
+			if (k > v)
+				v = k;
+		}
 		break;
 	case CLOCK_TAI:
+		if (!atomic_load_explicit(&O.tai_ok, memory_order_relaxed))
+			return fc_kclock(clock, ts);  /* adjtimex denied: no TAI offset */
 		v = read_mono(true, &km, &t);
-		if (km)
-			return fc_kclock(clock, ts);
-		if (t - atomic_load_explicit(&O.rt_checked, memory_order_relaxed) >=
-		    atomic_load_explicit(&O.rt_every, memory_order_relaxed))
-			rt_check(t);
+		offsets_due(km, t, v);
 		v += atomic_load_explicit(&O.rt_off, memory_order_relaxed) +
 		     atomic_load_explicit(&O.tai_off, memory_order_relaxed);
 		break;
@@ -929,9 +1028,11 @@ int fc_info(struct fc_info *info)
 	if (!info)
 		return -EINVAL;
 	(void)fc_now_ns();  /* starts the library, and a due re-anchor */
+	/* A re-anchor holds the lock a few microseconds; one this thread
+	 * interrupted (a signal handler) would hold it for ever: give up. */
 	int spins = 0;
 	while (!trylock()) {
-		if (++spins > 1000000)
+		if (++spins > 20000)
 			return -EAGAIN;
 		fc_cpu_relax();
 	}
@@ -976,10 +1077,11 @@ int fc_resync(void)
 	if (!trylock())
 		return -EBUSY;
 	int r = 0;
+	struct line L;
 	if (!W.trusted)
 		r = -ENOTSUP;
 	else
-		resync(false);
+		resync(current_line(&L), false);
 	unlock();
 	return r;
 }
