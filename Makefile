@@ -113,7 +113,7 @@ endif
 PROGS_SRC := $(sort $(wildcard tests/progs/*.c))
 PROGS_BIN := $(PROGS_SRC:tests/progs/%.c=$(B)/progs/%)
 lib: $(B)/libfastclock-preload.so
-cli: $(B)/libfastclock-preload.so $(PROGS_BIN)
+cli: $(B)/libfastclock-preload.so $(PROGS_BIN) $(B)/progs/libcdspy.so
 install: install-preload
 .PHONY: install-preload
 
@@ -125,9 +125,14 @@ $(B)/libfastclock-preload.so: $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) pr
 	$(CC) -shared -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--version-script=preload/fastclock_preload.map \
 	    -o $@ $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) -ldl -lpthread
 
-$(B)/progs/%: tests/progs/%.c
+$(B)/progs/%: tests/progs/%.c include/fastclock.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $< -lpthread
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o $@ $< -ldl -lpthread
+
+# A spy preloaded after the accelerator counts the calls it hands on.
+$(B)/progs/libcdspy.so: tests/progs/spy/cdspy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
 install-preload: $(B)/libfastclock-preload.so
 	install -d $(DESTDIR)$(LIBDIR)
@@ -147,7 +152,7 @@ unit-san:
 cli: $(B)/clockdoctor
 	CLOCKDOCTOR=$(CURDIR)/$(B)/clockdoctor $(PYTHON) -m pytest -q tests/cli
 
-lab: build/clockdoctor
+lab: build/clockdoctor build/libfastclock.a
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) -m pytest -q tests/lab
 
 # The arm64 path, cross-compiled and run under qemu-user (skips loudly
@@ -160,8 +165,28 @@ test: all
 	$(MAKE) --no-print-directory unit-san
 	$(MAKE) --no-print-directory cli
 	$(MAKE) --no-print-directory SANITIZE=1 cli
+	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory arm64
 	$(MAKE) --no-print-directory lab
+
+# libfastclock's threads, forks and signal handlers under ThreadSanitizer
+# (and the same program plain, where handlers land inside re-anchors).
+.PHONY: tsan
+tsan:
+	sh tests/tsan/run
+
+# ---- benchmarks (ratios printed, nothing asserted; not part of `make test`) ----
+# bench: libfastclock's calls beside the kernel's clocks and the bare
+# counter, with the library's cost side by side with what it competes with.
+# bench-peers: the same against abseil, quanta and minstant in one process
+# (bench/peers/README.md); needs cargo, crates.io and libabsl-dev.
+.PHONY: bench bench-peers
+BENCH_WAYS ?= library,monotonic,realtime,monotonic_coarse,counter
+bench: $(B)/clockdoctor
+	$(B)/clockdoctor bench -s -d 4 -c $(BENCH_WAYS)
+
+bench-peers: $(B)/libfastclock.a
+	$(MAKE) --no-print-directory -C bench/peers B=$(CURDIR)/$(B) run
 
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

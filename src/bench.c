@@ -81,6 +81,7 @@ static void usage(FILE *out)
 	        "  clockdoctor bench -c monotonic,monotonic/syscall -d 5\n"
 	        "  clockdoctor bench -c gettimeofday -t 4   # 4 threads at once\n"
 	        "  clockdoctor bench -c rdtsc,monotonic_coarse -n 1000000\n"
+	        "  clockdoctor bench -s -c library      # libfastclock against its rivals\n"
 	        "  clockdoctor bench --json | jq '.runs[0].ways[] | {name, ns_per_call}'\n"
 	        "  sudo clockdoctor bench --clocksources all   # tsc, hpet, acpi_pm...\n"
 	        "  sudo clockdoctor bench --restore   # after a run was killed with -9\n");
@@ -102,9 +103,11 @@ static void list_ways(void)
 	for (int i = 0; i < n; i++)
 		printf("%-34s %s%s\n", w[i].name, cd_way_call(&w[i]),
 		       cd_way_forced(&w[i]) ? " through syscall(2)" : w[i].kind == CD_CALL_COUNTER ? " (the CPU's counter)" : "");
-	printf("\nGroups: all, libc, syscall, counter.  Names are matched in any case, with\n"
-	       "or without CLOCK_, '-' or ';' for '_' (monotonic, realtime-coarse,\n"
-	       "lfence_rdtsc); aliases: gtod, process_cputime, thread_cputime, tsc.\n");
+	printf("\nGroups: all, libc, syscall, counter, library (libfastclock's calls, with\n"
+	       "their cost side by side with what they compete with).  Names are matched\n"
+	       "in any case, with or without CLOCK_, '-' or ';' for '_' (monotonic,\n"
+	       "realtime-coarse, lfence_rdtsc); aliases: gtod, process_cputime,\n"
+	       "thread_cputime, tsc, fc_gettime, fastclock (the group library).\n");
 }
 
 /* ---- options ---- */

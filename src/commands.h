@@ -14,5 +14,9 @@ int cd_cmd_snapshot(int argc, char **argv);
 int cd_cmd_bench(int argc, char **argv);
 int cd_cmd_tsc(int argc, char **argv);
 int cd_cmd_top(int argc, char **argv);
+int cd_cmd_fix(int argc, char **argv);
+int cd_cmd_watch(int argc, char **argv);
+int cd_cmd_run(int argc, char **argv);
+int cd_cmd_accuracy(int argc, char **argv);
 
 #endif

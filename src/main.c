@@ -17,6 +17,10 @@ static const struct {
 	{ "bench", cd_cmd_bench, "what each way of reading the time costs here" },
 	{ "tsc", cd_cmd_tsc, "can the TSC be trusted: flags, frequency, cross-CPU warp" },
 	{ "top", cd_cmd_top, "which processes pay for time system calls, right now" },
+	{ "fix", cd_cmd_fix, "carry out check's advice: switch now, persist, undo" },
+	{ "watch", cd_cmd_watch, "report clocksource changes as they happen" },
+	{ "run", cd_cmd_run, "run a program with the TSC accelerator, where it helps" },
+	{ "accuracy", cd_cmd_accuracy, "libfastclock against the kernel's clocks: errors, ppm" },
 };
 
 static void usage(FILE *out)

@@ -11,11 +11,13 @@
  */
 #include "commands.h"
 #include "measure/tsc.h"
+#include "measure/verdictfile.h"
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "probe/probe.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,9 @@ static void tsc_usage(FILE *out)
 	        "  -q, --quick         test each CPU against the first, not every pair\n"
 	        "\n"
 	        "It keeps two CPUs busy at a time for up to about 2 s in all (docs/tsc.md,\n"
-	        "OVERHEAD).  Run it as any user; it changes nothing.\n"
+	        "OVERHEAD).  Run it as any user.  As root it saves the verdict for this\n"
+	        "boot in /run/clockdoctor/tsc-verdict ($CLOCKDOCTOR_STATE_DIR), where\n"
+	        "libfastclock and `clockdoctor run` look for it; it changes nothing else.\n"
 	        "\n"
 	        "exit status: 0 sound, 1 unknown (could not test it all), 2 unsound,\n"
 	        "3 bad usage\n"
@@ -456,6 +460,12 @@ int cd_cmd_tsc(int argc, char **argv)
 		json_report(stdout, f, t);
 	else
 		text_report(stdout, f, t);
+	/* The verdict, whatever it is, replaces this boot's earlier one: the
+	 * accelerator (libfastclock, `clockdoctor run`) reads it at start. */
+	char saved[PATH_MAX + 400];
+	fflush(stdout);
+	cd_verdict_save(f, t, saved, sizeof saved);
+	fprintf(stderr, "clockdoctor tsc: %s\n", saved);
 	int status = (int)t->verdict;
 	cd_tsc_report_free(t);
 	free(f);

@@ -42,6 +42,11 @@ struct cd_finding {
 	char fix_lasting[CD_FIX_MAX];    /* the lasting change (kernel command line, packages) */
 	char fix_hypervisor[CD_FIX_MAX]; /* what only the hypervisor's owner can do */
 	char risk[CD_FIX_MAX];           /* what the fix trades away */
+	/* The same fixes as actions that `clockdoctor fix` can carry out, set
+	 * with the texts above ("" when none): */
+	char act_switch[CD_NAME_MAX];    /* switch to this clocksource now */
+	char act_add[CD_NAME_MAX * 2];   /* kernel parameters to add for good ("tsc=reliable") */
+	char act_remove[CD_NAME_MAX + 16]; /* a kernel parameter to remove for good ("clocksource=acpi_pm") */
 };
 
 struct cd_report {

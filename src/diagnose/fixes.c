@@ -27,7 +27,7 @@ void cd_appendf(char *buf, size_t cap, const char *fmt, ...)
 /* The drop-in's name says what it adds ("tsc=reliable" ->
  * 90-clockdoctor-tsc-reliable.cfg), so that two fixes never overwrite each
  * other and the operator can see, and remove, each one. */
-static void dropin_name(char *out, size_t cap, const char *params)
+void cd_fix_dropin_name(char *out, size_t cap, const char *params)
 {
 	int n = snprintf(out, cap, "90-clockdoctor-");
 	for (const char *p = params; *p && n > 0 && (size_t)n + 5 < cap; p++)
@@ -38,7 +38,7 @@ static void dropin_name(char *out, size_t cap, const char *params)
 static void debian_add(char *buf, size_t cap, const char *params)
 {
 	char name[96];
-	dropin_name(name, sizeof name, params);
+	cd_fix_dropin_name(name, sizeof name, params);
 	cd_appendf(buf, cap,
 	           "Add %s to the kernel command line with a GRUB drop-in, then "
 	           "regenerate the boot configuration and reboot:\n"

@@ -13,6 +13,9 @@
 
 void cd_appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The name of the GRUB drop-in that adds params ("tsc=reliable" ->
+ * "90-clockdoctor-tsc-reliable.cfg"), shared with `fix --persist`. */
+void cd_fix_dropin_name(char *out, size_t cap, const char *params);
 /* How to add params ("tsc=reliable") to the kernel command line for good. */
 void cd_fix_add_kernel_params(char *buf, size_t cap, const struct cd_facts *f, const char *params);
 /* How to remove one parameter (its name, e.g. "clocksource") for good. */

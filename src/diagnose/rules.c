@@ -69,6 +69,29 @@ void cd_fmt_duration(char *buf, size_t cap, double s)
 		snprintf(buf, cap, "%.0f s (%.1f days)", s, s / 86400);
 }
 
+/* Each action is set once, by the first fix that names it: a finding's
+ * texts may mention a second choice, but `fix` carries out the first. */
+void cd_act_switch_now(struct cd_finding *x, const char *clocksource)
+{
+	cd_fix_switch_now(x->fix_now, sizeof x->fix_now, clocksource);
+	if (!x->act_switch[0])
+		snprintf(x->act_switch, sizeof x->act_switch, "%s", clocksource);
+}
+
+void cd_act_add_params(struct cd_finding *x, const struct cd_facts *f, const char *params)
+{
+	cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, params);
+	if (!x->act_add[0] && !x->act_remove[0])
+		snprintf(x->act_add, sizeof x->act_add, "%s", params);
+}
+
+void cd_act_remove_param(struct cd_finding *x, const struct cd_facts *f, const char *param)
+{
+	cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, param);
+	if (!x->act_add[0] && !x->act_remove[0])
+		snprintf(x->act_remove, sizeof x->act_remove, "%s", param);
+}
+
 /* ---- context ---- */
 
 bool cd_reason_is_sync(const char *reason)
@@ -299,16 +322,16 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
 	if (k->cmd_clocksource[0] && strcmp(k->cmd_clocksource, "tsc") != 0) {
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
+		cd_act_remove_param(x, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
 		return;
 	}
 	if (k->cmd_notsc || k->cmd_tsc_unstable) {
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f,
+		cd_act_remove_param(x, f,
 		                           k->cmd_notsc ? "notsc" : "tsc=unstable");
 		return;
 	}
 	if (k->cmd_no_kvmclock_vsyscall && cd_current_is(c, "kvm-clock")) {
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, "no-kvmclock-vsyscall");
+		cd_act_remove_param(x, f, "no-kvmclock-vsyscall");
 		return;
 	}
 	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, 3, 8, 0) == 0) {
@@ -320,7 +343,7 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 	}
 	if (cd_paravirt_current(c)) {
 		if (cd_tsc_listed(c) && !(c->rejected_sync || c->rejected_watchdog)) {
-			cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, "clocksource=tsc");
+			cd_act_add_params(x, f, "clocksource=tsc");
 			cd_tsc_risk(c, x);
 		} else {
 			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
@@ -361,14 +384,14 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 			c->advised_tsc = true;
 			return;
 		}
-		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, p);
+		cd_act_add_params(x, f, p);
 		cd_tsc_risk(c, x);
 		return;
 	}
 	if (cd_better_listed(c)) {
 		char p[CD_NAME_MAX + 16];
 		snprintf(p, sizeof p, "clocksource=%s", c->best);
-		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, p);
+		cd_act_add_params(x, f, p);
 		return;
 	}
 	if (other_rejection(c, x))
@@ -439,7 +462,7 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 		cd_evidence(x, "but CLOCK_REALTIME and CLOCK_MONOTONIC were not measured as system calls: "
 		            "the rule above may not fit this kernel");
 	if (cd_better_listed(c))
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+		cd_act_switch_now(x, c->best);
 	else
 		cd_appendf(x->fix_now, sizeof x->fix_now,
 		           "Nothing can be switched now: no faster clocksource is listed in "
@@ -516,8 +539,8 @@ static void rule_kvmclock(struct cd_ctx *c)
 		         c->cur.why);
 		bool invariant = (f->cpu.flags & CD_CPU_CONSTANT_TSC) && (f->cpu.flags & CD_CPU_NONSTOP_TSC);
 		if (cd_tsc_listed(c) && invariant) {
-			cd_fix_switch_now(x->fix_now, sizeof x->fix_now, "tsc");
-			cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, "clocksource=tsc");
+			cd_act_switch_now(x, "tsc");
+			cd_act_add_params(x, f, "clocksource=tsc");
 			cd_tsc_risk(c, x);
 			cd_appendf(x->risk, sizeof x->risk,
 			           " In a VM, the TSC can jump on live migration to a host with another "
@@ -559,8 +582,8 @@ static void rule_xen(struct cd_ctx *c)
 	if (sev == CD_SEV_INFO)
 		return;
 	if (cd_tsc_listed(c)) {
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, "tsc");
-		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, "clocksource=tsc");
+		cd_act_switch_now(x, "tsc");
+		cd_act_add_params(x, f, "clocksource=tsc");
 		cd_tsc_risk(c, x);
 	}
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
@@ -618,15 +641,15 @@ static void rule_clocksource_forced(struct cd_ctx *c)
 	if (!slow)
 		return;
 	if (cd_better_listed(c))
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+		cd_act_switch_now(x, c->best);
 	if (k->cmd_clocksource[0])
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, cs_token(c->f, (char[CS_TOKEN_MAX]){ 0 }));
+		cd_act_remove_param(x, c->f, cs_token(c->f, (char[CS_TOKEN_MAX]){ 0 }));
 	else if (k->cmd_notsc)
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "notsc");
+		cd_act_remove_param(x, c->f, "notsc");
 	else if (k->cmd_tsc_unstable)
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "tsc=unstable");
+		cd_act_remove_param(x, c->f, "tsc=unstable");
 	else
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, c->f, "no-kvmclock-vsyscall");
+		cd_act_remove_param(x, c->f, "no-kvmclock-vsyscall");
 	cd_appendf(x->risk, sizeof x->risk,
 	           "Someone chose this on purpose, perhaps because the TSC misbehaved on this "
 	           "machine: find out why before removing it.\n");
@@ -641,13 +664,13 @@ static void rule_better_clocksource(struct cd_ctx *c)
 	                           "A faster clocksource is listed: %s (%s a call) instead of %s (%s)",
 	                           c->best, c->best_v.typical, f->cs.current, c->cur.typical);
 	cd_evidence(x, "available_clocksource lists %s; %s", c->best, c->best_v.why);
-	cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+	cd_act_switch_now(x, c->best);
 	if (!f->kernel.cmd_clocksource[0]) {
 		char p[CD_NAME_MAX + 16];
 		snprintf(p, sizeof p, "clocksource=%s", c->best);
-		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, p);
+		cd_act_add_params(x, f, p);
 	} else {
-		cd_fix_remove_kernel_param(x->fix_lasting, sizeof x->fix_lasting, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
+		cd_act_remove_param(x, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
 	}
 	if (strcmp(c->best, "tsc") == 0)
 		cd_tsc_risk(c, x);

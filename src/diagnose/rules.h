@@ -56,6 +56,13 @@ bool cd_tsc_listed(const struct cd_ctx *c);
 bool cd_paravirt_current(const struct cd_ctx *c);
 const char *cd_tsc_params(const struct cd_ctx *c);
 
+/* A fix as text (fixes.c) and as the action `clockdoctor fix` carries out
+ * (the finding's act_* fields): switch now, add parameters to the kernel
+ * command line, remove one from it. */
+void cd_act_switch_now(struct cd_finding *x, const char *clocksource);
+void cd_act_add_params(struct cd_finding *x, const struct cd_facts *f, const char *params);
+void cd_act_remove_param(struct cd_finding *x, const struct cd_facts *f, const char *param);
+
 /* Fix texts shared by several rules. */
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x);
 void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x);

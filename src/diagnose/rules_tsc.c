@@ -16,7 +16,7 @@
 static void fix_now_after_rejection(const struct cd_ctx *c, struct cd_finding *x)
 {
 	if (cd_better_listed(c))
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, c->best);
+		cd_act_switch_now(x, c->best);
 	else
 		cd_appendf(x->fix_now, sizeof x->fix_now,
 		           "The TSC cannot be switched back on without a reboot: the kernel removed it "
@@ -353,10 +353,10 @@ void cd_rule_tsc_unsound(struct cd_ctx *c)
 		cd_evidence(x, "%s", t->kernel_notes[i]);
 	const char *alt = non_tsc_alternative(c);
 	if (on_tsc && alt) {
-		cd_fix_switch_now(x->fix_now, sizeof x->fix_now, alt);
+		cd_act_switch_now(x, alt);
 		char p[CD_NAME_MAX + 16];
 		snprintf(p, sizeof p, "clocksource=%s", alt);
-		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, c->f, p);
+		cd_act_add_params(x, c->f, p);
 		cd_appendf(x->risk, sizeof x->risk,
 		           "%s may make every time call a system call (see slow-clocksource): slower, "
 		           "but it never goes backwards between CPUs.\n", alt);

@@ -9,6 +9,8 @@
  */
 #include "measure/benchrun.h"
 
+#include "fastclock.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +35,12 @@ int cd_bench_run_init(struct cd_bench_run *r, const struct cd_clock_spec *const 
 	if (!r->w)
 		return -ENOMEM;
 	r->n = n;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		r->w[i].spec = ways[i];
+		r->w[i].fc_source = -1;
+	}
 	r->timer = *timer;
+	r->nfc = cd_fc_ratio_pairs(ways, n, r->fc, CD_FC_RATIO_MAX);
 	return 0;
 }
 
@@ -74,6 +79,11 @@ static void measure_way(struct cd_bench_run *r, struct cd_bench_way *w, double s
 	double thr_s = share * 0.2;
 	cd_measure_clock_stoppable(w->spec, cost_s, p->calls, p->stop, &w->cost);
 	w->sys_share = w->cost.sys_share;
+	/* The library reads the counter or, when it cannot trust it, the
+	 * kernel's clock: which one it did decides the way's path. */
+	struct fc_info info;
+	if (w->spec->kind == CD_CALL_FASTCLOCK && fc_info(&info) == 0)
+		w->fc_source = (int)info.source;
 	if (!w->cost.measured || stopped(p))
 		return;
 	struct cd_latency_params lp = {
@@ -94,9 +104,14 @@ static void measure_way(struct cd_bench_run *r, struct cd_bench_way *w, double s
 		cd_scaling_measure(w->spec, p->threads, w->cost.ns_per_call, thr_s, p->calls, p->stop, &w->scal);
 }
 
+/* The share of the budget that goes to the library's side-by-side ratios,
+ * when there are any. */
+#define FC_RATIO_SHARE 0.2
+
 void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, uint32_t *buf, size_t cap)
 {
 	double t0 = wall_s();
+	double ways_budget = r->nfc > 0 ? p->budget_s * (1 - FC_RATIO_SHARE) : p->budget_s;
 	/* The clock fallback's cost depends on the clocksource: measure the
 	 * timer's overhead again on this one. */
 	r->timer.overhead_ticks = cd_timer_overhead(&r->timer);
@@ -124,14 +139,19 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 			p->progress(p->ctx, i, r->n, r->w[i].spec->name);
 		/* What is left, shared by the ways left: a way that overran its
 		 * share (a slow clock, a busy machine) is paid for by the others. */
-		double left = p->budget_s - (wall_s() - t0);
+		double left = ways_budget - (wall_s() - t0);
 		double share = left / (r->n - i);
-		if (share < p->budget_s / r->n / 4)
-			share = p->budget_s / r->n / 4;
+		if (share < ways_budget / r->n / 4)
+			share = ways_budget / r->n / 4;
 		measure_way(r, &r->w[i], share, p, buf, cap);
 		cd_apply_kernel_path(&r->w[i].cost, r->w[i].kernel_calls);
 		r->w[i].done = true;
 		r->done = i + 1;
+	}
+	for (int i = 0; i < r->nfc && !stopped(p); i++) {
+		if (p->progress)
+			p->progress(p->ctx, r->n, r->n + 1, "libfastclock against its references");
+		cd_fc_ratio_measure(&r->fc[i], p->budget_s * FC_RATIO_SHARE / r->nfc, p->calls, p->stop);
 	}
 	if (stopped(p))
 		r->interrupted = true;

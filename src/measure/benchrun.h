@@ -7,6 +7,7 @@
 #ifndef CD_BENCHRUN_H
 #define CD_BENCHRUN_H
 
+#include "measure/fcratio.h"
 #include "measure/latency.h"
 #include "measure/measure.h"
 #include "measure/scaling.h"
@@ -27,6 +28,9 @@ struct cd_bench_way {
 	 * little CPU time for the kernel's tick-sampled split to mean much. */
 	double sys_share;
 	int kernel_calls;           /* cd_kernel_path's answer, -errno when unknown */
+	/* For libfastclock's calls, what the library read while measured:
+	 * fc_info().source (enum fc_source), -1 unknown. */
+	int fc_source;
 };
 
 struct cd_bench_params {
@@ -46,6 +50,10 @@ struct cd_bench_run {
 	bool interrupted;
 	double elapsed_s;
 	struct cd_timer timer;      /* its overhead measured again for this run */
+	/* libfastclock's calls against their references, side by side (when
+	 * the ways include any of the library's calls). */
+	int nfc;
+	struct cd_fc_ratio fc[CD_FC_RATIO_MAX];
 };
 
 /* 0, or -ENOMEM. */

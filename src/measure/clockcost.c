@@ -13,6 +13,8 @@
 #include "measure/measure.h"
 #include "measure/timer.h"
 
+#include "fastclock.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +92,60 @@ static long counter_loop(int which, long n)
 	return (long)acc;
 }
 
+/* n calls of libfastclock's call `which` (enum cd_fc_call), summed;
+ * -errno when fc_gettime fails. */
+static long fastclock_loop(int which, long n)
+{
+	uint64_t acc = 0; /* wraps: ns since 1970 summed overflow a signed sum */
+	struct timespec ts;
+	switch (which) {
+	case CD_FC_NOW:
+		for (long i = 0; i < n; i++)
+			acc += (uint64_t)fc_now_ns();
+		break;
+	case CD_FC_NOW_UNORDERED:
+		for (long i = 0; i < n; i++)
+			acc += (uint64_t)fc_now_ns_unordered();
+		break;
+	case CD_FC_REALTIME:
+		for (long i = 0; i < n; i++)
+			acc += (uint64_t)fc_realtime_ns();
+		break;
+	case CD_FC_GETTIME_MONO:
+		for (long i = 0; i < n; i++) {
+			int rc = fc_gettime(CLOCK_MONOTONIC, &ts);
+			if (rc != 0)
+				return rc;
+			acc += (uint64_t)ts.tv_nsec;
+		}
+		break;
+	case CD_FC_CYCLES:
+		for (long i = 0; i < n; i++)
+			acc += fc_cycles();
+		break;
+	default:
+		for (long i = 0; i < n; i++)
+			acc += (uint64_t)fc_coarse_ns();
+		break;
+	}
+	sink = (long)acc;
+	return 0;
+}
+
+/* The clock a library call stands in for: its forced twin reads it through
+ * syscall(2). */
+static int fastclock_kernel_clock(int which)
+{
+	switch (which) {
+	case CD_FC_REALTIME: return CLOCK_REALTIME;
+	case CD_FC_COARSE: return CLOCK_MONOTONIC_COARSE;
+	default: return CLOCK_MONOTONIC;
+	}
+}
+
 /* The "NAME/syscall" kinds are their base kind, forced; the counter's forced
- * twin is the system call it replaces, clock_gettime(CLOCK_MONOTONIC). */
+ * twin is the system call it replaces, clock_gettime(CLOCK_MONOTONIC), and a
+ * library call's the one of the clock it serves. */
 static enum cd_call_kind base_kind(const struct cd_clock_spec *spec, bool *forced, int *clockid)
 {
 	*clockid = spec->clockid;
@@ -103,6 +157,11 @@ static enum cd_call_kind base_kind(const struct cd_clock_spec *spec, bool *force
 		if (!*forced)
 			return CD_CALL_COUNTER;
 		*clockid = CLOCK_MONOTONIC;
+		return CD_CALL_CLOCK_GETTIME;
+	case CD_CALL_FASTCLOCK:
+		if (!*forced)
+			return CD_CALL_FASTCLOCK;
+		*clockid = fastclock_kernel_clock(spec->clockid);
 		return CD_CALL_CLOCK_GETTIME;
 	default: return spec->kind;
 	}
@@ -159,6 +218,12 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 	case CD_CALL_COUNTER:
 		acc = counter_loop(clockid, n);
 		break;
+	case CD_CALL_FASTCLOCK: {
+		long rc = fastclock_loop(clockid, n);
+		if (rc < 0)
+			return (int)rc;
+		break;
+	}
 	default:
 		/* base_kind() leaves no other kind. */
 		break;

@@ -490,6 +490,25 @@ static bool owner_running(const struct record *r)
 
 /* ---- the public steps ---- */
 
+/* Disarm the signal-safe restore, put the signal actions back, remove the
+ * record: the end of a run, whether it restored (cd_cs_end) or keeps the
+ * switch (cd_cs_keep).  done says what happened, for the message when the
+ * record cannot be removed. */
+static int disarm(struct cd_cs *cs, const char *done, const char *name, char *err, size_t errlen)
+{
+	restore_state.armed = 0;
+	uninstall_handlers();
+	cs->begun = false;
+	if (unlink(cs->record_path) != 0 && errno != ENOENT) {
+		int e = errno;
+		snprintf(err, errlen, "%s %s, but cannot remove %s: %s", done, name, cs->record_path,
+		         strerror(e));
+		return -e;
+	}
+	fsync_dir(cs->state_dir);
+	return 0;
+}
+
 int cd_cs_begin(struct cd_cs *cs, bool catch_sigint, char *err, size_t errlen)
 {
 	if (cs->begun)
@@ -545,6 +564,7 @@ int cd_cs_switch(struct cd_cs *cs, const char *name, char *err, size_t errlen)
 		snprintf(err, errlen, "internal error: switch before cd_cs_begin");
 		return -EINVAL;
 	}
+	cs->wrote = true;
 	return set_and_confirm(cs, name, err, errlen);
 }
 
@@ -554,21 +574,27 @@ int cd_cs_end(struct cd_cs *cs, char *err, size_t errlen)
 		return 0;
 	char now[CD_CS_NAME_MAX];
 	int rc = 0;
-	if (cd_cs_current(cs, now, sizeof now) != 0 || strcmp(now, cs->original) != 0)
+	/* After a write the kernel refused, the current clocksource is the
+	 * original, but the kernel's override still names the refused one (and
+	 * a deferred override is taken later, once the watchdog verifies it):
+	 * write the original back all the same. */
+	if (cs->wrote || cd_cs_current(cs, now, sizeof now) != 0 || strcmp(now, cs->original) != 0)
 		rc = restore_original(cs, cs->original, err, errlen);
 	if (rc < 0)
 		return rc; /* armed and recorded still: a signal or --restore tries again */
-	restore_state.armed = 0;
-	uninstall_handlers();
-	cs->begun = false;
-	if (unlink(cs->record_path) != 0 && errno != ENOENT) {
-		int e = errno;
-		snprintf(err, errlen, "switched back to %s, but cannot remove %s: %s", cs->original,
-		         cs->record_path, strerror(e));
-		return -e;
-	}
-	fsync_dir(cs->state_dir);
-	return 0;
+	cs->wrote = false;
+	return disarm(cs, "switched back to", cs->original, err, errlen);
+}
+
+int cd_cs_keep(struct cd_cs *cs, char *err, size_t errlen)
+{
+	if (!cs->begun)
+		return 0;
+	char now[CD_CS_NAME_MAX];
+	if (cd_cs_current(cs, now, sizeof now) != 0)
+		snprintf(now, sizeof now, "(unreadable)");
+	cs->wrote = false;
+	return disarm(cs, "kept the clocksource", now, err, errlen);
 }
 
 static enum cd_cs_recovery remove_record(const struct cd_cs *cs, enum cd_cs_recovery result, char *msg,

@@ -40,6 +40,11 @@ struct cd_cs {
 	char record_path[PATH_MAX];
 	char original[CD_CS_NAME_MAX];
 	bool begun;             /* record written, restore armed, handlers installed */
+	/* A name was written to current_clocksource since cd_cs_begin(): the
+	 * kernel keeps it as its choice even when it did not switch (a refused
+	 * or deferred override), so cd_cs_end() must write the original back
+	 * even when the current clocksource already is the original. */
+	bool wrote;
 };
 
 /* Where things are.  sysfs_root NULL: $CLOCKDOCTOR_SYSFS, else "/sys";
@@ -76,6 +81,14 @@ int cd_cs_switch(struct cd_cs *cs, const char *name, char *err, size_t errlen);
 /* Switch back to the original, confirm it, disarm, remove the record.  0, or
  * -errno with why in err (the record then stays, for --restore). */
 int cd_cs_end(struct cd_cs *cs, char *err, size_t errlen);
+
+/* Keep the switch: the caller decided the clocksource it switched to stays
+ * (`fix --apply` after measuring a gain).  Disarms the restore, puts the
+ * signal actions back and removes the record, without writing
+ * current_clocksource.  0, or -errno with why in err (the record could not
+ * be removed: a later run's cd_cs_recover() would switch back, so the
+ * caller must say so). */
+int cd_cs_keep(struct cd_cs *cs, char *err, size_t errlen);
 
 /* Async-signal-safe: write the original back if a switch is armed, and
  * remove the record once the kernel confirms it.  For a caller's own signal

@@ -8,6 +8,8 @@
  */
 #include "measure/latency.h"
 
+#include "fastclock.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,32 @@ static inline bool record(struct loop *l, uint64_t a, uint64_t b, int64_t v)
 	}
 
 
+static void fastclock_loop(int which, struct loop *l)
+{
+	struct timespec ts = { 0, 0 };
+	int64_t v = 0;
+	switch (which) {
+	case CD_FC_NOW:
+		LAT_LOOP(v = fc_now_ns(), v);
+		break;
+	case CD_FC_NOW_UNORDERED:
+		LAT_LOOP(v = fc_now_ns_unordered(), v);
+		break;
+	case CD_FC_REALTIME:
+		LAT_LOOP(v = fc_realtime_ns(), v);
+		break;
+	case CD_FC_GETTIME_MONO:
+		LAT_LOOP(fc_gettime(CLOCK_MONOTONIC, &ts), ts_ns(&ts));
+		break;
+	case CD_FC_CYCLES:
+		LAT_LOOP(v = (int64_t)fc_cycles(), v);
+		break;
+	default:
+		LAT_LOOP(v = fc_coarse_ns(), v);
+		break;
+	}
+}
+
 static void run_loop(const struct cd_clock_spec *spec, struct loop *l)
 {
 	struct timespec ts = { 0, 0 };
@@ -108,6 +136,9 @@ static void run_loop(const struct cd_clock_spec *spec, struct loop *l)
 		}
 		break;
 	}
+	case CD_CALL_FASTCLOCK:
+		fastclock_loop(spec->clockid, l);
+		break;
 	}
 }
 
@@ -202,6 +233,22 @@ static void promised_resolution(const struct cd_clock_spec *spec, const struct c
 		if (tm->hz > 0)
 			out->res_ns = 1e9 / tm->hz;
 		break;
+	case CD_CALL_FASTCLOCK:
+		/* The library's values are nanoseconds; fc_cycles is the
+		 * counter; the coarse clock is the kernel's tick. */
+		if (spec->clockid == CD_FC_CYCLES) {
+			out->res_source = "counter";
+			if (tm->hz > 0)
+				out->res_ns = 1e9 / tm->hz;
+		} else if (spec->clockid == CD_FC_COARSE) {
+			out->res_source = "clock_getres";
+			if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0)
+				out->res_ns = (double)ts_ns(&res);
+		} else {
+			out->res_source = "interface";
+			out->res_ns = 1;
+		}
+		break;
 	}
 }
 
@@ -221,7 +268,7 @@ void cd_latency_measure(const struct cd_clock_spec *spec, const struct cd_latenc
 
 	/* Steps of the counter are in its ticks; of everything else in ns. */
 	double unit = 1;
-	if (spec->kind == CD_CALL_COUNTER)
+	if (spec->kind == CD_CALL_COUNTER || (spec->kind == CD_CALL_FASTCLOCK && spec->clockid == CD_FC_CYCLES))
 		unit = p->timer->hz > 0 ? 1e9 / p->timer->hz : 0;
 	out->glitches = l.glitches;
 	out->backward = l.backward;

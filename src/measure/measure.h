@@ -29,6 +29,20 @@ enum cd_call_kind {
 	 * Its forced batch is syscall(SYS_clock_gettime, CLOCK_MONOTONIC), the
 	 * system call that a program reading the counter avoids. */
 	CD_CALL_COUNTER,
+	/* A call of libfastclock (include/fastclock.h); clockid holds which
+	 * (enum cd_fc_call).  Its forced batch is the system call it stands in
+	 * for: clock_gettime of the same clock through syscall(2). */
+	CD_CALL_FASTCLOCK,
+};
+
+/* The library's calls that bench measures, in its table's order. */
+enum cd_fc_call {
+	CD_FC_NOW,              /* fc_now_ns() */
+	CD_FC_NOW_UNORDERED,    /* fc_now_ns_unordered() */
+	CD_FC_REALTIME,         /* fc_realtime_ns() */
+	CD_FC_GETTIME_MONO,     /* fc_gettime(CLOCK_MONOTONIC, &ts) */
+	CD_FC_CYCLES,           /* fc_cycles() */
+	CD_FC_COARSE,           /* fc_coarse_ns() */
 };
 
 struct cd_clock_spec {

@@ -43,6 +43,13 @@ static const struct cd_clock_spec ways[] = {
 	WAY("gettimeofday/syscall", CD_CALL_SYSCALL_GETTIMEOFDAY, 0, true),
 	WAY("time/syscall", CD_CALL_SYSCALL_TIME, 0, false),
 	CD_COUNTER_SPECS
+	/* libfastclock's calls: the library is linked into the command. */
+	WAY("fc_now_ns", CD_CALL_FASTCLOCK, CD_FC_NOW, true),
+	WAY("fc_now_ns_unordered", CD_CALL_FASTCLOCK, CD_FC_NOW_UNORDERED, true),
+	WAY("fc_realtime_ns", CD_CALL_FASTCLOCK, CD_FC_REALTIME, true),
+	WAY("fc_gettime(MONOTONIC)", CD_CALL_FASTCLOCK, CD_FC_GETTIME_MONO, true),
+	WAY("fc_cycles", CD_CALL_FASTCLOCK, CD_FC_CYCLES, true),
+	WAY("fc_coarse_ns", CD_CALL_FASTCLOCK, CD_FC_COARSE, false),
 };
 
 #define N_WAYS ((int)(sizeof ways / sizeof ways[0]))
@@ -56,6 +63,8 @@ static const struct { const char *alias, *name; } aliases[] = {
 	{ "thread_cputime/syscall", "CLOCK_THREAD_CPUTIME_ID/syscall" },
 	{ "tsc", "rdtsc" },
 	{ "cntvct", "cntvct_el0" },
+	{ "fc_gettime", "fc_gettime(MONOTONIC)" },
+	{ "fc_gettime(clock_monotonic)", "fc_gettime(MONOTONIC)" },
 };
 
 const struct cd_clock_spec *cd_ways(int *n)
@@ -80,6 +89,7 @@ const char *cd_way_call(const struct cd_clock_spec *w)
 	case CD_CALL_TIME:
 	case CD_CALL_SYSCALL_TIME: return "time";
 	case CD_CALL_COUNTER: return "counter";
+	case CD_CALL_FASTCLOCK: return "libfastclock";
 	}
 	return "unknown";
 }
@@ -136,11 +146,13 @@ static bool group(const char *want, bool *pick)
 		if (strcmp(want, "all") == 0)
 			in = true;
 		else if (strcmp(want, "libc") == 0)
-			in = !cd_way_forced(w) && w->kind != CD_CALL_COUNTER;
+			in = !cd_way_forced(w) && w->kind != CD_CALL_COUNTER && w->kind != CD_CALL_FASTCLOCK;
 		else if (strcmp(want, "syscall") == 0)
 			in = cd_way_forced(w);
 		else if (strcmp(want, "counter") == 0)
 			in = w->kind == CD_CALL_COUNTER;
+		else if (strcmp(want, "library") == 0 || strcmp(want, "fastclock") == 0)
+			in = w->kind == CD_CALL_FASTCLOCK;
 		else
 			return false;
 		if (in)

@@ -4,7 +4,8 @@
  *
  * The ways, in output order: the clock ids through libc (the vDSO where it
  * serves), gettimeofday and time, the same forced through syscall(2)
- * ("CLOCK_MONOTONIC/syscall"), and the CPU's raw counter (counter.h).
+ * ("CLOCK_MONOTONIC/syscall"), the CPU's raw counter (counter.h), and
+ * libfastclock's calls ("fc_now_ns", ...).
  */
 #ifndef CD_WAYS_H
 #define CD_WAYS_H
@@ -23,11 +24,13 @@ const struct cd_clock_spec *cd_ways(int *n);
 const struct cd_clock_spec *cd_way_find(const char *name);
 
 /* Parse a comma-separated list of names and groups ("all", "libc",
- * "syscall", "counter") into out (up to max, each way once, in table
- * order).  Returns how many, or -1 with a message in err. */
+ * "syscall", "counter", "library" or its alias "fastclock") into out (up to
+ * max, each way once, in table order).  Returns how many, or -1 with a
+ * message in err. */
 int cd_ways_parse(const char *list, const struct cd_clock_spec **out, int max, char *err, size_t errlen);
 
-/* "clock_gettime", "gettimeofday", "time" or "counter": what the way calls. */
+/* "clock_gettime", "gettimeofday", "time", "counter" or "libfastclock":
+ * what the way calls. */
 const char *cd_way_call(const struct cd_clock_spec *w);
 
 /* Whether the way always goes through syscall(2). */

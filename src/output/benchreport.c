@@ -12,14 +12,38 @@
 #include "output/jsonw.h"
 #include "output/output.h"
 
+#include "fastclock.h"
+
 #include <math.h>
 #include <string.h>
 
-static const char *path_of(const struct cd_bench_way *w)
+/* The library's call reads the counter ("CPU") unless it fell back to the
+ * kernel's clock, whose path the timing then tells. */
+static bool on_cpu(const struct cd_bench_way *w)
 {
 	if (w->spec->kind == CD_CALL_COUNTER)
+		return true;
+	if (w->spec->kind == CD_CALL_FASTCLOCK)
+		return w->spec->clockid == CD_FC_CYCLES ||
+		       (w->spec->clockid != CD_FC_COARSE && w->fc_source == FC_SOURCE_COUNTER);
+	return false;
+}
+
+static const char *path_of(const struct cd_bench_way *w)
+{
+	if (on_cpu(w))
 		return "CPU";
 	return w->cost.syscall ? "kernel" : "vDSO";
+}
+
+/* The kernel's clock a library call stands in for (its forced twin). */
+static const char *fc_kernel_clock(const struct cd_clock_spec *spec)
+{
+	switch (spec->clockid) {
+	case CD_FC_REALTIME: return "CLOCK_REALTIME";
+	case CD_FC_COARSE: return "CLOCK_MONOTONIC_COARSE";
+	default: return "CLOCK_MONOTONIC";
+	}
 }
 
 /* A duration in the unit that reads best: "0.385 ns", "50 ns", "4 ms". */
@@ -40,6 +64,10 @@ static const char *verdict(const struct cd_bench_way *w)
 {
 	if (w->spec->kind == CD_CALL_COUNTER)
 		return "no system call (an instruction)";
+	if (w->spec->kind == CD_CALL_FASTCLOCK)
+		return on_cpu(w) ? "libfastclock on the counter" :
+		       w->cost.syscall ? "libfastclock on the kernel's clock, a system call" :
+		                         "libfastclock on the kernel's clock (vDSO)";
 	if (cd_way_forced(w->spec))
 		return "a system call (forced)";
 	return w->cost.syscall ? "a system call" : "served by the vDSO";
@@ -58,6 +86,9 @@ static void cost_lines(FILE *out, const struct cd_bench_way *w)
 	if (w->spec->kind == CD_CALL_COUNTER)
 		fprintf(out, "CLOCK_MONOTONIC through syscall(2): %.1f ns\n  (ratio %.2f)\n", c->syscall_ns,
 		        c->ratio);
+	else if (w->spec->kind == CD_CALL_FASTCLOCK)
+		fprintf(out, "%s through syscall(2): %.1f ns\n  (ratio %.2f)\n", fc_kernel_clock(w->spec),
+		        c->syscall_ns, c->ratio);
 	else if (!cd_way_forced(w->spec))
 		fprintf(out, "the same through syscall(2): %.1f ns (ratio %.2f)\n  system time: %s\n",
 		        c->syscall_ns, c->ratio, sys);
@@ -128,6 +159,34 @@ static void summary_table(FILE *out, const struct cd_bench_run *r, int threads)
 	        threads > 1 ? ";\n  xthr: a call's cost with -t threads, over its cost with one" : "");
 }
 
+/* A reference's name without "CLOCK_", to keep the table narrow. */
+static const char *short_name(const char *name)
+{
+	return strncmp(name, "CLOCK_", 6) == 0 ? name + 6 : name;
+}
+
+static void fc_ratio_table(FILE *out, const struct cd_bench_run *r)
+{
+	if (r->nfc == 0)
+		return;
+	fprintf(out, "\nlibfastclock against its references (interleaved batches, median of\n"
+	             "%d rounds' ratios):\n", CD_FC_RATIO_ROUNDS);
+	fprintf(out, "  %-21s %-16s %6s %6s %5s  %s\n", "call", "reference", "ns", "ref ns", "ratio", "target");
+	for (int i = 0; i < r->nfc; i++) {
+		const struct cd_fc_ratio *f = &r->fc[i];
+		if (!f->measured) {
+			fprintf(out, "  %-21s %-16s %s\n", f->way->name, short_name(f->ref->name),
+			        f->err ? strerror(-f->err) : "not measured");
+			continue;
+		}
+		fprintf(out, "  %-21s %-16s %6.1f %6.1f %5.2f", f->way->name, short_name(f->ref->name), f->way_ns,
+		        f->ref_ns, f->ratio);
+		if (f->target > 0)
+			fprintf(out, "  <= %.1f %s", f->target, cd_fc_ratio_met(f) ? "met" : "MISSED");
+		fputc('\n', out);
+	}
+}
+
 /* For each way, each clocksource's cost as a multiple of the fastest. */
 /* The cheapest cost of way i over every clocksource measured: the "x fastest"
  * reference of the comparison. */
@@ -192,6 +251,7 @@ void cd_bench_text(FILE *out, const struct cd_bench_report *rp)
 			        r->n, r->elapsed_s, r->interrupted ? ", interrupted" : "");
 		}
 		summary_table(out, r, rp->threads);
+		fc_ratio_table(out, r);
 		fputc('\n', out);
 	}
 	if (rp->switched && rp->nruns > 0)
@@ -282,6 +342,32 @@ static void json_way(struct cd_jsonw *j, const struct cd_bench_way *w)
 	cd_jsonw_end_object(j);
 }
 
+static void json_fc_ratios(struct cd_jsonw *j, const struct cd_bench_run *r)
+{
+	cd_jsonw_begin_array(j, "library");
+	for (int i = 0; i < r->nfc; i++) {
+		const struct cd_fc_ratio *f = &r->fc[i];
+		cd_jsonw_begin_object(j, NULL);
+		cd_jsonw_string(j, "name", f->way->name);
+		cd_jsonw_string(j, "reference", f->ref->name);
+		cd_jsonw_bool(j, "measured", f->measured);
+		cd_jsonw_string(j, "error", f->err ? strerror(-f->err) : NULL);
+		cd_jsonw_int(j, "rounds", f->rounds);
+		cd_jsonw_number(j, "ratio", f->measured ? f->ratio : NAN);
+		cd_jsonw_number(j, "ratio_min", f->measured ? f->ratio_min : NAN);
+		cd_jsonw_number(j, "ratio_max", f->measured ? f->ratio_max : NAN);
+		cd_jsonw_number(j, "ns_per_call", f->measured ? f->way_ns : NAN);
+		cd_jsonw_number(j, "reference_ns_per_call", f->measured ? f->ref_ns : NAN);
+		cd_jsonw_number(j, "target", f->target > 0 ? f->target : NAN);
+		if (f->target > 0 && f->measured)
+			cd_jsonw_bool(j, "met", cd_fc_ratio_met(f));
+		else
+			cd_jsonw_null(j, "met");
+		cd_jsonw_end_object(j);
+	}
+	cd_jsonw_end_array(j);
+}
+
 static void json_comparison(struct cd_jsonw *j, const struct cd_bench_report *rp)
 {
 	cd_jsonw_begin_array(j, "comparison");
@@ -346,6 +432,7 @@ void cd_bench_json(FILE *out, const struct cd_bench_report *rp)
 		for (int i = 0; i < r->done; i++)
 			json_way(&j, &r->w[i]);
 		cd_jsonw_end_array(&j);
+		json_fc_ratios(&j, r);
 		cd_jsonw_end_object(&j);
 	}
 	cd_jsonw_end_array(&j);

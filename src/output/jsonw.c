@@ -131,6 +131,39 @@ void cd_jsonw_number(struct cd_jsonw *w, const char *k, double value)
 		fprintf(w->out, "%.6g", value);
 }
 
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_number(const char *s)
+{
+	const char *p = s + (*s == '-');
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return false;
+	if (*p == '.') {
+		if (!(*++p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == '\0';
+}
+
+void cd_jsonw_number_text(struct cd_jsonw *w, const char *k, const char *text)
+{
+	key(w, k);
+	fputs(text && json_number(text) ? text : "null", w->out);
+}
+
 void cd_jsonw_int(struct cd_jsonw *w, const char *k, long long value)
 {
 	key(w, k);

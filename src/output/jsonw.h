@@ -26,6 +26,9 @@ void cd_jsonw_end_array(struct cd_jsonw *w);
 void cd_jsonw_string(struct cd_jsonw *w, const char *key, const char *value); /* NULL value: null */
 void cd_jsonw_number(struct cd_jsonw *w, const char *key, double value);      /* NaN/inf: null */
 void cd_jsonw_int(struct cd_jsonw *w, const char *key, long long value);
+/* A number already formatted ("1767225600.250"), written as it is when it
+ * is a JSON number, else null: for values %.6g would round. */
+void cd_jsonw_number_text(struct cd_jsonw *w, const char *key, const char *text);
 void cd_jsonw_bool(struct cd_jsonw *w, const char *key, bool value);
 void cd_jsonw_null(struct cd_jsonw *w, const char *key);
 /* Escape s as a JSON string body (no quotes) to out. Invalid UTF-8 bytes

@@ -1,9 +1,11 @@
 """Shared helpers for the command-line tests: run clockdoctor as a user would."""
+import atexit
 import json
 import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -20,6 +22,15 @@ class Result:
 
     def json(self):
         return json.loads(self.out)
+
+
+# `clockdoctor tsc` run as root saves the machine's per-boot TSC verdict,
+# which libfastclock and every accelerated program then trust: tests keep
+# theirs in a folder of their own unless they choose one (in the
+# environment, so that every way of starting the binary inherits it).
+STATE_DIR = tempfile.mkdtemp(prefix="clockdoctor-cli-state-")
+atexit.register(shutil.rmtree, STATE_DIR, True)
+os.environ.setdefault("CLOCKDOCTOR_STATE_DIR", STATE_DIR)
 
 
 def run(*args, timeout=60, env=None):

@@ -424,3 +424,67 @@ def test_corrupt_record_stops_a_switching_run(cd, fake):
     r = cd("bench", "--clocksources", "all", "-c", "monotonic", "-d", "0.3", "--json", env=fake.env)
     assert r.rc == 0 and r.json()["clocksources"]["original"] == "hpet"
     assert fake.now() == "hpet"
+
+
+# ---- libfastclock's calls ----
+
+LIBRARY = ["fc_now_ns", "fc_now_ns_unordered", "fc_realtime_ns", "fc_gettime(MONOTONIC)",
+           "fc_cycles", "fc_coarse_ns"]
+
+
+def test_list_has_the_library(cd):
+    r = cd("bench", "--list")
+    for name in LIBRARY:
+        assert "\n" + name + " " in r.out and "libfastclock" in r.out
+    assert "library" in r.out
+
+
+def test_library_ways_and_ratios(cd):
+    """The library's calls are ways like the others, and each is also timed
+    side by side with what it competes with; the ratios are printed, not
+    judged (a benchmark, not a timed test)."""
+    r = cd("bench", "-c", "library", "-d", "0.8", "--json")
+    assert r.rc == 0, r.err
+    j = r.json()
+    [run] = j["runs"]
+    assert [w["name"] for w in run["ways"]] == LIBRARY
+    for w in run["ways"]:
+        assert w["call"] == "libfastclock" and w["forced_syscall"] is False
+        assert w["measured"] is True and w["ns_per_call"] > 0
+        assert w["backward"]["count"] == 0, w["name"]
+        assert w["path"] in ("CPU", "vDSO", "kernel")
+    by = {w["name"]: w for w in run["ways"]}
+    assert by["fc_coarse_ns"]["path"] != "CPU"
+    assert by["fc_now_ns"]["resolution"]["promised_ns"] == 1
+    pairs = {(x["name"], x["reference"]): x for x in run["library"]}
+    expect = {("fc_now_ns", "CLOCK_MONOTONIC"): 0.8, ("fc_realtime_ns", "CLOCK_REALTIME"): None,
+              ("fc_gettime(MONOTONIC)", "CLOCK_MONOTONIC"): None,
+              ("fc_coarse_ns", "CLOCK_MONOTONIC_COARSE"): None}
+    if os.uname().machine == "x86_64":
+        expect.update({("fc_now_ns", "lfence;rdtsc"): None, ("fc_now_ns_unordered", "rdtsc"): 1.1,
+                       ("fc_cycles", "rdtsc"): None})
+    assert set(pairs) == set(expect)
+    for key, target in expect.items():
+        x = pairs[key]
+        assert x["measured"] is True and x["error"] is None, key
+        assert x["rounds"] == 21
+        assert 0 < x["ratio_min"] <= x["ratio"] <= x["ratio_max"]
+        assert x["ns_per_call"] > 0 and x["reference_ns_per_call"] > 0
+        assert x["target"] == target
+        assert (x["met"] is None) == (target is None)
+        if target is not None:
+            assert x["met"] == (x["ratio"] <= target)
+    # Without a library call there are no pairs.
+    r = cd("bench", "-c", "monotonic", "-d", "0.2", "--json")
+    assert r.json()["runs"][0]["library"] == []
+
+
+def test_library_text(cd):
+    r = cd("bench", "-s", "-c", "fc_now_ns,fc_gettime", "-d", "0.6")
+    assert r.rc == 0, r.err
+    lines = r.out.splitlines()
+    assert max(len(line) for line in lines) < 80
+    assert not any(line.endswith(" ") for line in lines)
+    assert "libfastclock against its references" in r.out
+    row = [line for line in lines if line.startswith("  fc_now_ns ") and "MONOTONIC" in line]
+    assert row and ("<= 0.8 met" in row[0] or "<= 0.8 MISSED" in row[0])

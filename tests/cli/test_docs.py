@@ -34,6 +34,6 @@ def test_issue_codes_exist():
 
 def test_every_option_is_in_the_man_page(cd):
     man = (ROOT / "docs/clockdoctor.1").read_text().replace("\\-", "-")
-    for sub in ("check", "snapshot", "bench", "tsc", "top"):
+    for sub in ("check", "snapshot", "bench", "tsc", "top", "run", "fix", "watch"):
         for opt in set(re.findall(r"(--[a-z-]+)", cd(sub, "--help").out)) - {"--help"}:
             assert opt in man, (sub, opt)

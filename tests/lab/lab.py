@@ -246,20 +246,46 @@ def shared_libraries(binary):
 
 def compile_program(src):
     """Compiles a guest helper (static, so it needs no libraries in the
-    guest), cached by the hash of its source and of the compiler."""
-    src = Path(src)
+    guest), cached by the hash of its source, of the compiler and of every
+    file it is linked with.
+
+    src is a C source (a path, relative to tests/lab/ or absolute), or a
+    dict {"src": path, "cflags": [...], "link": [...], "dynamic": bool}: extra compiler
+    arguments before the source, and linker inputs after it (a static
+    library such as build/libfastclock.a, -lpthread).  Every argument that
+    names an existing file is hashed by its content, so a rebuilt library
+    makes a new binary; a "link" input that is a path and is missing fails
+    with its name.  "dynamic": True links it dynamically (a program that
+    LD_PRELOAD must reach); build_initramfs then installs its libraries."""
+    spec = src if isinstance(src, dict) else {"src": src}
+    static = not spec.get("dynamic", False)
+    src = Path(spec["src"])
     if not src.is_absolute():
         src = LAB_DIR / src
+    cflags = [str(a) for a in spec.get("cflags", [])]
+    link = [str(a) for a in spec.get("link", [])]
+    for a in link:
+        if not a.startswith("-") and not Path(a).is_file():
+            raise RuntimeError("guest program %s: %s is missing (build it first: make lib)"
+                               % (src.name, a))
     gcc = os.environ.get("LAB_CC", "gcc")
     if not shutil.which(gcc):
         raise Missing("gcc (to build the guest helper %s)" % src.name)
     h = hashlib.sha256(src.read_bytes())
     h.update(subprocess.run([gcc, "--version"], capture_output=True).stdout)
+    h.update(b"static" if static else b"dynamic")
+    for a in cflags + link:
+        h.update(a.encode() + b"\0")
+        if Path(a).is_file():
+            h.update(Path(a).read_bytes())
+        elif Path(a).is_dir():
+            for f in sorted(Path(a).glob("*.h")):
+                h.update(f.name.encode() + f.read_bytes())
     out = cache_dir() / ("%s-%s" % (src.stem, h.hexdigest()[:16]))
     if not out.exists():
         tmp = out.with_suffix(".tmp%d" % os.getpid())
-        p = subprocess.run([gcc, "-static", "-O2", "-Wall", "-Wextra", "-o", str(tmp),
-                            str(src)], capture_output=True, text=True)
+        p = subprocess.run([gcc] + (["-static"] if static else []) + ["-O2", "-Wall", "-Wextra"] + cflags +
+                           ["-o", str(tmp), str(src)] + link, capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError("compiling %s failed:\n%s" % (src, p.stderr))
         os.replace(tmp, out)
@@ -329,12 +355,39 @@ cat $f
 """
 
 
-def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False):
+def copy_libraries(t, binary):
+    """Every library ldd lists for an ELF (and its loader), at the same paths."""
+    with open(binary, "rb") as f:
+        if f.read(4) != b"\x7fELF":
+            return
+    for lib in shared_libraries(binary):
+        t.copy(lib, os.path.realpath(lib), 0o755)
+
+
+def copy_host(t, gpath, host):
+    """A host file at gpath (an ELF with its libraries), or a folder's tree
+    (without __pycache__)."""
+    if not host.exists():
+        raise RuntimeError("lab FILES: %s is missing on this machine" % host)
+    if host.is_dir():
+        for f in sorted(host.rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts:
+                t.copy("%s/%s" % (gpath.rstrip("/"), f.relative_to(host)), str(f))
+        return
+    t.copy(gpath, str(host.resolve()), None)
+    copy_libraries(t, str(host.resolve()))
+
+
+def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False, files=None):
     """Builds (or takes from the cache) the initramfs for one boot.
 
     steps: [(name, shell command, timeout_s)], run in order as root, each
     with its stdout, stderr and exit status sent back between markers.
-    programs: {guest path: C source} compiled statically with gcc.
+    programs: {guest path: C source, or a dict for compile_program}
+    compiled statically with gcc (dynamically, with their libraries, when
+    the dict says "dynamic").
+    files: {guest path: host path}: host files (an ELF comes with every
+    library ldd lists) or folders, copied as they are.
     clockdoctor: host path of the binary to install as /usr/local/bin/
     clockdoctor, with every library ldd lists, at the same paths.
     Returns the path of the gzip'd cpio."""
@@ -360,7 +413,11 @@ def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False):
              "/usr/local/bin/run-step": GUEST_DIR / "run-step.c"}
     progs.update(programs or {})
     for gpath, src in sorted(progs.items()):
-        t.copy(gpath, compile_program(src), 0o755)
+        binary = compile_program(src)
+        t.copy(gpath, binary, 0o755)
+        copy_libraries(t, binary)      # a dynamic one's (none for static helpers)
+    for gpath, host in sorted((files or {}).items()):
+        copy_host(t, gpath, Path(host))
     if clockdoctor:
         t.copy("usr/local/bin/clockdoctor", clockdoctor, 0o755)
         for lib in shared_libraries(clockdoctor):
@@ -583,6 +640,7 @@ class Scenario:
         self.timeout = int(ns.get("TIMEOUT", DEFAULT_SCENARIO_TIMEOUT))
         self.alone = bool(ns.get("ALONE", False))
         self.programs = dict(ns.get("PROGRAMS", {}))
+        self.files = dict(ns.get("FILES", {}))
         self.steps = []
         for s in ns.get("STEPS", []):
             name, cmd = s[0], s[1]
@@ -703,6 +761,12 @@ class Group:
             p.update(s.programs)
         return p
 
+    def files(self):
+        f = {}
+        for s in self.scenarios:
+            f.update(s.files)
+        return f
+
 
 def group_scenarios(scenarios):
     groups = {}
@@ -757,7 +821,7 @@ class Lab:
     def _run(self, g):
         need = any(s.needs_clockdoctor for s in g.scenarios)
         img = build_initramfs(self.tools, g.steps(), g.programs(),
-                              self.clockdoctor if need else None)
+                              self.clockdoctor if need else None, files=g.files())
         run_dir = cache_dir() / "runs" / re.sub(r"[^A-Za-z0-9_.+-]", "_", g.label)[:120]
         log("booting %s (smp=%d cpu=%s append=%r)" % (g.label, g.smp, g.cpu, g.append))
         return boot(self.tools, img, g.smp, g.cpu, g.append, g.mem, g.timeout,

@@ -1,6 +1,7 @@
 /* Unit tests of the names of the ways of reading the time: exact names,
  * loose spellings, aliases, groups, duplicates and the errors of `bench -c`. */
 #include "measure/timer.h"
+#include "measure/fcratio.h"
 #include "measure/ways.h"
 #include "unit.h"
 
@@ -51,7 +52,7 @@ static void test_table(void)
 {
 	int n;
 	const struct cd_clock_spec *w = cd_ways(&n);
-	CHECK_INT(n, 22 + CD_COUNTER_N);
+	CHECK_INT(n, 28 + CD_COUNTER_N);
 	/* Every name finds itself, and only itself. */
 	for (int i = 0; i < n; i++)
 		CHECK(cd_way_find(w[i].name) == &w[i]);
@@ -86,7 +87,7 @@ static void test_parse(void)
 	CHECK_STR(out[1]->name, "CLOCK_MONOTONIC");
 	CHECK_STR(out[2]->name, "time");
 	int all = parse("all", out, err);
-	CHECK_INT(all, 22 + CD_COUNTER_N);
+	CHECK_INT(all, 28 + CD_COUNTER_N);
 	CHECK_INT(parse("libc", out, err), 11);
 	CHECK_INT(parse("syscall", out, err), 11);
 	CHECK(cd_way_forced(out[0]) && cd_way_forced(out[10]));
@@ -95,6 +96,28 @@ static void test_parse(void)
 		CHECK_INT(parse("counter", out, err), CD_COUNTER_N);
 		CHECK_INT(parse("counter,monotonic", out, err), CD_COUNTER_N + 1);
 	}
+	/* libfastclock's calls: a group of six, last in the table, with the
+	 * kind and variant each call needs. */
+	CHECK_INT(parse("library", out, err), 6);
+	CHECK_STR(out[0]->name, "fc_now_ns");
+	CHECK_STR(out[5]->name, "fc_coarse_ns");
+	for (int i = 0; i < 6; i++) {
+		CHECK_INT(out[i]->kind, CD_CALL_FASTCLOCK);
+		CHECK_INT(out[i]->clockid, i);
+		CHECK(!cd_way_forced(out[i]));
+		CHECK_STR(cd_way_call(out[i]), "libfastclock");
+	}
+	CHECK_INT(parse("fastclock,monotonic", out, err), 7);
+	CHECK_INT(parse("fc_gettime", out, err), 1);
+	CHECK_STR(out[0]->name, "fc_gettime(MONOTONIC)");
+	CHECK_INT(out[0]->clockid, CD_FC_GETTIME_MONO);
+	CHECK_INT(parse("FC_NOW_NS_UNORDERED,fc_gettime(clock_monotonic)", out, err), 2);
+	CHECK_INT(out[0]->clockid, CD_FC_NOW_UNORDERED);
+	CHECK_STR(out[1]->name, "fc_gettime(MONOTONIC)");
+	/* The libc group leaves them out. */
+	n = parse("libc", out, err);
+	for (int i = 0; i < n; i++)
+		CHECK(out[i]->kind != CD_CALL_FASTCLOCK);
 	/* Errors: unknown, empty items, nothing at all. */
 	CHECK_INT(parse("monotonic,bogus", out, err), -1);
 	CHECK(strstr(err, "unknown clock 'bogus'") != NULL);
@@ -109,8 +132,46 @@ static void test_parse(void)
 	CHECK_INT(cd_ways_parse("all", out, 2, err, sizeof err), 2);
 }
 
+/* The library's calls and what each is compared with side by side: the
+ * issue's two promises carry their targets. */
+static void test_fc_pairs(void)
+{
+	const struct cd_clock_spec *out[64];
+	struct cd_fc_ratio r[CD_FC_RATIO_MAX];
+	char err[256];
+	int n = parse("library", out, err);
+	int k = cd_fc_ratio_pairs(out, n, r, CD_FC_RATIO_MAX);
+	if (CD_COUNTER_N > 0) {
+		CHECK_INT(k, 7);
+		CHECK_STR(r[0].way->name, "fc_now_ns");
+		CHECK_STR(r[0].ref->name, "CLOCK_MONOTONIC");
+		CHECK(r[0].target == 0.8);
+		CHECK_STR(r[1].ref->name, CD_COUNTER_ORDERED_NAME);
+		CHECK(r[1].target == 0);
+		CHECK_STR(r[2].way->name, "fc_now_ns_unordered");
+		CHECK(r[2].ref->kind == CD_CALL_COUNTER && r[2].ref->clockid == 0);
+		CHECK(r[2].target == 1.1);
+		CHECK_STR(r[6].ref->name, "CLOCK_MONOTONIC_COARSE");
+	} else {
+		CHECK_INT(k, 4);
+	}
+	/* Unmeasured pairs with a target have not met it; without, always. */
+	CHECK(!cd_fc_ratio_met(&r[0]));
+	r[0].measured = true;
+	r[0].ratio = 0.8;
+	CHECK(cd_fc_ratio_met(&r[0]));
+	r[0].ratio = 0.81;
+	CHECK(!cd_fc_ratio_met(&r[0]));
+	CHECK(cd_fc_ratio_met(&r[1]));
+	/* No library call, no pair; the cap holds. */
+	n = parse("monotonic,all", out, err);
+	CHECK_INT(cd_fc_ratio_pairs(out, 22, r, CD_FC_RATIO_MAX), 0);
+	CHECK_INT(cd_fc_ratio_pairs(out, n, r, 2), 2);
+}
+
 int main(void)
 {
+	test_fc_pairs();
 	test_find();
 	test_table();
 	test_parse();

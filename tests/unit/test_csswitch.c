@@ -152,6 +152,76 @@ static void test_kernel_refuses(void)
 	CHECK(!exists(record));
 }
 
+/* cd_cs_keep: the switch stays, the record goes, the handlers go, and a
+ * later end() or signal writes nothing. */
+static void test_keep(void)
+{
+	struct cd_cs cs;
+	char err[512];
+	fresh();
+	init(&cs);
+	CHECK_INT(cd_cs_keep(&cs, err, sizeof err), 0); /* before begin: nothing to do */
+	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
+	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
+	CHECK_INT(cd_cs_keep(&cs, err, sizeof err), 0);
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK(!exists(record));
+	CHECK(!cs.begun);
+	struct sigaction sa;
+	sigaction(SIGTERM, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_DFL);
+	cd_cs_restore_signal_safe(); /* disarmed: writes nothing */
+	CHECK_STR(get(cur), "hpet\n");
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
+	CHECK_STR(get(cur), "hpet\n");
+
+	/* Kept in a child that then gets SIGTERM: no handler puts it back. */
+	fresh();
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct cd_cs c;
+		char e[512];
+		if (cd_cs_init(&c, sysfs, state) || cd_cs_begin(&c, true, e, sizeof e) ||
+		    cd_cs_switch(&c, "acpi_pm", e, sizeof e) || cd_cs_keep(&c, e, sizeof e))
+			_exit(3);
+		raise(SIGTERM);
+		_exit(4);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK(!exists(record));
+}
+
+/* A write the kernel took but did not act on leaves the kernel's override
+ * naming the target: end() must write the original back even though the
+ * current clocksource reads as the original.  "tsc " (a trailing blank,
+ * which the reader ignores) shows whether end() wrote: it writes "tsc\n". */
+static void test_end_after_unacted_write(void)
+{
+	struct cd_cs cs;
+	char err[512];
+	fresh();
+	init(&cs);
+	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
+	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
+	CHECK(cs.wrote);
+	put(cur, "tsc \n"); /* the kernel went back by itself */
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
+	CHECK_STR(get(cur), "tsc\n");
+	CHECK(!exists(record));
+	/* Without a write, end() leaves current_clocksource alone. */
+	fresh();
+	put(cur, "tsc \n");
+	init(&cs);
+	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
+	CHECK_INT(cd_cs_switch(&cs, "tsc", err, sizeof err), 0); /* already: nothing written */
+	CHECK(!cs.wrote);
+	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
+	CHECK_STR(get(cur), "tsc \n");
+}
+
 /* A child begins, switches to hpet, then meets `how`: a signal, or _exit
  * without cleaning up (a crash).  Returns the wait status. */
 static int child_switches(int how, bool catch_sigint)
@@ -409,6 +479,8 @@ int main(void)
 	test_names_and_reads();
 	test_switch_and_end();
 	test_kernel_refuses();
+	test_keep();
+	test_end_after_unacted_write();
 	test_signals_restore();
 	test_crash_then_recover();
 	test_record_unavailable();

@@ -100,8 +100,28 @@ static void test_wrap(void)
 	free(got);
 }
 
+static void number_text_fn(FILE *f, const void *arg)
+{
+	struct cd_jsonw w;
+	cd_jsonw_init(&w, f, 0);
+	cd_jsonw_begin_array(&w, NULL);
+	for (const char *const *t = arg; *t; t++)
+		cd_jsonw_number_text(&w, NULL, *t);
+	cd_jsonw_end_array(&w);
+}
+
+static void test_number_text(void)
+{
+	static const char *const nums[] = { "1767225600.250", "-3", "0", "1e9", "2.5E-3", "01", "1.", "x",
+	                                    "", "1 2", "--1", NULL };
+	char *got = capture(number_text_fn, nums);
+	CHECK_STR(got, "[1767225600.250,-3,0,1e9,2.5E-3,null,null,null,null,null,null]");
+	free(got);
+}
+
 int main(void)
 {
+	test_number_text();
 	test_escape();
 	test_nesting();
 	test_wrap();

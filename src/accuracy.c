@@ -1,0 +1,170 @@
+/*
+ * accuracy.c: `clockdoctor accuracy`: libfastclock against the kernel's
+ * clocks, reading by reading, on several threads at once.
+ *
+ * The measuring is in measure/accuracy.c and its statistics in
+ * measure/accstats.c, the report in output/accreport.c; this file reads the
+ * options.  docs/accuracy.md describes it all.  Ctrl-C ends the run early
+ * and reports what was measured, as bench does; the flag it sets is the only
+ * mutable global here.
+ */
+#include "commands.h"
+#include "measure/accuracy.h"
+#include "output/accreport.h"
+
+#include "fastclock.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_DURATION_S 10.0
+#define MAX_DURATION_S 86400.0
+/* Each thread keeps about 600 KB of histograms and buffers. */
+#define MAX_THREADS 128
+#define EXIT_BROKEN 1
+#define EXIT_NOT_RUN 2
+
+static volatile sig_atomic_t stop_requested;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: clockdoctor accuracy [-d SECONDS] [-t THREADS] [--json]\n"
+	        "\n"
+	        "Holds libfastclock against the kernel's clocks: on THREADS threads, each\n"
+	        "reading of fc_now_ns() and fc_realtime_ns() is taken between two reads of\n"
+	        "CLOCK_MONOTONIC or CLOCK_REALTIME, and the difference from the bracket's\n"
+	        "midpoint is its error.  Reports seed 001's figures (max and mean diff,\n"
+	        "readings off by more than 1 us and 10 us), percentiles, the frequency\n"
+	        "error in ppm, backward steps within and across threads, and whether any\n"
+	        "reading fell outside the error bound the library states (fc_info).\n"
+	        "\n"
+	        "  -d, --duration SECONDS   how long to compare (default 10)\n"
+	        "  -t, --threads THREADS    threads reading at once (default 2, at most 128)\n"
+	        "  -j, --json               write JSON (schema: docs/accuracy.md)\n"
+	        "\n"
+	        "exit status: 0 within its own bound and never backwards, 1 outside its bound\n"
+	        "or backwards, 2 the comparison could not run, 3 bad usage\n"
+	        "\n"
+	        "examples:\n"
+	        "  clockdoctor accuracy                 # 10 s on 2 threads\n"
+	        "  clockdoctor accuracy -d 60 -t 2      # the library's acceptance run\n"
+	        "  clockdoctor accuracy -t 8 --json | jq '.clocks[0].p999_abs_ns'\n"
+	        "  FASTCLOCK=off clockdoctor accuracy -d 2   # the kernel fallback\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "clockdoctor accuracy: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(clockdoctor accuracy --help shows the options)\n");
+	return CD_EXIT_USAGE;
+}
+
+static bool parse_double(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno == 0 && end != s && *end == '\0' && isfinite(*v);
+}
+
+static bool parse_long(const char *s, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0';
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json)
+{
+	static const struct option lo[] = {
+		{ "duration", required_argument, NULL, 'd' }, { "threads", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },           { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long l;
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "d:t:jh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (!parse_double(optarg, &p->duration_s) || p->duration_s <= 0 || p->duration_s > MAX_DURATION_S)
+				return usage_error("-d takes a duration in seconds, more than 0 and at most 86400: '%s'",
+				                   optarg);
+			break;
+		case 't':
+			if (!parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
+				return usage_error("-t takes a number of threads from 1 to 128: '%s'", optarg);
+			p->threads = (int)l;
+			break;
+		case 'j': *json = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return CD_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+static void on_sigint(int sig)
+{
+	if (!stop_requested) {
+		stop_requested = 1;
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Without SA_RESTART: the main thread waits in pthread_join, which is not
+ * interrupted; the threads see the flag at their next block. */
+static void catch_ctrl_c(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int cd_cmd_accuracy(int argc, char **argv)
+{
+	struct cd_acc_params p = { .duration_s = DEFAULT_DURATION_S, .threads = 2, .stop = &stop_requested };
+	bool json = false;
+	int rc = parse_opts(argc, argv, &p, &json);
+	if (rc >= 0)
+		return rc;
+	struct cd_acc_result *r = calloc(1, sizeof *r);
+	if (!r) {
+		fprintf(stderr, "clockdoctor accuracy: out of memory\n");
+		return EXIT_NOT_RUN;
+	}
+	fprintf(stderr, "Comparing libfastclock with the kernel's clocks on %d thread%s for %.1f s...\n"
+	                "Hit Ctrl-C to end.\n",
+	        p.threads, p.threads == 1 ? "" : "s", p.duration_s);
+	catch_ctrl_c();
+	cd_accuracy_run(&p, r);
+	struct fc_info info;
+	struct cd_acc_report rp = { .duration_s = p.duration_s, .r = r, .info = &info };
+	rp.info_ok = fc_info(&info) == 0;
+	if (json)
+		cd_acc_json(stdout, &rp);
+	else
+		cd_acc_text(stdout, &rp);
+	rc = r->err ? EXIT_NOT_RUN : cd_accuracy_ok(r) ? 0 : EXIT_BROKEN;
+	free(r);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "clockdoctor accuracy: cannot write the report\n");
+		return EXIT_NOT_RUN;
+	}
+	return rc;
+}

@@ -1,0 +1,146 @@
+/*
+ * persist.h: changing the kernel command line for good, the way the
+ * distribution expects, and taking exactly that back (`fix --persist`,
+ * `fix --undo`).
+ *
+ *   Debian, Ubuntu: one drop-in per parameter in /etc/default/grub.d/
+ *     (grub-mkconfig sources them after /etc/default/grub, so the
+ *     operator's own file is never touched), then update-grub.  Adding
+ *     appends to GRUB_CMDLINE_LINUX_DEFAULT; removing strips the word from
+ *     GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT as set before it.
+ *   Red Hat family: grubby --update-kernel=ALL --args=P (--remove-args=P),
+ *     after copying the files grubby edits (BLS entries, grubenv,
+ *     /etc/default/grub) into a backup folder.
+ *
+ * Everything happens under a root folder: "/" for this machine, or a
+ * scratch tree (`fix --root DIR`), where files are written but no tool is
+ * run (update-grub and grubby act on the running system: they are printed,
+ * to be run inside the tree).
+ *
+ * The record, ROOT/var/lib/clockdoctor/fix.record, lists every change
+ * before it is made (folders created, files written with their size and
+ * hash, files set aside, grubby calls); undo reverses them newest first and
+ * is idempotent, so a run cut short is undone by running undo again.  A
+ * file this code did not write is never changed without a backup: a drop-in
+ * of the same name that is not ours is kept as NAME.clockdoctor-backup and
+ * put back by undo; one of ours edited since is moved aside as
+ * NAME.clockdoctor-edited, not deleted.
+ *
+ * Nothing here prints: what was done comes back as lines in a
+ * struct cd_steps, for the command to print.
+ */
+#ifndef CD_PERSIST_H
+#define CD_PERSIST_H
+
+#include "diagnose/plan.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+#define CD_RECORD_PATH "/var/lib/clockdoctor/fix.record"
+#define CD_RECORD_MAX_CHANGES 32
+#define CD_REL_MAX 256
+
+/* ---- the record (record.c) ---- */
+
+enum cd_change_kind {
+	CD_CH_MKDIR,     /* a folder created: removed by undo when empty */
+	CD_CH_FILE,      /* a file written: removed by undo when unchanged, else set aside */
+	CD_CH_REPLACED,  /* a file that was not ours, linked to backup: put back by undo */
+	CD_CH_GRUBBY,    /* grubby --update-kernel=ALL --args (add) or --remove-args of token */
+	CD_CH_BACKUP,    /* a folder of copies taken before grubby ran: removed by undo */
+};
+
+struct cd_change {
+	enum cd_change_kind kind;
+	char path[CD_REL_MAX];       /* under the root, starting with '/' */
+	char backup[CD_REL_MAX];     /* CD_CH_REPLACED */
+	unsigned mode;               /* CD_CH_FILE */
+	unsigned long long size;     /* CD_CH_FILE */
+	uint64_t hash;               /* CD_CH_FILE: FNV-1a of the content */
+	bool add;                    /* CD_CH_FILE, CD_CH_GRUBBY: adds (or removes) token */
+	char token[CD_NAME_MAX * 2];
+};
+
+struct cd_record {
+	long long created;           /* Unix time */
+	char family[16];             /* "debian", "redhat" */
+	char regen[128];             /* the command that regenerates the boot configuration, "" */
+	int n;
+	struct cd_change ch[CD_RECORD_MAX_CHANGES];
+};
+
+/* FNV-1a, 64 bits: tells a file edited since it was written (not a
+ * defence against an attacker: root wrote it, root may change it). */
+uint64_t cd_fnv1a64(const void *data, size_t len);
+
+/* The record as text; its length, or -ENOSPC when cap is too small. */
+int cd_record_format(const struct cd_record *r, char *buf, size_t cap);
+/* Parse a record; 0, or -EINVAL with why in err.  Paths must be absolute
+ * (under the root), without "..", and tokens pass cd_plan_token_safe(). */
+int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t errlen);
+/* A path under the root as records hold them: starts with '/', no "..",
+ * no blank or control character. */
+bool cd_record_path_ok(const char *rel);
+
+/* ---- what --persist does and did (bootcfg.c) ---- */
+
+#define CD_STEPS_MAX 48
+#define CD_STEP_LEN 600
+
+/* Lines for people, in order: what was (or would be) done. */
+struct cd_steps {
+	int n;
+	char line[CD_STEPS_MAX][CD_STEP_LEN];
+};
+
+void cd_step(struct cd_steps *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct cd_dropin {
+	char path[CD_REL_MAX];       /* /etc/default/grub.d/90-clockdoctor-....cfg */
+	char content[1600];
+	char token[CD_NAME_MAX * 2];
+	bool add;
+	bool present_same;           /* a file with exactly this content is there already */
+	bool present_other;          /* a different file of that name is there: backed up first */
+};
+
+struct cd_persist_job {
+	char root[PATH_MAX];         /* "/" or a tree; no trailing '/' but for "/" */
+	bool live;                   /* root is "/": tools are run */
+	enum cd_os_family family;
+	const char *family_name;     /* "debian", "redhat" */
+	int n_dropins;
+	struct cd_dropin dropins[CD_PLAN_MAX_PARAMS];
+	int n_grubby;
+	struct { char token[CD_NAME_MAX * 2]; bool add; } grubby[CD_PLAN_MAX_PARAMS];
+	char regen[128];             /* "update-grub", "" */
+	int n_warnings;
+	char warnings[6][400];
+};
+
+/* Work out what --persist would do for the plan's parameters under root.
+ * Returns 0; -ENOTSUP with why in err when this distribution's boot
+ * configuration is not one it knows how to change (the caller prints the
+ * finding's text instead); -EINVAL for a bad root. */
+int cd_persist_prepare(const char *root, enum cd_os_family family, const struct cd_plan *plan,
+                       struct cd_persist_job *job, char *err, size_t errlen);
+
+/* Describe the job as steps, each with its command or file content (the
+ * dry run). */
+void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out);
+
+/* Carry the job out: the record first, then each change.  0 when every step
+ * was done; -EEXIST when a record is there already (undo first); -errno
+ * when a step failed: then what was done is undone, and out says so;
+ * -ECANCELED when a tool (update-grub) failed after the files were written:
+ * they stay, with the record, for undo. */
+int cd_persist_run(const struct cd_persist_job *job, struct cd_steps *out);
+
+/* Take back exactly what the record says, newest first, then remove the
+ * record.  0 when all of it was undone (or there was no record: *had_record
+ * false); -errno when a step failed: the record stays, and running undo
+ * again finishes the job. */
+int cd_persist_undo(const char *root, bool *had_record, struct cd_steps *out);
+
+#endif

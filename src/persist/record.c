@@ -1,0 +1,251 @@
+/*
+ * record.c: the record of what `fix --persist` changed (persist.h).
+ *
+ * Text, one change a line, so that an operator can read it and see exactly
+ * what undo will take back:
+ *
+ *   clockdoctor fix record 1
+ *   created 1767225600
+ *   family debian
+ *   regen update-grub
+ *   mkdir /etc/default/grub.d
+ *   file /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg mode=0644 size=312 fnv=0123456789abcdef add=tsc=reliable
+ *   replaced /etc/default/grub.d/x.cfg backup=/etc/default/grub.d/x.cfg.clockdoctor-backup
+ *   grubby add=tsc=reliable
+ *   backup /var/lib/clockdoctor/backup-1767225600
+ *
+ * Paths are under the root the record lives in.  The parser trusts nothing:
+ * a path with ".." or a blank, an unknown line, a token fix would never
+ * write, and the whole record is refused, so undo never acts on a guess.
+ */
+#include "persist/persist.h"
+#include "diagnose/fixes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER "clockdoctor fix record 1"
+
+uint64_t cd_fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+bool cd_record_path_ok(const char *rel)
+{
+	size_t n = strlen(rel);
+	if (n < 2 || n >= CD_REL_MAX || rel[0] != '/' || rel[n - 1] == '/')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)rel[i] <= ' ' || rel[i] == 0x7f)
+			return false;
+	/* Every component a plain name: not empty, not "." or "..". */
+	for (const char *p = rel; *p == '/';) {
+		size_t c = strcspn(p + 1, "/");
+		if (c == 0 || (c == 1 && p[1] == '.') || (c == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+		p += 1 + c;
+	}
+	return true;
+}
+
+static const char *kind_word(enum cd_change_kind k)
+{
+	switch (k) {
+	case CD_CH_MKDIR: return "mkdir";
+	case CD_CH_FILE: return "file";
+	case CD_CH_REPLACED: return "replaced";
+	case CD_CH_GRUBBY: return "grubby";
+	case CD_CH_BACKUP: return "backup";
+	}
+	return "?";
+}
+
+int cd_record_format(const struct cd_record *r, char *buf, size_t cap)
+{
+	if (cap == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	cd_appendf(buf, cap, HEADER "\ncreated %lld\nfamily %s\n", r->created, r->family);
+	if (r->regen[0])
+		cd_appendf(buf, cap, "regen %s\n", r->regen);
+	for (int i = 0; i < r->n; i++) {
+		const struct cd_change *c = &r->ch[i];
+		cd_appendf(buf, cap, "%s", kind_word(c->kind));
+		if (c->kind != CD_CH_GRUBBY)
+			cd_appendf(buf, cap, " %s", c->path);
+		if (c->kind == CD_CH_FILE)
+			cd_appendf(buf, cap, " mode=%04o size=%llu fnv=%016" PRIx64, c->mode & 07777, c->size,
+			           c->hash);
+		if (c->kind == CD_CH_REPLACED)
+			cd_appendf(buf, cap, " backup=%s", c->backup);
+		if (c->kind == CD_CH_FILE || c->kind == CD_CH_GRUBBY)
+			cd_appendf(buf, cap, " %s=%s", c->add ? "add" : "remove", c->token);
+		cd_appendf(buf, cap, "\n");
+	}
+	size_t len = strlen(buf);
+	/* cd_appendf stops at the cap: a full buffer means something was cut. */
+	return len + 1 >= cap ? -ENOSPC : (int)len;
+}
+
+static int fail(char *err, size_t errlen, int line, const char *why)
+{
+	snprintf(err, errlen, "line %d: %s", line, why);
+	return -EINVAL;
+}
+
+/* "key=value" words after the path. */
+static int parse_attrs(char *rest, struct cd_change *c, char *err, size_t errlen, int line)
+{
+	bool have_token = false, have_mode = false, have_size = false, have_hash = false;
+	for (char *save = NULL, *w = strtok_r(rest, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		char *v = strchr(w, '=');
+		if (!v)
+			return fail(err, errlen, line, "a word without '='");
+		*v++ = '\0';
+		char *end;
+		if (strcmp(w, "add") == 0 || strcmp(w, "remove") == 0) {
+			if (!cd_plan_token_safe(v))
+				return fail(err, errlen, line, "not a kernel parameter fix writes");
+			c->add = w[0] == 'a';
+			snprintf(c->token, sizeof c->token, "%s", v);
+			have_token = true;
+		} else if (strcmp(w, "mode") == 0) {
+			unsigned long m = strtoul(v, &end, 8);
+			if (*end || end == v || m > 07777)
+				return fail(err, errlen, line, "bad mode");
+			c->mode = (unsigned)m;
+			have_mode = true;
+		} else if (strcmp(w, "size") == 0) {
+			c->size = strtoull(v, &end, 10);
+			if (*end || end == v || v[0] == '-')
+				return fail(err, errlen, line, "bad size");
+			have_size = true;
+		} else if (strcmp(w, "fnv") == 0) {
+			c->hash = strtoull(v, &end, 16);
+			if (*end || end - v != 16)
+				return fail(err, errlen, line, "bad hash");
+			have_hash = true;
+		} else if (strcmp(w, "backup") == 0) {
+			if (!cd_record_path_ok(v))
+				return fail(err, errlen, line, "bad backup path");
+			snprintf(c->backup, sizeof c->backup, "%s", v);
+		} else {
+			return fail(err, errlen, line, "unknown attribute");
+		}
+	}
+	switch (c->kind) {
+	case CD_CH_FILE:
+		if (!have_token || !have_mode || !have_size || !have_hash)
+			return fail(err, errlen, line, "a file line needs mode, size, fnv and add/remove");
+		break;
+	case CD_CH_GRUBBY:
+		if (!have_token)
+			return fail(err, errlen, line, "a grubby line needs add/remove");
+		break;
+	case CD_CH_REPLACED:
+		if (!c->backup[0])
+			return fail(err, errlen, line, "a replaced line needs backup");
+		break;
+	default:
+		if (have_token || have_mode || have_size || have_hash || c->backup[0])
+			return fail(err, errlen, line, "unexpected attribute");
+		break;
+	}
+	return 0;
+}
+
+int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	size_t len = strlen(text);
+	char *copy = malloc(len + 1);
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(copy, text, len + 1);
+	int rc = 0, line = 0;
+	bool have_created = false, have_family = false;
+	char *save = NULL;
+	for (char *l = strtok_r(copy, "\n", &save); l && rc == 0; l = strtok_r(NULL, "\n", &save)) {
+		line++;
+		if (line == 1) {
+			if (strcmp(l, HEADER) != 0)
+				rc = fail(err, errlen, line, "not a clockdoctor fix record (version 1)");
+			continue;
+		}
+		char *sp = strchr(l, ' ');
+		if (!sp) {
+			rc = fail(err, errlen, line, "a line without a value");
+			break;
+		}
+		*sp = '\0';
+		char *v = sp + 1;
+		if (strcmp(l, "created") == 0) {
+			char *end;
+			r->created = strtoll(v, &end, 10);
+			have_created = *end == '\0' && end != v;
+			if (!have_created)
+				rc = fail(err, errlen, line, "bad time");
+			continue;
+		}
+		if (strcmp(l, "family") == 0) {
+			if (strcmp(v, "debian") != 0 && strcmp(v, "redhat") != 0)
+				rc = fail(err, errlen, line, "unknown family");
+			snprintf(r->family, sizeof r->family, "%s", v);
+			have_family = true;
+			continue;
+		}
+		if (strcmp(l, "regen") == 0) {
+			if (strcmp(v, "update-grub") != 0)
+				rc = fail(err, errlen, line, "unknown regeneration command");
+			snprintf(r->regen, sizeof r->regen, "%s", v);
+			continue;
+		}
+		static const enum cd_change_kind kinds[] = { CD_CH_MKDIR, CD_CH_FILE, CD_CH_REPLACED,
+		                                             CD_CH_GRUBBY, CD_CH_BACKUP };
+		int k = -1;
+		for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
+			if (strcmp(l, kind_word(kinds[i])) == 0)
+				k = i;
+		if (k < 0) {
+			rc = fail(err, errlen, line, "unknown line");
+			break;
+		}
+		if (r->n >= CD_RECORD_MAX_CHANGES) {
+			rc = fail(err, errlen, line, "too many changes");
+			break;
+		}
+		struct cd_change *c = &r->ch[r->n++];
+		c->kind = kinds[k];
+		char *rest = v;
+		if (c->kind != CD_CH_GRUBBY) {
+			char *end = strchr(v, ' ');
+			if (end)
+				*end = '\0';
+			if (!cd_record_path_ok(v)) {
+				rc = fail(err, errlen, line, "a path that is not plainly under the root");
+				break;
+			}
+			snprintf(c->path, sizeof c->path, "%s", v);
+			rest = end ? end + 1 : v + strlen(v);
+		}
+		rc = parse_attrs(rest, c, err, errlen, line);
+	}
+	if (rc == 0 && line == 0)
+		rc = fail(err, errlen, 1, "empty");
+	if (rc == 0 && (!have_created || !have_family))
+		rc = fail(err, errlen, line, "created or family missing");
+	free(copy);
+	return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * atomicfile.c: whole-or-nothing file writes (atomicfile.h).
+ */
+#include "util/atomicfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Temporary names differ within a process too (a hook and the textfile). */
+static unsigned long tmp_counter;
+
+int cd_sync_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else if ((size_t)(slash - path) < sizeof dir)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	else
+		return -ENAMETOOLONG;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) == 0 ? 0 : -errno;
+	close(fd);
+	/* Some file systems cannot sync a folder: the rename is done anyway. */
+	return rc == -EINVAL || rc == -EROFS ? 0 : rc;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int cd_write_atomic(const char *path, const void *data, size_t len, mode_t mode, bool replace)
+{
+	char tmp[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path + 1) : 0;
+	const char *base = slash ? slash + 1 : path;
+	if (!*base)
+		return -EISDIR;
+	int n = snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.%ld.%lu", dlen, path, base, (long)getpid(),
+	                 tmp_counter++);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
+	if (fd < 0)
+		return -errno;
+	int rc = fchmod(fd, mode & 07777) == 0 ? 0 : -errno;
+	if (rc == 0)
+		rc = write_all(fd, data, len);
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	bool moved = false; /* tmp is gone: renamed to path */
+	if (rc == 0) {
+		if (replace) {
+			rc = rename(tmp, path) == 0 ? 0 : -errno;
+			moved = rc == 0;
+		} else if (link(tmp, path) != 0) {
+			rc = -errno;
+			/* A file system without hard links: a rename that, like
+			 * link, never replaces. */
+			if (rc != -EEXIST &&
+			    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+				rc = 0, moved = true;
+			else if (rc != -EEXIST && errno == EEXIST)
+				rc = -EEXIST;
+		}
+	}
+	if (!moved)
+		unlink(tmp);
+	if (rc == 0)
+		cd_sync_parent(path);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/*
+ * spawn.h: running another program without a shell, bounded in time, and
+ * always reaping it.  For the tools `fix` runs (update-grub, grubby) and
+ * the hooks `watch` starts.
+ */
+#ifndef CD_SPAWN_H
+#define CD_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Start argv[0] (searched in PATH when it has no '/'), stdin from
+ * /dev/null, stdout onto our stderr when out_to_stderr (a tool's chatter
+ * never mixes into a report on stdout), with the environment envp (NULL:
+ * ours).  The child gets the default signal actions and an empty signal
+ * mask.  Returns its pid, or -errno (-ENOENT: no such program). */
+pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr);
+
+/* Wait for pid, at most timeout_ms (<= 0: no limit), then SIGKILL it and
+ * reap it.  Returns its exit status, 128 + the signal that ended it,
+ * -ETIMEDOUT when it was killed at the deadline, or -errno. */
+int cd_spawn_wait(pid_t pid, int timeout_ms);
+
+/* Reap pid if it has ended, without waiting: its status as above, or
+ * -EAGAIN while it runs. */
+int cd_spawn_poll(pid_t pid);
+
+/* cd_spawn, then cd_spawn_wait. */
+int cd_run(char *const argv[], char *const envp[], int timeout_ms);
+
+#endif

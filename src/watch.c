@@ -1,0 +1,580 @@
+/*
+ * watch.c: `clockdoctor watch`: report each clocksource event as it
+ * happens, for as long as it runs.
+ *
+ * Two sources: the kernel log, followed through /dev/kmsg (probe/kmsg.c:
+ * the TSC marked unstable, the watchdog's skew report, a switch, a TSC
+ * ADJUST warning), and current_clocksource, read every interval (a switch
+ * by hand, or one the kernel makes without a word a reader can see).  The
+ * process sleeps in poll() between the two: no busy loop, and a /dev/kmsg
+ * line wakes it at once.  SIGTERM and SIGINT end it cleanly, with status 0.
+ *
+ * CLOCKDOCTOR_SYSFS (as for bench and fix) and CLOCKDOCTOR_KMSG (a file to
+ * follow instead of /dev/kmsg) let the tests drive it without touching the
+ * machine.
+ */
+#include "commands.h"
+#include "diagnose/diagnose.h"
+#include "measure/csswitch.h"
+#include "measure/trace.h"
+#include "output/watchreport.h"
+#include "probe/kmsg.h"
+#include "probe/probe.h"
+#include "util/atomicfile.h"
+#include "util/fsread.h"
+#include "util/spawn.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_HOOKS 4                /* hooks running at once; beyond, an event skips its hook */
+#define HOOK_TIMEOUT_S 60.0
+#define HEARTBEAT_S 60.0           /* the textfile is rewritten at least this often */
+#define LINES_PER_WAKE 512         /* kernel log lines read before the clocksource is looked at */
+#define EV_MAX 16
+#define SYSCALL_WINDOW_S 1.0       /* --syscalls: each count lasts this long */
+
+/* Set by SIGTERM, SIGINT, SIGHUP: the loop ends and the process exits 0.
+ * The only mutable global of the command. */
+static volatile sig_atomic_t watch_stop;
+
+struct watch_opts {
+	double interval, duration;
+	double syscalls_every;         /* --syscalls: seconds between counts; 0 off */
+	bool json, history, quiet;
+	const char *textfile, *hook;
+};
+
+struct hook {
+	pid_t pid;
+	double started;
+};
+
+struct watcher {
+	struct watch_opts o;
+	struct cd_cs cs;
+	struct cd_kmsg kmsg;
+	bool kmsg_open;
+	struct cd_kgroup group;
+	struct cd_watch_state st;
+	struct cd_facts *facts;        /* kernel release and arch, for the vDSO verdict */
+	char last_known[CD_NAME_MAX];  /* the clocksource last read ("" never) */
+	bool unreadable_said;          /* clocksource-unreadable reported, not readable since */
+	bool textfile_dirty;
+	double textfile_written;       /* monotonic */
+	struct hook hooks[MAX_HOOKS];
+	int hooks_skipped;
+	struct cd_tracer *tracer;      /* --syscalls: open during a count */
+	double tracer_opened, next_count; /* monotonic */
+	bool tracer_said;
+	bool failed;                   /* stdout or the textfile could not be written */
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double wall_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void watch_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: clockdoctor watch [-i SECONDS] [--json] [--prometheus-file PATH]\n"
+	        "                         [--exec CMD] [--history] [--syscalls SECONDS]\n"
+	        "                         [-d SECONDS] [--quiet]\n"
+	        "\n"
+	        "Reports each clocksource event as it happens: the kernel marking the TSC\n"
+	        "unstable, the watchdog's skew report, a switch, a TSC ADJUST warning (from\n"
+	        "/dev/kmsg), and any change of current_clocksource (read every interval).\n"
+	        "Runs until SIGTERM or Ctrl-C (exit status 0).  Reading /dev/kmsg needs root or\n"
+	        "CAP_SYSLOG where kernel.dmesg_restrict is 1; without it, watch says so once\n"
+	        "and follows current_clocksource alone.\n"
+	        "\n"
+	        "  -i, --interval SECONDS   read current_clocksource this often (default 1)\n"
+	        "  -j, --json               one JSON object per event, one per line\n"
+	        "  -P, --prometheus-file PATH\n"
+	        "                           keep a node_exporter textfile at PATH up to date\n"
+	        "                           (written atomically; docs/watch.md: the metrics)\n"
+	        "  -e, --exec CMD           run CMD with /bin/sh -c for each event; the event is\n"
+	        "                           in its environment (CLOCKDOCTOR_*), not in CMD\n"
+	        "  -H, --history            first report the events the kernel log holds already\n"
+	        "  -s, --syscalls SECONDS   every SECONDS, count the time system calls of every\n"
+	        "                           process for 1 s (syscall tracepoints: root or\n"
+	        "                           CAP_PERFMON) into the textfile; default off\n"
+	        "  -d, --duration SECONDS   stop after this long (default: run until stopped)\n"
+	        "  -q, --quiet              print no events (with --prometheus-file or --exec)\n"
+	        "\n"
+	        "exit status: 0 stopped by SIGTERM, SIGINT or -d; 2 output could not be written;\n"
+	        "3 bad usage\n"
+	        "\n"
+	        "examples:\n"
+	        "  sudo clockdoctor watch\n"
+	        "  sudo clockdoctor watch --json | jq -c 'select(.event == \"watchdog-skew\")'\n"
+	        "  sudo clockdoctor watch -q -P /var/lib/node_exporter/textfile_collector/w.prom\n"
+	        "  sudo clockdoctor watch -e 'logger -t clockdoctor \"$CLOCKDOCTOR_EVENT\"'\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "clockdoctor watch: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	return CD_EXIT_USAGE;
+}
+
+static bool parse_seconds(const char *s, double lo, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (*end || end == s || !isfinite(v) || v < lo || v > 86400 * 365)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_opts(int argc, char **argv, struct watch_opts *o)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus-file", required_argument, NULL, 'P' },
+		{ "exec", required_argument, NULL, 'e' },
+		{ "history", no_argument, NULL, 'H' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "syscalls", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 1;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "i:jP:e:Hd:qs:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'i':
+			if (!parse_seconds(optarg, 0.05, &o->interval))
+				return usage_error("-i takes seconds, at least 0.05, not '%s'", optarg);
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, 0.001, &o->duration))
+				return usage_error("-d takes seconds, more than 0, not '%s'", optarg);
+			break;
+		case 's':
+			if (!parse_seconds(optarg, 2 * SYSCALL_WINDOW_S, &o->syscalls_every))
+				return usage_error("--syscalls takes seconds, at least 2, not '%s'", optarg);
+			break;
+		case 'j': o->json = true; break;
+		case 'P':
+			if (!optarg[0] || optarg[strlen(optarg) - 1] == '/')
+				return usage_error("--prometheus-file takes a file name, not '%s'", optarg);
+			o->textfile = optarg;
+			break;
+		case 'e':
+			if (!optarg[0])
+				return usage_error("%s", "--exec takes a command");
+			o->hook = optarg;
+			break;
+		case 'H': o->history = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': watch_usage(stdout); return 0;
+		default: watch_usage(stderr); return CD_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->quiet && !o->textfile && !o->hook)
+		return usage_error("%s", "--quiet without --prometheus-file or --exec would report nothing");
+	if (o->syscalls_every > 0 && !o->textfile)
+		return usage_error("%s", "--syscalls writes its count into --prometheus-file: give one");
+	return -1;
+}
+
+/* ---- the textfile ---- */
+
+static void write_textfile(struct watcher *w)
+{
+	if (!w->o.textfile)
+		return;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		return;
+	cd_watch_textfile(mem, &w->st, wall_s());
+	fclose(mem);
+	int rc = cd_write_atomic(w->o.textfile, text, len, 0644, true);
+	free(text);
+	w->textfile_written = mono_s();
+	if (rc < 0 && !w->failed) {
+		fprintf(stderr, "clockdoctor watch: cannot write %s: %s\n", w->o.textfile, strerror(-rc));
+		w->failed = true;
+	} else if (rc == 0) {
+		w->failed = false;
+		w->textfile_dirty = false;
+	}
+}
+
+/* ---- hooks ---- */
+
+static void reap_hooks(struct watcher *w, bool wait_all)
+{
+	double now = mono_s();
+	for (int i = 0; i < MAX_HOOKS; i++) {
+		struct hook *h = &w->hooks[i];
+		if (h->pid <= 0)
+			continue;
+		int rc = wait_all ? cd_spawn_wait(h->pid, 2000) : cd_spawn_poll(h->pid);
+		if (rc == -EAGAIN && now - h->started > HOOK_TIMEOUT_S) {
+			kill(h->pid, SIGKILL);
+			rc = cd_spawn_wait(h->pid, 1000);
+			fprintf(stderr, "clockdoctor watch: the hook ran over %.0f s: killed\n", HOOK_TIMEOUT_S);
+		}
+		if (rc == -EAGAIN)
+			continue;
+		if (rc != 0 && rc != -ETIMEDOUT)
+			fprintf(stderr, "clockdoctor watch: the hook exited with status %d\n", rc);
+		h->pid = 0;
+	}
+}
+
+static void run_hook(struct watcher *w, const struct cd_watch_event *e)
+{
+	reap_hooks(w, false);
+	struct hook *slot = NULL;
+	for (int i = 0; i < MAX_HOOKS && !slot; i++)
+		if (w->hooks[i].pid <= 0)
+			slot = &w->hooks[i];
+	if (!slot) {
+		if (w->hooks_skipped++ == 0)
+			fprintf(stderr, "clockdoctor watch: %d hooks still running: %s not passed to the hook\n",
+			        MAX_HOOKS, e->type);
+		return;
+	}
+	static char buf[65536];
+	static char *env[512];
+	if (cd_watch_env(e, environ, buf, sizeof buf, env, 512) < 0) {
+		fprintf(stderr, "clockdoctor watch: the environment is too large for the hook\n");
+		return;
+	}
+	char *argv[] = { "/bin/sh", "-c", (char *)w->o.hook, NULL };
+	pid_t pid = cd_spawn(argv, env, true);
+	if (pid < 0) {
+		fprintf(stderr, "clockdoctor watch: cannot run the hook: %s\n", strerror((int)-pid));
+		return;
+	}
+	slot->pid = pid;
+	slot->started = mono_s();
+}
+
+/* ---- events ---- */
+
+static void report(struct watcher *w, struct cd_watch_event *e)
+{
+	cd_watch_count(&w->st, e);
+	if (!w->o.quiet) {
+		if (w->o.json)
+			cd_watch_json(stdout, e);
+		else
+			cd_watch_text(stdout, e);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "clockdoctor watch: cannot write the events: %s\n", strerror(errno));
+			w->failed = true;
+			watch_stop = 1;
+		}
+	}
+	w->textfile_dirty = true;
+	if (w->o.hook)
+		run_hook(w, e);
+}
+
+static void report_kernel(struct watcher *w, const struct cd_kgroup_event *k, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct cd_watch_event e = { .type = cd_watch_event_type(k[i].ev.kind), .source = "kmsg",
+		                            .unix_time = wall_s(), .kernel = true, .k = k[i] };
+		report(w, &e);
+	}
+}
+
+static int vdso_of(const struct watcher *w, const char *name)
+{
+	struct cd_cs_verdict v;
+	cd_clocksource_verdict(name, w->facts, &v);
+	return v.vdso == CD_VDSO_YES ? 1 : v.vdso == CD_VDSO_NO || v.vdso == CD_VDSO_SLOW ? 0 : -1;
+}
+
+static void poll_clocksource(struct watcher *w)
+{
+	char now[CD_NAME_MAX]; /* the kernel's names are at most 31 characters */
+	int rc = cd_cs_current(&w->cs, now, sizeof now);
+	if (rc < 0) {
+		/* Said once, until it can be read again. */
+		if (!w->unreadable_said) {
+			struct cd_watch_event e = { .type = "clocksource-unreadable", .source = "sysfs",
+			                            .unix_time = wall_s() };
+			snprintf(e.error, sizeof e.error, "%s: %s", w->cs.current_path, strerror(-rc));
+			w->unreadable_said = true;
+			report(w, &e);
+		}
+		if (w->st.cs_readable)
+			w->textfile_dirty = true;
+		w->st.cs_readable = false;
+		return;
+	}
+	w->unreadable_said = false;
+	if (!w->st.cs_readable)
+		w->textfile_dirty = true;
+	w->st.cs_readable = true;
+	if (w->last_known[0] && strcmp(now, w->last_known) == 0)
+		return;
+	snprintf(w->st.current, sizeof w->st.current, "%s", now);
+	w->st.vdso = vdso_of(w, now);
+	w->textfile_dirty = true;
+	if (w->last_known[0]) {
+		struct cd_watch_event e = { .type = "clocksource-changed", .source = "sysfs", .unix_time = wall_s() };
+		snprintf(e.from, sizeof e.from, "%s", w->last_known);
+		snprintf(e.to, sizeof e.to, "%s", now);
+		report(w, &e);
+	}
+	snprintf(w->last_known, sizeof w->last_known, "%s", now);
+}
+
+/* Read what the kernel log has now, at most LINES_PER_WAKE lines. */
+static void drain_kmsg(struct watcher *w)
+{
+	if (!w->kmsg_open)
+		return;
+	char line[1100];
+	struct cd_kgroup_event evs[EV_MAX];
+	for (int i = 0; i < LINES_PER_WAKE && !watch_stop; i++) {
+		int rc = cd_kmsg_line(&w->kmsg, line, sizeof line);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			fprintf(stderr, "clockdoctor watch: reading %s failed (%s): opening it again\n", w->kmsg.path,
+			        strerror(-rc));
+			cd_kmsg_close(&w->kmsg);
+			w->kmsg_open = cd_kmsg_open(&w->kmsg, getenv("CLOCKDOCTOR_KMSG"), false) == 0;
+			w->st.kmsg_readable = w->kmsg_open;
+			w->textfile_dirty = true;
+			break;
+		}
+		report_kernel(w, evs, cd_kgroup_feed(&w->group, line, mono_s(), evs, EV_MAX));
+	}
+	if (w->kmsg.lost != w->st.kmsg_lost) {
+		w->st.kmsg_lost = w->kmsg.lost;
+		w->textfile_dirty = true;
+	}
+}
+
+/* --syscalls: every syscalls_every seconds, the syscall tracepoints
+ * count every process's time system calls for SYSCALL_WINDOW_S.  Counting
+ * in windows keeps the tracepoints' cost (on every such call) off the
+ * machine most of the time. */
+static void count_syscalls(struct watcher *w, double now)
+{
+	if (w->o.syscalls_every <= 0)
+		return;
+	if (!w->tracer && now >= w->next_count) {
+		struct cd_trace_opts to = { .pid = 0, .initial_period = 1ull << 40, .target_samples = 1 };
+		struct cd_trace_error e;
+		w->tracer = cd_tracer_open(&to, &e);
+		w->tracer_opened = mono_s();
+		w->next_count = now + w->o.syscalls_every;
+		if (!w->tracer && !w->tracer_said) {
+			fprintf(stderr, "clockdoctor watch: --syscalls: cannot count time system calls: %s\n", e.msg);
+			w->tracer_said = true;
+		}
+		return;
+	}
+	if (w->tracer && now - w->tracer_opened >= SYSCALL_WINDOW_S) {
+		uint64_t all[CD_TSYS_N];
+		int64_t pid[CD_TSYS_N];
+		cd_tracer_counts(w->tracer, all, pid);
+		double secs = mono_s() - w->tracer_opened;
+		cd_tracer_close(w->tracer);
+		w->tracer = NULL;
+		uint64_t total = 0;
+		for (int i = 0; i < CD_TSYS_N; i++)
+			total += all[i];
+		w->st.have_syscall_rate = true;
+		w->st.syscall_rate = secs > 0 ? (double)total / secs : 0;
+		w->textfile_dirty = true;
+	}
+}
+
+/* Seconds until count_syscalls has something to do. */
+static double syscalls_due(const struct watcher *w, double now)
+{
+	if (w->o.syscalls_every <= 0)
+		return -1;
+	double at = w->tracer ? w->tracer_opened + SYSCALL_WINDOW_S : w->next_count;
+	return at > now ? at - now : 0;
+}
+
+/* The kernel release and architecture, for cd_clocksource_verdict. */
+static void light_facts(struct cd_facts *f)
+{
+	char buf[256];
+	f->kernel.ver_major = f->kernel.ver_minor = f->kernel.ver_patch = -1;
+	if (cd_read_small("/", "/proc/sys/kernel/osrelease", buf, sizeof buf) > 0) {
+		snprintf(f->kernel.release, sizeof f->kernel.release, "%.*s", (int)sizeof f->kernel.release - 1, buf);
+		f->kernel.have_release = true;
+		cd_parse_kernel_release(buf, &f->kernel);
+	}
+	if (cd_read_small("/", "/proc/cmdline", f->kernel.cmdline, sizeof f->kernel.cmdline) >= 0) {
+		f->kernel.have_cmdline = true;
+		cd_parse_cmdline(f->kernel.cmdline, &f->kernel);
+	}
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(f->cpu.arch, sizeof f->cpu.arch, "%.*s", (int)sizeof f->cpu.arch - 1, u.machine);
+}
+
+static void open_kmsg(struct watcher *w)
+{
+	const char *path = getenv("CLOCKDOCTOR_KMSG");
+	int rc = cd_kmsg_open(&w->kmsg, path && *path ? path : NULL, w->o.history);
+	w->kmsg_open = rc == 0;
+	w->st.kmsg_readable = w->kmsg_open;
+	if (rc == -EPERM || rc == -EACCES) {
+		char restrict_val[16] = "";
+		cd_read_small("/", "/proc/sys/kernel/dmesg_restrict", restrict_val, sizeof restrict_val);
+		fprintf(stderr, "clockdoctor watch: cannot read the kernel log (%s: %s): kernel.dmesg_restrict "
+		        "is %s and this process lacks CAP_SYSLOG; run as root or grant CAP_SYSLOG. Watching "
+		        "current_clocksource only.\n", w->kmsg.path, strerror(-rc),
+		        restrict_val[0] ? restrict_val : "unknown");
+	} else if (rc < 0) {
+		fprintf(stderr, "clockdoctor watch: cannot read the kernel log (%s: %s). Watching "
+		        "current_clocksource only.\n", w->kmsg.path, strerror(-rc));
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a reader that went away shows as a write error */
+}
+
+static void loop(struct watcher *w)
+{
+	double start = mono_s(), next_poll = start + w->o.interval;
+	struct cd_kgroup_event evs[EV_MAX];
+	while (!watch_stop) {
+		double now = mono_s();
+		if (w->o.duration > 0 && now - start >= w->o.duration)
+			break;
+		double wait = next_poll - now;
+		double due = cd_kgroup_due(&w->group, now);
+		if (due >= 0 && due < wait)
+			wait = due;
+		due = syscalls_due(w, now);
+		if (due >= 0 && due < wait)
+			wait = due;
+		if (w->o.duration > 0 && start + w->o.duration - now < wait)
+			wait = start + w->o.duration - now;
+		int ms = wait > 0 ? (int)ceil(wait * 1000) : 0;
+		struct pollfd pfd = { .fd = w->kmsg.fd, .events = POLLIN };
+		bool pollable = w->kmsg_open && w->kmsg.device;
+		int pr = poll(pollable ? &pfd : NULL, pollable ? 1 : 0, ms);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (watch_stop)
+			break;
+		/* A device wakes us when a record comes; a file is read each pass. */
+		if (!pollable || pr > 0)
+			drain_kmsg(w);
+		now = mono_s();
+		report_kernel(w, evs, cd_kgroup_flush(&w->group, now, false, evs, EV_MAX));
+		if (now >= next_poll) {
+			poll_clocksource(w);
+			next_poll += w->o.interval;
+			if (next_poll < now)
+				next_poll = now + w->o.interval;
+		}
+		count_syscalls(w, now);
+		if (w->o.hook)
+			reap_hooks(w, false);
+		if (w->textfile_dirty || now - w->textfile_written >= HEARTBEAT_S)
+			write_textfile(w);
+	}
+	/* A report held for its next lines is complete enough now. */
+	drain_kmsg(w);
+	report_kernel(w, evs, cd_kgroup_flush(&w->group, mono_s(), true, evs, EV_MAX));
+	if (w->tracer)
+		cd_tracer_close(w->tracer);
+	write_textfile(w);
+	if (w->o.hook)
+		reap_hooks(w, true);
+}
+
+int cd_cmd_watch(int argc, char **argv)
+{
+	struct watcher *w = calloc(1, sizeof *w);
+	struct cd_facts *facts = calloc(1, sizeof *facts);
+	if (!w || !facts || cd_kgroup_init(&w->group) != 0) {
+		fprintf(stderr, "clockdoctor watch: out of memory\n");
+		free(w);
+		free(facts);
+		return 2;
+	}
+	w->o.interval = 1.0;
+	int rc = parse_opts(argc, argv, &w->o);
+	if (rc >= 0)
+		goto out;
+	if (cd_cs_init(&w->cs, NULL, NULL) != 0) {
+		rc = usage_error("%s", "a path is too long (CLOCKDOCTOR_SYSFS)");
+		goto out;
+	}
+	watch_stop = 0;
+	install_signals();
+	w->facts = facts;
+	light_facts(facts);
+	w->st.start_time = wall_s();
+	w->kmsg.fd = -1;
+	open_kmsg(w);
+	poll_clocksource(w);
+	fprintf(stderr, "Watching %s every %g s%s%s.%s\n", w->cs.current_path, w->o.interval,
+	        w->kmsg_open ? " and the kernel log " : "", w->kmsg_open ? w->kmsg.path : "",
+	        w->o.duration > 0 ? "" : " Ctrl-C or SIGTERM ends.");
+	write_textfile(w);
+	loop(w);
+	if (w->kmsg_open)
+		cd_kmsg_close(&w->kmsg);
+	rc = w->failed ? 2 : 0;
+out:
+	cd_kgroup_free(&w->group);
+	free(facts);
+	free(w);
+	return rc;
+}

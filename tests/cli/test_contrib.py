@@ -1,0 +1,125 @@
+"""contrib/ checked by the tools that will read it: the systemd unit by
+`systemd-analyze verify` (Debian's systemd), the alerting rules by
+`promtool check rules` and their own unit tests by `promtool test rules`
+(Debian's prometheus).  A missing tool fails under CI (CI=true) or
+LAB_REQUIRE=1, and skips loudly otherwise."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BINARY, ROOT
+
+CONTRIB = ROOT / "contrib"
+UNIT = CONTRIB / "clockdoctor-watch.service"
+RULES = CONTRIB / "prometheus" / "clockdoctor.rules.yml"
+RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
+
+
+def need(tool, package):
+    path = shutil.which(tool)
+    if path:
+        return path
+    msg = "%s is not installed (apt-get install %s): contrib/ NOT checked" % (tool, package)
+    if os.environ.get("CI") == "true" or os.environ.get("LAB_REQUIRE") == "1":
+        pytest.fail(msg, pytrace=False)
+    sys.__stderr__.write("\n!!! SKIPPED: %s\n" % msg)
+    pytest.skip(msg)
+
+
+def unit_root(tmp_path, unit_text):
+    """A root for `systemd-analyze verify --root`: the system's own units
+    (sysinit.target and the rest that a service pulls in), the unit under
+    /etc/systemd/system, and the commands it runs at the paths it names (the
+    freshly built clockdoctor for /usr/local/bin/clockdoctor), so that the
+    check of ExecStart= is real, not waived."""
+    root = tmp_path / "root"
+    for d in ("usr/lib/systemd", "etc/systemd/system", "usr/local/bin", "bin"):
+        (root / d).mkdir(parents=True)
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+    shutil.copy2(BINARY, root / "usr/local/bin/clockdoctor")
+    shutil.copy2(shutil.which("mkdir"), root / "bin/mkdir")
+    (root / "etc/systemd/system" / UNIT.name).write_text(unit_text)
+    man = tmp_path / "man" / "man1"
+    man.mkdir(parents=True)
+    shutil.copy2(ROOT / "docs/clockdoctor.1", man / "clockdoctor.1")
+    return root
+
+
+def verify(tmp_path, unit_text):
+    tool = need("systemd-analyze", "systemd")
+    root = unit_root(tmp_path, unit_text)
+    # MANPATH: Documentation=man:clockdoctor(1) is checked against this
+    # tree's man page, as `make install` would put it.
+    env = dict(os.environ, MANPATH=str(tmp_path / "man"), SYSTEMD_LOG_COLOR="0")
+    p = subprocess.run([tool, "verify", "--root=%s" % root, "/etc/systemd/system/" + UNIT.name],
+                       capture_output=True, text=True, timeout=120, env=env)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def test_unit_verifies(tmp_path):
+    rc, out = verify(tmp_path, UNIT.read_text())
+    # Not only the exit status: verify says "Unknown key ..." and still
+    # exits 0, so any word from it is a failure.
+    assert (rc, out) == (0, "")
+
+
+@pytest.mark.parametrize("change, words", [
+    (("ProtectSystem=strict", "ProtectSystm=strict"), "Unknown key"),
+    (("DeviceAllow=/dev/kmsg r", "DeviceAllow=kmsg r"), "Invalid device node path"),
+    (("ExecStart=/usr/local/bin/clockdoctor", "ExecStart=/usr/local/bin/clockdoctorx"),
+     "is not executable"),
+])
+def test_verify_catches_mistakes(tmp_path, change, words):
+    """The check above is strict: each of these mistakes makes it fail."""
+    text = UNIT.read_text()
+    assert change[0] in text
+    rc, out = verify(tmp_path, text.replace(change[0], change[1], 1))
+    assert words in out, out
+
+
+def test_unit_least_privilege():
+    text = UNIT.read_text()
+    for line in ("CapabilityBoundingSet=CAP_SYSLOG", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                 "ReadWritePaths=/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
+                 "DevicePolicy=closed", "DeviceAllow=/dev/kmsg r",
+                 "ExecStart=/usr/local/bin/clockdoctor watch --prometheus-file "
+                 "/var/lib/node_exporter/textfile_collector/clockdoctor-watch.prom"):
+        assert line + "\n" in text, line
+    # Either of these would hide /dev/kmsg from the service.
+    assert "ProtectKernelLogs=yes" not in text and "PrivateDevices=yes" not in text
+
+
+def test_rules_check():
+    tool = need("promtool", "prometheus")
+    p = subprocess.run([tool, "check", "rules", str(RULES)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "SUCCESS: 8 rules found" in p.stdout
+
+
+def test_rules_fire_as_written():
+    """promtool's own unit tests of the rules: each alert fires on the series
+    it is written for, with its labels and annotations, and not otherwise."""
+    tool = need("promtool", "prometheus")
+    p = subprocess.run([tool, "test", "rules", RULES_TEST.name], capture_output=True, text=True,
+                       timeout=60, cwd=RULES_TEST.parent)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "SUCCESS" in p.stdout
+
+
+def test_rules_use_metrics_that_exist(cd, tmp_path):
+    """Every metric the rules name is one that check or watch writes."""
+    import re
+    names = set(re.findall(r"\b(clockdoctor_[a-z_]+)", RULES.read_text()))
+    prom = tmp_path / "w.prom"
+    env = {"CLOCKDOCTOR_KMSG": str(tmp_path / "none")}
+    watch = cd("watch", "-d", "0.2", "-P", str(prom), env=env)
+    assert watch.rc == 0, watch.err
+    check = cd("check", "--prometheus", "--root", str(ROOT / "tests/fixtures/qemu-tcg-smp2-hpet"))
+    written = prom.read_text() + check.out
+    # --syscalls needs root and tracefs: its metric's name is checked in the code.
+    written += (ROOT / "src/output/watchreport.c").read_text()
+    for name in names:
+        assert name in written, name

@@ -1,0 +1,415 @@
+"""`clockdoctor run` and the accelerator (libfastclock-preload.so) as a user runs them.
+
+The development machine runs on tsc, where the accelerator rightly steps
+aside; FASTCLOCK=force makes it serve, and a fake sysfs on hpet
+(FASTCLOCK_SYSFS) with a verdict file for this boot (FASTCLOCK_VERDICT)
+takes the automatic path that a slow machine takes.  Whether a call was
+served is counted exactly: the test spy libcdspy.so, preloaded after the
+accelerator, sees every call the accelerator hands on to libc, and none
+that it serves.
+"""
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+import textwrap
+
+import pytest
+
+from conftest import BINARY, as_user
+
+BUILD = os.path.dirname(os.path.abspath(BINARY))
+PRELOAD = os.path.join(BUILD, "libfastclock-preload.so")
+PROGS = os.path.join(BUILD, "progs")
+SPY = os.path.join(PROGS, "libcdspy.so")
+CLOCKLOOP = os.path.join(PROGS, "clockloop")
+SERVED = ("realtime", "monotonic", "raw", "boottime", "tai", "gettimeofday", "timespec_get")
+PASSED = ("coarse", "cputime")
+
+
+def boot_id():
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        return f.read().strip()
+
+
+def env_with(**kw):
+    e = dict(os.environ)
+    for k in ("LD_PRELOAD", "FASTCLOCK", "FASTCLOCK_INFO", "FASTCLOCK_VERDICT", "FASTCLOCK_SYSFS",
+              "CLOCKDOCTOR_PRELOAD"):
+        e.pop(k, None)
+    e.update({k: v for k, v in kw.items() if v is not None})
+    # Under SANITIZE=1 the command is built with ASan, which refuses to
+    # start behind a preload (the spy) unless told it may.
+    e["ASAN_OPTIONS"] = ":".join(x for x in (e.get("ASAN_OPTIONS"), "verify_asan_link_order=0") if x)
+    return e
+
+
+def sh(args, timeout=120, **kw):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env_with(**kw))
+    return p
+
+
+def cdrun(*args, **kw):
+    return sh([BINARY, "run", *args], **kw)
+
+
+def clockloop(preload, ways=SERVED + PASSED, calls=20000, **kw):
+    p = sh([CLOCKLOOP, "-n", str(calls), "-b", "2", *ways], LD_PRELOAD=preload, **kw)
+    assert p.returncode == 0, p.stderr
+    out = {}
+    for line in p.stdout.splitlines():
+        name, ns, passed = line.split()
+        out[name] = (float(ns), int(passed))
+    return out, p.stderr
+
+
+def info_line(stderr):
+    lines = [x for x in stderr.splitlines() if x.startswith("fastclock-preload[")]
+    assert len(lines) == 1, stderr
+    return lines[0], dict(re.findall(r"(\w+)=([^\s:;]+)", lines[0]))
+
+
+@pytest.fixture(scope="module")
+def built():
+    for p in (BINARY, PRELOAD, SPY, CLOCKLOOP):
+        if not os.path.exists(p):
+            pytest.fail("%s is not built: run make cli" % p)
+
+
+@pytest.fixture
+def cc(tmp_path):
+    """Compiles a small C program into tmp_path."""
+    def build(name, src, *flags):
+        c = tmp_path / (name + ".c")
+        c.write_text(textwrap.dedent(src))
+        out = tmp_path / name
+        p = subprocess.run([os.environ.get("CC", "cc"), "-O1", "-o", str(out), str(c), *flags],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            pytest.skip("cannot compile %s: %s" % (name, p.stderr[-300:]))
+        return str(out)
+    return build
+
+
+SHOW_ENV = """
+    #include <stdio.h>
+    #include <stdlib.h>
+    int main(int argc, char **argv) {
+        const char *p = getenv("LD_PRELOAD");
+        printf("LD_PRELOAD=%s\\n", p ? p : "(unset)");
+        return argc > 1 ? atoi(argv[1]) : 0;
+    }
+"""
+
+
+@pytest.fixture
+def fake_hpet(tmp_path):
+    """A sysfs on hpet and a verdict writer, for the automatic path."""
+    cs = tmp_path / "sys/devices/system/clocksource/clocksource0"
+    cs.mkdir(parents=True)
+    (cs / "current_clocksource").write_text("hpet\n")
+    (cs / "available_clocksource").write_text("hpet acpi_pm\n")
+
+    def verdict(v="sound", boot=None):
+        f = tmp_path / "tsc-verdict"
+        f.write_text("boot_id=%s\nverdict=%s\ncounter_hz=0\nclocksource=hpet\ntime=1\n" % (boot or boot_id(), v))
+        f.chmod(0o644)
+        return str(f)
+    return str(tmp_path / "sys"), verdict
+
+
+# ---- the command ----
+
+def test_help_and_usage(built):
+    p = cdrun("--help")
+    assert p.returncode == 0
+    for opt in ("-q, --quiet", "--verify", "FASTCLOCK=auto|off|force", "exit status", "examples:"):
+        assert opt in p.stdout, opt
+    p = cdrun()
+    assert p.returncode == 125 and "no program given" in p.stderr
+    p = cdrun("--bogus", "true")
+    assert p.returncode == 125
+
+
+def test_not_found_not_executable_directory(built, tmp_path):
+    p = cdrun("--", "no-such-program-xyz")
+    assert p.returncode == 127
+    assert "no-such-program-xyz: command not found" in p.stderr
+    p = cdrun("--", str(tmp_path / "missing"))
+    assert p.returncode == 127 and "No such file or directory" in p.stderr
+    f = tmp_path / "data"
+    f.write_text("not a program\n")
+    p = cdrun("--", str(f))
+    assert p.returncode == 126 and "Permission denied" in p.stderr
+    p = cdrun("--", str(tmp_path))
+    assert p.returncode == 126 and "Is a directory" in p.stderr
+
+
+def test_exit_status_args_and_quiet(built, cc):
+    prog = cc("show", SHOW_ENV)
+    p = cdrun("--", prog, "7")
+    assert p.returncode == 7
+    cs = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    if cs == "tsc":
+        assert p.stderr == "clockdoctor run: not accelerating %s: nothing to gain: the kernel's clocksource " \
+                           "tsc is read by the vDSO, without a system call; running it unchanged\n" % prog
+        # on a healthy machine the program starts exactly as without `run`
+        assert p.stdout == "LD_PRELOAD=(unset)\n"
+    p = cdrun("-q", "--", prog, "3")
+    assert p.returncode == 3 and p.stderr == ""
+    # options after PROGRAM are PROGRAM's own
+    p = cdrun("-q", "sh", "-c", "echo $0 $1; exit 4", "x", "-q")
+    assert p.returncode == 4 and p.stdout == "x -q\n"
+
+
+def test_static_binary(built, cc):
+    prog = cc("static", "int main(void) { return 5; }\n", "-static")
+    p = cdrun("--", prog, FASTCLOCK="force")
+    assert p.returncode == 5
+    assert "cannot accelerate %s: it is statically linked (no program interpreter), so LD_PRELOAD cannot " \
+           "reach its time calls; running it unchanged" % prog in p.stderr
+
+
+def test_script_judged_by_its_interpreter(built, tmp_path, cc):
+    static = cc("static", "int main(void) { return 0; }\n", "-static")
+    s = tmp_path / "script"
+    s.write_text("#!%s\n" % static)
+    s.chmod(0o755)
+    p = cdrun("--", str(s))
+    assert p.returncode == 0
+    assert "its interpreter %s is statically linked" % static in p.stderr
+
+
+def test_go_program(built, tmp_path):
+    go = shutil.which("go") or ("/usr/local/go/bin/go" if os.access("/usr/local/go/bin/go", os.X_OK) else None)
+    if not go:
+        pytest.skip("no Go toolchain")
+    (tmp_path / "main.go").write_text('package main\nimport ("fmt"; "time")\n'
+                                      'func main() { fmt.Println(time.Now().Year() > 2000) }\n')
+    env = dict(os.environ, GOCACHE=str(tmp_path / "cache"), GOPATH=str(tmp_path / "gopath"),
+               HOME=str(tmp_path), CGO_ENABLED="1")
+    b = subprocess.run([go, "build", "-o", str(tmp_path / "goprog"), str(tmp_path / "main.go")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    if b.returncode != 0:
+        pytest.skip("go build failed: " + b.stderr[-300:])
+    p = cdrun("--", str(tmp_path / "goprog"), FASTCLOCK="force")
+    assert p.returncode == 0 and p.stdout == "true\n"
+    assert "is a Go program (.note.go.buildid): Go's runtime calls the vDSO itself, past libc" in p.stderr
+
+
+def test_setuid_program(built, cc):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a setuid-root program")
+    src = cc("suid", SHOW_ENV)
+    d = tempfile.mkdtemp(prefix="cd-run-suid-")   # reachable by nobody, unlike tmp_path
+    try:
+        os.chmod(d, 0o755)
+        prog = os.path.join(d, "suid")
+        shutil.copy(src, prog)
+        os.chown(prog, 0, 0)
+        os.chmod(prog, 0o4755)
+        if os.statvfs(prog).f_flag & os.ST_NOSUID:
+            pytest.skip("%s is on a nosuid file system" % d)
+        p = subprocess.run(as_user([BINARY, "run", "--", prog]), capture_output=True, text=True, timeout=60,
+                           env=env_with(FASTCLOCK="force"))
+        assert p.returncode == 0, p.stderr
+        assert "cannot accelerate %s: it is setuid (to uid 0), and the dynamic loader ignores LD_PRELOAD " \
+               "for such programs" % prog in p.stderr
+        assert p.stdout == "LD_PRELOAD=(unset)\n"
+        # root running a setuid-root program changes no ids: LD_PRELOAD works
+        p = cdrun("--", prog, FASTCLOCK="force")
+        assert "accelerating %s: FASTCLOCK=force" % prog in p.stderr
+        assert p.stdout == "LD_PRELOAD=%s\n" % os.path.realpath(PRELOAD)
+    finally:
+        shutil.rmtree(d, True)
+
+
+def test_preload_appended_and_not_doubled(built, cc):
+    prog = cc("show", SHOW_ENV)
+    real = os.path.realpath(PRELOAD)
+    p = cdrun("--", prog, FASTCLOCK="force", LD_PRELOAD=SPY)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "LD_PRELOAD=%s:%s\n" % (SPY, real)
+    assert "clockdoctor run: accelerating %s: FASTCLOCK=force" % prog in p.stderr
+    p = cdrun("-q", "--", prog, FASTCLOCK="force", LD_PRELOAD="%s %s" % (SPY, real))
+    assert p.stdout == "LD_PRELOAD=%s %s\n" % (SPY, real)
+    # CLOCKDOCTOR_PRELOAD names it; a wrong one is said, and the program runs unchanged
+    p = cdrun("--", prog, FASTCLOCK="force", CLOCKDOCTOR_PRELOAD="/nonexistent/libx.so")
+    assert p.returncode == 0 and p.stdout == "LD_PRELOAD=(unset)\n"
+    assert "cannot accelerate %s: CLOCKDOCTOR_PRELOAD=/nonexistent/libx.so: No such file" % prog in p.stderr
+
+
+# ---- the accelerator ----
+
+def test_force_serves_every_served_id(built):
+    """FASTCLOCK=force: every served id and gettimeofday come from the
+    library (the spy sees none of them), the others are handed on."""
+    out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK="force", FASTCLOCK_INFO="1")
+    line, kv = info_line(err)
+    assert "serving clock_gettime and gettimeofday from the counter" in line
+    assert kv["counter"] in ("tsc", "cntvct_el0") and "FASTCLOCK=force" in line
+    for w in SERVED:
+        assert out[w][1] == 0, (w, out)
+    for w in PASSED:
+        assert out[w][1] == 2 * 20000, (w, out)
+
+
+def test_auto_steps_aside_on_a_healthy_machine(built):
+    cs = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    if cs not in ("tsc", "arch_sys_counter", "kvm-clock"):
+        pytest.skip("this machine's clocksource is %s" % cs)
+    out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_INFO="1")
+    line, kv = info_line(err)
+    assert "stepping aside" in line and kv["vdso"] == "fast"
+    for w in SERVED + PASSED:
+        assert out[w][1] == 2 * 20000, (w, out)
+    # FASTCLOCK=off: handed on, and no line unless asked
+    out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK="off")
+    assert err == "" and all(out[w][1] == 2 * 20000 for w in SERVED)
+
+
+def test_auto_on_a_slow_clocksource_with_a_sound_verdict(built, cc, fake_hpet):
+    """The automatic path of a machine on hpet: served with this boot's
+    sound verdict, and `run` says why or why not for each verdict."""
+    sysfs, verdict = fake_hpet
+    good = verdict("sound")
+    out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_INFO="1", FASTCLOCK_SYSFS=sysfs,
+                         FASTCLOCK_VERDICT=good)
+    line, kv = info_line(err)
+    assert "serving" in line, line
+    assert kv["reason"] == "verified" and kv["clocksource"] == "hpet" and kv["vdso"] == "slow"
+    assert all(out[w][1] == 0 for w in SERVED), out
+    prog = cc("show", SHOW_ENV)
+    p = cdrun("--", prog, FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=good)
+    assert "accelerating %s: the kernel's clocksource hpet makes every time call a system call, and " \
+           "`clockdoctor tsc` found the TSC sound on this boot" % prog in p.stderr
+    assert p.stdout == "LD_PRELOAD=%s\n" % os.path.realpath(PRELOAD)
+
+    for v, boot, says in (("unsound", None, "found the TSC unsound on this boot"),
+                          ("unknown", None, "could not conclude on this boot"),
+                          ("sound", "00000000-0000-4000-8000-000000000000", "is from another boot")):
+        f = verdict(v, boot)
+        p = cdrun("--", prog, FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=f)
+        assert says in p.stderr, (v, p.stderr)
+        assert "running it on the kernel's clock" in p.stderr
+        assert p.stdout == "LD_PRELOAD=(unset)\n"
+        out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=f)
+        assert all(out[w][1] == 2 * 20000 for w in SERVED), (v, out)
+    p = cdrun("--", prog, FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=good + ".missing")
+    assert "no sound TSC verdict for this boot" in p.stderr
+    assert "run `clockdoctor tsc` as root, or `clockdoctor run --verify`" in p.stderr
+    # a verdict others could have written is not trusted
+    os.chmod(good, 0o666)
+    p = cdrun("--", prog, FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=good)
+    assert "not accelerating" in p.stderr and p.stdout == "LD_PRELOAD=(unset)\n"
+
+
+def test_errors_are_the_kernels(built):
+    """Every bad argument behaves as without the accelerator: the same
+    return value and errno, or the same crash where the vDSO of this
+    machine itself faults (a NULL or kernel pointer on a clocksource the
+    vDSO reads; on hpet they are the kernel's EFAULT, see the lab)."""
+    prog = os.path.join(PROGS, "clockerrs")
+    for case in ("ok", "badid", "dynid", "null", "kernelptr", "page0", "tz", "tvnull", "tvbad", "tsgbase"):
+        plain = sh([prog, case])
+        fast = sh([prog, case], LD_PRELOAD=PRELOAD, FASTCLOCK="force")
+        assert (fast.returncode, fast.stdout) == (plain.returncode, plain.stdout), case
+    assert sh([prog, "ok"], LD_PRELOAD=PRELOAD, FASTCLOCK="force").stdout == "0 1234\n"
+    assert sh([prog, "badid"], LD_PRELOAD=PRELOAD, FASTCLOCK="force").stdout == "-1 22\n"
+
+
+def test_inconsistency_under_force(built):
+    """Every served id, 4 threads, never backwards, within the bound."""
+    prog = os.path.join(PROGS, "inconsistency")
+    p = sh([prog, "-t", "0.4", "-T", "4"], LD_PRELOAD=PRELOAD, FASTCLOCK="force", timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert [x.split()[0] for x in lines] == ["realtime", "monotonic", "raw", "boottime", "tai", "gettimeofday"]
+    for x in lines:
+        assert x.endswith(" PASS"), x
+        assert " backwards=0 cross_thread_backwards=0 " in x
+
+
+def test_signals_fork_exec_under_force(built):
+    prog = os.path.join(PROGS, "sigforkexec")
+    p = sh([prog, "-t", "1.5"], LD_PRELOAD=PRELOAD, FASTCLOCK="force", timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "child_failures=0 backwards=0 handler_backwards=0 thread_backwards=0 PASS" in p.stdout
+    m = re.search(r"signals=(\d+) forks=(\d+) execs=(\d+)", p.stdout)
+    assert int(m.group(1)) > 100 and int(m.group(2)) > 20 and int(m.group(3)) > 10
+
+
+def test_odd_processes_start(built, tmp_path):
+    """No /proc or /sys view, closed stderr, a seccomp-free but minimal
+    environment: the constructor neither crashes nor hangs."""
+    p = sh(["/bin/true"], LD_PRELOAD=PRELOAD, FASTCLOCK="force", FASTCLOCK_SYSFS=str(tmp_path / "none"),
+           FASTCLOCK_VERDICT=str(tmp_path / "none"), FASTCLOCK_INFO="1")
+    assert p.returncode == 0
+    p = subprocess.run(["/bin/sh", "-c", "exec 2>&-; /bin/true"], env=env_with(LD_PRELOAD=PRELOAD,
+                       FASTCLOCK_INFO="1"), timeout=30)
+    assert p.returncode == 0
+
+
+# ---- the verdict that tsc saves, and --verify ----
+
+def test_tsc_saves_the_verdict_run_reads_it(built, tmp_path):
+    state = tmp_path / "state"
+    p = sh([BINARY, "tsc", "-d", "0.05", "--quick"], CLOCKDOCTOR_STATE_DIR=str(state))
+    assert p.returncode in (0, 1, 2)
+    verdict = {0: "sound", 1: "unknown", 2: "unsound"}[p.returncode]
+    assert "clockdoctor tsc: saved the verdict (%s) for this boot in %s/tsc-verdict" % (verdict, state) in p.stderr
+    f = state / "tsc-verdict"
+    assert stat.S_IMODE(f.stat().st_mode) == 0o644 and stat.S_IMODE(state.stat().st_mode) == 0o755
+    kv = dict(x.split("=", 1) for x in f.read_text().splitlines())
+    assert kv["boot_id"] == boot_id() and kv["verdict"] == verdict
+    assert float(kv["counter_hz"]) > 1e6 and kv["clocksource"]
+    # run passes the moved state folder on to the program's library
+    p = cdrun("--", "sh", "-c", "echo $FASTCLOCK_VERDICT", CLOCKDOCTOR_STATE_DIR=str(state))
+    assert p.stdout == "%s/tsc-verdict\n" % state
+
+
+def test_tsc_as_user_says_it_could_not_save(built):
+    p = subprocess.run(as_user([BINARY, "tsc", "-d", "0.05", "--quick"]), capture_output=True, text=True,
+                       timeout=60, env=env_with(CLOCKDOCTOR_STATE_DIR="/run/clockdoctor-test-not-ours"))
+    assert "clockdoctor tsc: could not save the verdict in /run/clockdoctor-test-not-ours: not root" \
+        in p.stderr, p.stderr
+    assert not os.path.exists("/run/clockdoctor-test-not-ours")
+
+
+def test_verify_needs_root(built):
+    p = subprocess.run(as_user([BINARY, "run", "--verify", "--", "true"]), capture_output=True, text=True,
+                       timeout=60, env=env_with(CLOCKDOCTOR_STATE_DIR=""))
+    assert p.returncode == 125
+    assert "--verify needs root" in p.stderr
+
+
+def test_verify_as_root(built, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    state = tmp_path / "st"
+    p = cdrun("--verify", "--", "sh", "-c", "exit 9", CLOCKDOCTOR_STATE_DIR=str(state), timeout=120)
+    assert p.returncode == 9, p.stderr
+    assert "clockdoctor run: verifying the TSC" in p.stderr
+    assert re.search(r"clockdoctor run: TSC (sound|unknown|unsound): .*saved the verdict", p.stderr), p.stderr
+    assert (state / "tsc-verdict").exists()
+    # one line about the program, after the verification
+    assert len([x for x in p.stderr.splitlines() if "ing sh" in x]) == 1, p.stderr
+
+
+def test_installed_tree_finds_its_preload(built, tmp_path):
+    """make install puts the accelerator in $(LIBDIR); the installed command
+    finds it beside itself (bin/../lib) and appends that path."""
+    dest = tmp_path / "pkg"
+    subprocess.run(["make", "-s", "install", "PREFIX=/usr", "DESTDIR=%s" % dest],
+                   cwd=os.path.dirname(BUILD), check=True, capture_output=True, timeout=600)
+    lib = dest / "usr/lib/libfastclock-preload.so"
+    assert lib.exists() and os.access(lib, os.X_OK)
+    syms = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True).stdout
+    exported = {line.split()[-1] for line in syms.splitlines() if " T " in line}
+    assert exported == {"clock_gettime", "__clock_gettime", "gettimeofday", "__gettimeofday", "timespec_get",
+                        "fastclock_preload_info"}, exported
+    p = sh([str(dest / "usr/bin/clockdoctor"), "run", "--", "sh", "-c", "echo $LD_PRELOAD"], FASTCLOCK="force")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "%s\n" % os.path.realpath(lib)

@@ -1,0 +1,50 @@
+"""fastclock-verdict-hz: a verdict's counter_hz that is wrong does not make
+the library wrong.  The guest of fastclock-verified (kernel on hpet, TSC
+refused by the kernel, invariant bit present); a sound verdict for this boot
+whose counter_hz is 0.2 % above the TSC frequency the kernel detected at
+boot (a verdict taken with another counter, or a bad measurement).  The
+library measures the counter against the kernel anyway (it re-anchors on
+it), so after the first 0.5 s every read must be within the error bound
+fc_info reports, and the frequency it reports within 100 ppm of the
+kernel's."""
+from fastclock_lab import INVTSC_CPU, PROGRAMS, Follow  # noqa: F401
+
+SMP = 2
+CPU = INVTSC_CPU
+APPEND = "tsc=unstable"
+TIMEOUT = 40
+
+STEPS = [
+    ("follow", r"""
+mhz=$(dmesg | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
+hz=$(awk "BEGIN { printf \"%.0f\", $mhz * 1e6 * 1.002 }")
+echo "kernel_mhz $mhz"
+printf 'boot_id=%s\nverdict=sound\ncounter_hz=%s\n' "$(cat /proc/sys/kernel/random/boot_id)" $hz > /tmp/vh
+chmod 644 /tmp/vh
+cat /tmp/vh
+FASTCLOCK_VERDICT=/tmp/vh taskset 1 fcprobe follow 2.5 -i 250
+""", 30),
+]
+
+CLOCKS = ("mono", "rt", "raw", "tai")
+
+
+def check(r):
+    f = r["follow"]
+    assert f.rc == 0, f.stderr
+    mhz = float(f.stdout.split("kernel_mhz ", 1)[1].split()[0])
+    fo = Follow(f.stdout)
+    print(fo.table(CLOCKS))
+    info = fo.summary["info"]
+    print("kernel: %.3f MHz; verdict: %s; library: %.3f MHz from %s +-%g ppm, bound %d ns" % (
+        mhz, [x for x in f.stdout.splitlines() if x.startswith("counter_hz=")], info["counter_hz"] / 1e6,
+        info["freq_from"], info["freq_err_ppm"], info["error_bound_ns"]))
+    assert (info["source"], info["reason"]) == ("counter", "verified"), info
+    for cl in ("mono", "raw", "boot", "rt", "tai"):
+        assert fo.summary[cl]["back"] == 0, (cl, fo.summary[cl])
+    late = [x for x in fo.intervals if x["t0"] >= fo.start["t"] + 500000000]
+    assert len(late) >= 5
+    # the kernel's figure is to 1 kHz: 100 ppm is far above that
+    assert abs(info["counter_hz"] / (mhz * 1e6) - 1) < 100e-6, info
+    for cl in CLOCKS:
+        assert fo.worst(late, cl) <= 0, (cl, fo.table(CLOCKS))

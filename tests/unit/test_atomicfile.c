@@ -1,0 +1,89 @@
+/* Unit tests of whole-or-nothing writes, in a folder under /tmp. */
+#include "util/atomicfile.h"
+#include "unit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static const char *get(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return "(absent)";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Entries in dir other than . and .. */
+static int entries(void)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/cd-atomic-XXXXXX");
+	if (!mkdtemp(dir))
+		return 2;
+	char path[128], sub[128], link_path[128];
+	snprintf(path, sizeof path, "%s/a.prom", dir);
+	mode_t old = umask(077); /* the mode asked for wins over the umask */
+	CHECK_INT(cd_write_atomic(path, "one\n", 4, 0644, true), 0);
+	umask(old);
+	CHECK_STR(get(path), "one\n");
+	struct stat st;
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0644);
+	CHECK_INT(cd_write_atomic(path, "two\n", 4, 0600, true), 0);
+	CHECK_STR(get(path), "two\n");
+	stat(path, &st);
+	CHECK_INT(st.st_mode & 07777, 0600);
+	/* No replace: an existing file stays as it is. */
+	CHECK_INT(cd_write_atomic(path, "three\n", 6, 0644, false), -EEXIST);
+	CHECK_STR(get(path), "two\n");
+	CHECK_INT(entries(), 1); /* no temporary file left */
+	snprintf(sub, sizeof sub, "%s/new.cfg", dir);
+	CHECK_INT(cd_write_atomic(sub, "x", 1, 0644, false), 0);
+	CHECK_STR(get(sub), "x");
+	CHECK_INT(entries(), 2);
+	/* Empty data is a file too. */
+	CHECK_INT(cd_write_atomic(sub, "", 0, 0644, true), 0);
+	CHECK_STR(get(sub), "");
+	/* Errors: no folder, a folder in the way, an empty name. */
+	snprintf(sub, sizeof sub, "%s/missing/x", dir);
+	CHECK_INT(cd_write_atomic(sub, "x", 1, 0644, true), -ENOENT);
+	snprintf(sub, sizeof sub, "%s/d", dir);
+	mkdir(sub, 0755);
+	CHECK(cd_write_atomic(sub, "x", 1, 0644, true) < 0);
+	CHECK_INT(entries(), 3);
+	rmdir(sub);
+	snprintf(sub, sizeof sub, "%s/", dir);
+	CHECK_INT(cd_write_atomic(sub, "x", 1, 0644, true), -EISDIR);
+	/* A symlink at the name is replaced, never written through. */
+	snprintf(link_path, sizeof link_path, "%s/link.prom", dir);
+	CHECK_INT(symlink(path, link_path), 0);
+	CHECK_INT(cd_write_atomic(link_path, "new\n", 4, 0644, true), 0);
+	CHECK_STR(get(path), "two\n");
+	CHECK_INT(lstat(link_path, &st), 0);
+	CHECK(S_ISREG(st.st_mode));
+	CHECK_INT(cd_sync_parent(path), 0);
+	char cmd[96];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 2;
+	return unit_done("atomicfile");
+}

@@ -1,0 +1,362 @@
+/* Unit tests of fix --persist and --undo against scratch trees under /tmp:
+ * the drop-ins as /bin/sh reads them, the record, undo leaving the tree
+ * byte for byte as it was (every path, type, mode and content compared),
+ * a foreign file kept and put back, an edited file set aside, a failure
+ * midway undone, and the families it does not write for. */
+#include "persist/persist.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[64];
+static char *listing;
+static size_t listing_len, listing_cap;
+
+static void put(const char *rel, const char *text, mode_t mode)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s%s", root, rel);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		perror(p);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+}
+
+static void dir(const char *rel)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s%s", root, rel);
+	mkdir(p, 0755);
+}
+
+static const char *get(const char *rel)
+{
+	static char buf[4096];
+	char p[256];
+	snprintf(p, sizeof p, "%s%s", root, rel);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return "(absent)";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static bool exists(const char *rel)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s%s", root, rel);
+	return access(p, F_OK) == 0;
+}
+
+static int add_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)flag;
+	(void)ftw;
+	char line[8192];
+	int n = snprintf(line, sizeof line, "%s %o", path + strlen(root), (unsigned)st->st_mode);
+	if (S_ISREG(st->st_mode)) {
+		FILE *f = fopen(path, "r");
+		char buf[4096];
+		size_t k = f ? fread(buf, 1, sizeof buf, f) : 0;
+		if (f)
+			fclose(f);
+		n += snprintf(line + n, sizeof line - (size_t)n, " %zu %016llx", k,
+		              (unsigned long long)cd_fnv1a64(buf, k));
+	}
+	if (listing_len + (size_t)n + 2 > listing_cap) {
+		listing_cap = (listing_cap + (size_t)n + 2) * 2;
+		listing = realloc(listing, listing_cap);
+	}
+	memcpy(listing + listing_len, line, (size_t)n);
+	listing_len += (size_t)n;
+	listing[listing_len++] = '\n';
+	listing[listing_len] = '\0';
+	return 0;
+}
+
+/* Every path under root with its mode, and each file's size and hash. */
+static char *snapshot(void)
+{
+	listing = NULL;
+	listing_len = listing_cap = 0;
+	nftw(root, add_entry, 16, FTW_PHYS);
+	return listing;
+}
+
+static void fresh(void)
+{
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s/etc/default", root, root);
+	if (system(cmd) != 0)
+		exit(2);
+	put("/etc/default/grub", "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"
+	    "GRUB_CMDLINE_LINUX=\"console=ttyS0 clocksource=acpi_pm\"\n", 0640);
+}
+
+static struct cd_plan *plan_of(const char *add, const char *remove)
+{
+	static struct cd_plan p;
+	memset(&p, 0, sizeof p);
+	if (add) {
+		snprintf(p.params[p.n_params].token, sizeof p.params[0].token, "%s", add);
+		p.params[p.n_params++].add = true;
+	}
+	if (remove)
+		snprintf(p.params[p.n_params++].token, sizeof p.params[0].token, "%s", remove);
+	return &p;
+}
+
+/* What grub-mkconfig would see: /etc/default/grub, then every drop-in, read
+ * by /bin/sh. */
+static const char *as_grub_sees(void)
+{
+	static char buf[512];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "sh -c '. %s/etc/default/grub; for f in %s/etc/default/grub.d/*.cfg; do "
+	         "[ -e \"$f\" ] && . \"$f\"; done; echo \"$GRUB_CMDLINE_LINUX|$GRUB_CMDLINE_LINUX_DEFAULT\"'",
+	         root, root);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+	buf[n] = '\0';
+	if (p)
+		pclose(p);
+	return buf;
+}
+
+static bool steps_have(const struct cd_steps *s, const char *text)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strstr(s->line[i], text))
+			return true;
+	return false;
+}
+
+static void test_debian_persist_undo(void)
+{
+	fresh();
+	char *before = snapshot();
+	struct cd_persist_job job;
+	char err[300];
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", "clocksource=acpi_pm"), &job,
+	                             err, sizeof err), 0);
+	CHECK(!job.live);
+	CHECK_INT(job.n_dropins, 2);
+	CHECK_STR(job.dropins[0].path, "/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg");
+	CHECK_STR(job.dropins[1].path, "/etc/default/grub.d/90-clockdoctor-remove-clocksource-acpi_pm.cfg");
+	CHECK_STR(job.regen, "update-grub");
+	CHECK_INT(job.n_warnings, 0);
+	struct cd_steps steps = { 0 };
+	cd_persist_describe(&job, &steps);
+	CHECK(steps_have(&steps, "$ mkdir -p "));
+	CHECK(steps_have(&steps, "    GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT tsc=reliable\""));
+	CHECK(steps_have(&steps, "chroot "));
+	CHECK(steps_have(&steps, "fix.record"));
+	/* The dry run wrote nothing. */
+	char *after_describe = snapshot();
+	CHECK_STR(after_describe, before);
+	free(after_describe);
+
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	CHECK(steps_have(&steps, "wrote the record"));
+	CHECK(steps_have(&steps, "not run under --root"));
+	CHECK_STR(as_grub_sees(), "console=ttyS0|quiet tsc=reliable\n");
+	CHECK(strstr(get(CD_RECORD_PATH), "\nfamily debian\n") != NULL);
+	CHECK(strstr(get(CD_RECORD_PATH), "\nmkdir /var\n") != NULL);
+	CHECK(strstr(get(CD_RECORD_PATH), "\nmkdir /etc/default/grub.d\n") != NULL);
+	struct stat st;
+	char p[256];
+	snprintf(p, sizeof p, "%s/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg", root);
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0644);
+	CHECK_STR(get("/etc/default/grub"), "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"
+	          "GRUB_CMDLINE_LINUX=\"console=ttyS0 clocksource=acpi_pm\"\n"); /* never touched */
+
+	/* Twice is refused: the record is in the way. */
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_run(&job, &steps), -EEXIST);
+	CHECK(steps_have(&steps, "run fix --undo first"));
+
+	bool had;
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_undo(root, &had, &steps), 0);
+	CHECK(had);
+	CHECK(steps_have(&steps, "removed the record"));
+	char *after = snapshot();
+	CHECK_STR(after, before);
+	free(after);
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_undo(root, &had, &steps), 0);
+	CHECK(!had);
+	CHECK(steps_have(&steps, "nothing to undo"));
+	free(before);
+}
+
+static void test_foreign_and_edited(void)
+{
+	fresh();
+	dir("/etc/default/grub.d");
+	dir("/var");
+	put("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg", "# the operator's own\n", 0600);
+	char *before = snapshot();
+	struct cd_persist_job job;
+	char err[300];
+	struct cd_steps steps = { 0 };
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK(job.dropins[0].present_other);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	CHECK_STR(get("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg.clockdoctor-backup"),
+	          "# the operator's own\n");
+	CHECK(strstr(get("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg"), "tsc=reliable\"") != NULL);
+	bool had;
+	CHECK_INT(cd_persist_undo(root, &had, &steps), 0);
+	char *after = snapshot();
+	CHECK_STR(after, before); /* the operator's file is back, mode and all */
+	free(after);
+	free(before);
+
+	/* The same content is there already: left alone, nothing recorded. */
+	fresh();
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	dir("/etc/default/grub.d");
+	put("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg", job.dropins[0].content, 0644);
+	before = snapshot();
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK(job.dropins[0].present_same);
+	CHECK_INT(job.n_warnings, 0);
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	CHECK(steps_have(&steps, "nothing to write"));
+	after = snapshot();
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+
+	/* Ours, edited by someone since: undo sets it aside, deletes nothing
+	 * of theirs, and takes the rest back. */
+	fresh();
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	put("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg", "# edited\n", 0644);
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_undo(root, &had, &steps), 0);
+	CHECK(steps_have(&steps, "moved aside"));
+	CHECK_STR(get("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg.clockdoctor-edited"), "# edited\n");
+	CHECK(!exists("/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg"));
+	CHECK(steps_have(&steps, "left the folder"));  /* grub.d holds the edited file */
+	CHECK(!exists(CD_RECORD_PATH));
+	CHECK(!exists("/var"));
+}
+
+static void test_warnings_and_failure(void)
+{
+	/* No /etc/default/grub, and a parameter to remove that is not there. */
+	fresh();
+	char p[256];
+	snprintf(p, sizeof p, "%s/etc/default/grub", root);
+	unlink(p);
+	struct cd_persist_job job;
+	char err[300];
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of(NULL, "notsc"), &job, err, sizeof err), 0);
+	CHECK_INT(job.n_warnings, 2);
+	CHECK(strstr(job.warnings[0], "is GRUB this machine's boot loader") != NULL);
+	CHECK(strstr(job.warnings[1], "notsc is not in") != NULL);
+
+	/* A failure midway (grub.d is a file, so no drop-in can be written):
+	 * everything done is undone, and the tree is as it was. */
+	fresh();
+	put("/etc/default/grub.d", "not a folder\n", 0644);
+	char *before = snapshot();
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	struct cd_steps steps = { 0 };
+	CHECK(cd_persist_run(&job, &steps) < 0);
+	CHECK(steps_have(&steps, "FAILED at /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg"));
+	CHECK(steps_have(&steps, "undone: the machine is as it was"));
+	char *after = snapshot();
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+
+	/* A record that is not one fix wrote: undo touches nothing. */
+	fresh();
+	dir("/var");
+	dir("/var/lib");
+	dir("/var/lib/clockdoctor");
+	put(CD_RECORD_PATH, "clockdoctor fix record 1\ncreated 1\nfamily debian\nfile /etc/default/grub "
+	    "mode=0644 size=1 fnv=0123456789abcdef add=$(x)\n", 0600);
+	before = snapshot();
+	bool had;
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_undo(root, &had, &steps), -EINVAL);
+	CHECK(had);
+	CHECK(steps_have(&steps, "is not one fix wrote"));
+	after = snapshot();
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+}
+
+static void test_other_families(void)
+{
+	fresh();
+	char *before = snapshot();
+	struct cd_persist_job job;
+	char err[300];
+	struct cd_steps steps = { 0 };
+	/* Red Hat under --root: grubby is printed, never run, nothing written. */
+	CHECK_INT(cd_persist_prepare(root, CD_OS_REDHAT, plan_of("tsc=reliable", "clocksource=acpi_pm"), &job,
+	                             err, sizeof err), 0);
+	CHECK_INT(job.n_grubby, 2);
+	CHECK_INT(job.n_dropins, 0);
+	CHECK(strstr(job.warnings[0], "not run") != NULL);
+	cd_persist_describe(&job, &steps);
+	CHECK(steps_have(&steps, "$ grubby --update-kernel=ALL --args=tsc=reliable"));
+	CHECK(steps_have(&steps, "$ grubby --update-kernel=ALL --remove-args=clocksource=acpi_pm"));
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	CHECK(steps_have(&steps, "nothing to write"));
+	char *after = snapshot();
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+	CHECK_INT(cd_persist_prepare(root, CD_OS_SUSE, plan_of("tsc=reliable", NULL), &job, err, sizeof err),
+	          -ENOTSUP);
+	CHECK(strstr(err, "by hand") != NULL);
+	CHECK_INT(cd_persist_prepare(root, CD_OS_UNKNOWN, plan_of("tsc=reliable", NULL), &job, err, sizeof err),
+	          -ENOTSUP);
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("a/../b", NULL), &job, err, sizeof err),
+	          -EINVAL);
+	CHECK_INT(cd_persist_prepare("", CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err),
+	          -EINVAL);
+	/* The root's trailing slashes do not matter. */
+	char slashed[80];
+	snprintf(slashed, sizeof slashed, "%s//", root);
+	CHECK_INT(cd_persist_prepare(slashed, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK_STR(job.root, root);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof root, "/tmp/cd-bootcfg-XXXXXX");
+	if (!mkdtemp(root))
+		return 2;
+	test_debian_persist_undo();
+	test_foreign_and_edited();
+	test_warnings_and_failure();
+	test_other_families();
+	char cmd[96];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	if (system(cmd) != 0)
+		return 2;
+	return unit_done("bootcfg");
+}

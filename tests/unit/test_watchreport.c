@@ -1,0 +1,171 @@
+/* Unit tests of watch's output: the text line, the JSON line (every field,
+ * numbers as numbers), the hook's environment, the textfile's metrics. */
+#include "output/watchreport.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static char *capture_event(void (*fn)(FILE *, const struct cd_watch_event *), const struct cd_watch_event *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fn(f, e);
+	fclose(f);
+	return buf;
+}
+
+/* The watchdog's report, grouped as kmsg.c does. */
+static void skew_event(struct cd_watch_event *e)
+{
+	struct cd_kgroup g;
+	struct cd_kgroup_event ev[4];
+	cd_kgroup_init(&g);
+	cd_kgroup_feed(&g, "12,900,5000000,-;clocksource: timekeeping watchdog on CPU1: Marking clocksource "
+	               "'tsc' as unstable because the skew is too large:", 1, ev, 4);
+	cd_kgroup_feed(&g, "12,901,5000100,-;clocksource:                       'hpet' wd_nsec: 500000000 "
+	               "wd_now: 10 wd_last: 5 mask: ffffffff", 1, ev, 4);
+	cd_kgroup_feed(&g, "12,902,5000200,-;clocksource:                       'tsc' cs_nsec: 1000000000 "
+	               "cs_now: 20 cs_last: 10 mask: ffffffffffffffff", 1, ev, 4);
+	CHECK_INT(cd_kgroup_flush(&g, 1, true, ev, 4), 1);
+	cd_kgroup_free(&g);
+	memset(e, 0, sizeof *e);
+	e->type = cd_watch_event_type(ev[0].ev.kind);
+	e->source = "kmsg";
+	e->unix_time = 1767225600.25;
+	e->kernel = true;
+	e->k = ev[0];
+}
+
+static void test_skew(void)
+{
+	struct cd_watch_event e;
+	skew_event(&e);
+	char *text = capture_event(cd_watch_text, &e);
+	CHECK(strncmp(text, "2026-01-01T00:00:00.250Z watchdog-skew source=kmsg clocksource=tsc watchdog=hpet "
+	              "cpu=1 wd_nsec=500000000 cs_nsec=1000000000 skew_ns=500000000 ", 115) == 0);
+	CHECK(strstr(text, " from_kernel=false\n") != NULL);
+	CHECK(strstr(text, "\n    | clocksource: timekeeping watchdog on CPU1: Marking") != NULL);
+	free(text);
+	char *json = capture_event(cd_watch_json, &e);
+	CHECK(json[0] == '{' && strchr(json, '\n') == json + strlen(json) - 1); /* one line */
+	CHECK(strstr(json, "\"event\":\"watchdog-skew\"") != NULL);
+	CHECK(strstr(json, "\"time\":\"2026-01-01T00:00:00.250Z\"") != NULL);
+	CHECK(strstr(json, "\"unix_time\":1767225600.250,") != NULL);
+	CHECK(strstr(json, "\"uptime\":5.000000,") != NULL);
+	CHECK(strstr(json, "\"wd_nsec\":500000000,") != NULL);
+	CHECK(strstr(json, "\"cs_nsec\":1000000000,") != NULL);
+	CHECK(strstr(json, "\"skew_ns\":500000000,") != NULL);
+	CHECK(strstr(json, "\"cpu\":1,") != NULL);
+	CHECK(strstr(json, "\"facility\":1,") != NULL);
+	CHECK(strstr(json, "\"from_kernel\":false,") != NULL);
+	CHECK(strstr(json, "\"raw\":\"clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as "
+	              "unstable because the skew is too large:\\nclocksource:") != NULL);
+	free(json);
+
+	char *base[] = { "PATH=/bin", "CLOCKDOCTOR_EVENT=stale", "HOME=/root", NULL };
+	char buf[16384], *env[64];
+	int n = cd_watch_env(&e, base, buf, sizeof buf, env, 64);
+	CHECK(n > 10);
+	CHECK(env[n] == NULL);
+	CHECK_STR(env[0], "PATH=/bin");
+	CHECK_STR(env[1], "HOME=/root");      /* the stale CLOCKDOCTOR_EVENT is gone */
+	CHECK_STR(env[2], "CLOCKDOCTOR_EVENT=watchdog-skew");
+	bool wd = false, js = false, raw = false;
+	for (int i = 0; i < n; i++) {
+		wd |= strcmp(env[i], "CLOCKDOCTOR_WD_NSEC=500000000") == 0;
+		js |= strncmp(env[i], "CLOCKDOCTOR_JSON={\"event\":\"watchdog-skew\"", 41) == 0;
+		raw |= strncmp(env[i], "CLOCKDOCTOR_RAW=clocksource: timekeeping", 40) == 0;
+		CHECK(strcmp(env[i], "CLOCKDOCTOR_EVENT=stale") != 0);
+	}
+	CHECK(wd && js && raw);
+	CHECK_INT(cd_watch_env(&e, base, buf, 100, env, 64), -ENOSPC);
+	CHECK_INT(cd_watch_env(&e, base, buf, sizeof buf, env, 5), -ENOSPC);
+}
+
+static void test_changed_and_textfile(void)
+{
+	struct cd_watch_event e = { .type = "clocksource-changed", .source = "sysfs", .unix_time = 1767225601.5,
+	                            .from = "hpet", .to = "acpi_pm" };
+	char *text = capture_event(cd_watch_text, &e);
+	CHECK_STR(text, "2026-01-01T00:00:01.500Z clocksource-changed source=sysfs from=hpet to=acpi_pm\n");
+	free(text);
+	char *json = capture_event(cd_watch_json, &e);
+	CHECK_STR(json, "{\"event\":\"clocksource-changed\",\"time\":\"2026-01-01T00:00:01.500Z\","
+	          "\"unix_time\":1767225601.500,\"source\":\"sysfs\",\"from\":\"hpet\",\"to\":\"acpi_pm\"}\n");
+	free(json);
+
+	struct cd_watch_state st = { .start_time = 1767225600, .cs_readable = true, .current = "acpi_pm",
+	                             .vdso = 0, .kmsg_readable = true };
+	cd_watch_count(&st, &e);
+	struct cd_watch_event s;
+	skew_event(&s);
+	cd_watch_count(&st, &s);
+	CHECK(st.changes == 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cd_watch_textfile(f, &st, 1767225602);
+	fclose(f);
+	CHECK(strstr(buf, "# TYPE clockdoctor_watch_clocksource_current_info gauge\n"
+	              "clockdoctor_watch_clocksource_current_info{clocksource=\"acpi_pm\"} 1\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_changes_total 1\n") != NULL);
+	CHECK(strstr(buf, "# TYPE clockdoctor_watch_clocksource_changes_total counter\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_last_change_timestamp_seconds 1767225601.500\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_events_total{event=\"watchdog-skew\"} 1\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_events_total{event=\"tsc-unstable\"} 0\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_last_event_timestamp_seconds{event=\"watchdog-skew\"} 1767225600.250\n") != NULL);
+	CHECK(strstr(buf, "last_event_timestamp_seconds{event=\"tsc-unstable\"}") == NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso 0\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_kernel_log_readable 1\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_last_update_timestamp_seconds 1767225602.000\n") != NULL);
+	CHECK(strstr(buf, "time_syscalls") == NULL);   /* not counted: not there */
+	/* Every sample line is NAME{labels} VALUE or NAME VALUE. */
+	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		CHECK(l[0] == '#' || (strncmp(l, "clockdoctor_", 12) == 0 && strchr(l, ' ')));
+	free(buf);
+	/* Unreadable: no current_info, vdso -1; a syscall count. */
+	st.cs_readable = false;
+	st.have_syscall_rate = true;
+	st.syscall_rate = 523456.25;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	cd_watch_textfile(f, &st, 1);
+	fclose(f);
+	CHECK(strstr(buf, "current_info{") == NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_readable 0\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso -1\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_time_syscalls_per_second 523456.2\n") != NULL ||
+	      strstr(buf, "\nclockdoctor_watch_time_syscalls_per_second 523456.3\n") != NULL);
+	free(buf);
+}
+
+static void test_escaping(void)
+{
+	/* A log line with quotes, a backslash and a control byte stays one
+	 * valid JSON line. */
+	struct cd_watch_event e = { .type = "tsc-unstable", .source = "kmsg", .unix_time = 1, .kernel = true };
+	e.k.ev.kind = CD_EV_TSC_UNSTABLE;
+	e.k.ev.ts = -1;
+	e.k.facility = -1;
+	snprintf(e.k.ev.name, sizeof e.k.ev.name, "a \"quoted\" \\ reason");
+	snprintf(e.k.raw, sizeof e.k.raw, "tsc: Marking TSC unstable due to a \"quoted\" \\ reason\x01");
+	char *json = capture_event(cd_watch_json, &e);
+	CHECK(strstr(json, "\"reason\":\"a \\\"quoted\\\" \\\\ reason\"") != NULL);
+	CHECK(strstr(json, "\\u0001") != NULL);
+	CHECK(strchr(json, '\n') == json + strlen(json) - 1);
+	CHECK(strstr(json, "uptime") == NULL);  /* no time in the line: none given */
+	free(json);
+	char *text = capture_event(cd_watch_text, &e);
+	CHECK(strstr(text, "reason=\"a \"quoted\" \\ reason\"") != NULL);
+	free(text);
+}
+
+int main(void)
+{
+	test_skew();
+	test_changed_and_textfile();
+	test_escaping();
+	return unit_done("watchreport");
+}
