@@ -53,7 +53,8 @@ enum { L_COUNTER = 1 };
 #define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
 #define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due */
 #define CAP_NS 10000000                /* the continuation past H lasts at most 10 ms */
-#define MAX_DOWN 2e-3                  /* the continuation's, and a new line's, least slope */
+#define MAX_DOWN 1e-4                  /* the continuation's, and a new line's, least slope:
+                                          the slope less this (at most 1 us over CAP_NS) */
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
 #define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
 #define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
@@ -695,7 +696,9 @@ static void resync(unsigned seen, bool force_hard)
 	int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
 	int64_t e_r = N.raw.ns0 - (sr.k + (int64_t)((double)(ta - mid(&sr)) * W.r_raw));
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
-	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard);
+	/* plus what the continuation may lose if this line's writer is held
+	 * up past its end: MAX_DOWN x CAP_NS */
+	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard) + (int64_t)(MAX_DOWN * CAP_NS);
 	latch_write(&N);
 }
 
