@@ -131,6 +131,8 @@ static struct {
 	bool declared;         /* r_raw is a declaration, not yet a measurement */
 	double counts_per_ns;  /* rough, for scheduling */
 	bool have_base, reset_base;
+	int jump_run;          /* intervals in a row whose own rate disagreed */
+	double jump_dev;
 	uint64_t base_t, prev_t;
 	int64_t base_raw, base_mono, base_w, prev_raw, prev_w;
 	uint64_t syncs, backwards;
@@ -490,12 +492,32 @@ static void update_frequency(const struct sample *sr, const struct sample *sm)
 		double r_l = dk_l / span_l;
 		double err_l = (double)(W.prev_w + w) / 2.0 / dk_l;
 		double dev = r_l / W.r_raw - 1;
-		if ((dev > 1e-3 || dev < -1e-3) && (dev > 3 * err_l + W.r_err_ppm * 1e-6 || dev < -3 * err_l - W.r_err_ppm * 1e-6)) {
+		double adev = dev < 0 ? -dev : dev;
+		if (adev > 1e-3 && adev > 3 * err_l + W.r_err_ppm * 1e-6) {
+			/* Once: the counter (or the clock) jumped in this interval
+			 * (a migration, a resume, an emulator's jitter): start the
+			 * baseline again and keep the rate.  Three intervals in a row
+			 * that agree with each other: the rate itself is wrong (a
+			 * wrong declared frequency): take the measured one. */
+			double ddev = dev - W.jump_dev;
+			if (ddev < 0)
+				ddev = -ddev;
+			bool same = W.jump_run > 0 && (dev > 0) == (W.jump_dev > 0) && ddev < 0.2 * adev;
+			W.jump_run = same ? W.jump_run + 1 : 1;
+			W.jump_dev = dev;
+			if (W.jump_run >= 3) {
+				W.r_raw = r_l;
+				W.r_err_ppm = (err_l + ddev) * 1e6;
+				W.declared = true;  /* replaced again by the next better measurement */
+				W.counts_per_ns = 1.0 / r_l;
+				W.jump_run = 0;
+				snprintf(W.freq_from, sizeof W.freq_from, "measured");
+			}
 			new_base(sr, sm, w);
-			W.r_err_ppm = 1e6;
 			return;
 		}
 	}
+	W.jump_run = 0;
 	W.prev_t = t;
 	W.prev_raw = sr->k;
 	W.prev_w = w;
@@ -848,7 +870,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 /* The fast path, inlined into each entry point: true with *v set, or false
  * when the slow path must answer (due, expired, kernel mode).  No pointer
  * to a local escapes, so the callers need no stack frame. */
-static inline __attribute__((always_inline)) bool fast_mono(bool ordered, uint64_t *tp, int64_t *v)
+static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool raw, uint64_t *tp, int64_t *v)
 {
 	unsigned s;
 	uint64_t tsc0, soft, frac0, mult, t;
@@ -870,9 +892,10 @@ static inline __attribute__((always_inline)) bool fast_mono(bool ordered, uint64
 		__asm__("" : "+r"(c));
 		tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
 		soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
-		ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
-		frac0 = atomic_load_explicit(&c->mono.frac0, memory_order_relaxed);
-		mult = atomic_load_explicit(&c->mono.mult, memory_order_relaxed);
+		const struct seg_a *sg = raw ? &c->raw : &c->mono;
+		ns0 = atomic_load_explicit(&sg->ns0, memory_order_relaxed);
+		frac0 = atomic_load_explicit(&sg->frac0, memory_order_relaxed);
+		mult = atomic_load_explicit(&sg->mult, memory_order_relaxed);
 		atomic_thread_fence(memory_order_acquire);
 	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
 	*tp = t;
@@ -881,6 +904,11 @@ static inline __attribute__((always_inline)) bool fast_mono(bool ordered, uint64
 		return false;
 	*v = seg_at(ns0, frac0, mult, d);
 	return true;
+}
+
+static inline __attribute__((always_inline)) bool fast_mono(bool ordered, uint64_t *tp, int64_t *v)
+{
+	return fast_read(ordered, false, tp, v);
 }
 
 __attribute__((noinline)) static int64_t slow_mono(void)
@@ -950,6 +978,12 @@ int64_t fc_realtime_ns(void)
 
 static int64_t read_raw(int *kernel_mode)
 {
+	uint64_t t;
+	int64_t v;
+	if (fast_read(true, true, &t, &v)) {
+		*kernel_mode = 0;
+		return v;
+	}
 	return slow(RAW, kernel_mode);
 }
 
