@@ -10,18 +10,6 @@
 
 static char dir[64];
 
-static const char *get(const char *path)
-{
-	static char buf[256];
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return "(absent)";
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Entries in dir other than . and .. */
 static int entries(void)
 {
@@ -44,25 +32,25 @@ int main(void)
 	mode_t old = umask(077); /* the mode asked for wins over the umask */
 	CHECK_INT(cd_write_atomic(path, "one\n", 4, 0644, true), 0);
 	umask(old);
-	CHECK_STR(get(path), "one\n");
+	CHECK_STR(unit_get(path), "one\n");
 	struct stat st;
 	CHECK_INT(stat(path, &st), 0);
 	CHECK_INT(st.st_mode & 07777, 0644);
 	CHECK_INT(cd_write_atomic(path, "two\n", 4, 0600, true), 0);
-	CHECK_STR(get(path), "two\n");
+	CHECK_STR(unit_get(path), "two\n");
 	stat(path, &st);
 	CHECK_INT(st.st_mode & 07777, 0600);
 	/* No replace: an existing file stays as it is. */
 	CHECK_INT(cd_write_atomic(path, "three\n", 6, 0644, false), -EEXIST);
-	CHECK_STR(get(path), "two\n");
+	CHECK_STR(unit_get(path), "two\n");
 	CHECK_INT(entries(), 1); /* no temporary file left */
 	snprintf(sub, sizeof sub, "%s/new.cfg", dir);
 	CHECK_INT(cd_write_atomic(sub, "x", 1, 0644, false), 0);
-	CHECK_STR(get(sub), "x");
+	CHECK_STR(unit_get(sub), "x");
 	CHECK_INT(entries(), 2);
 	/* Empty data is a file too. */
 	CHECK_INT(cd_write_atomic(sub, "", 0, 0644, true), 0);
-	CHECK_STR(get(sub), "");
+	CHECK_STR(unit_get(sub), "");
 	/* Errors: no folder, a folder in the way, an empty name. */
 	snprintf(sub, sizeof sub, "%s/missing/x", dir);
 	CHECK_INT(cd_write_atomic(sub, "x", 1, 0644, true), -ENOENT);
@@ -77,7 +65,7 @@ int main(void)
 	snprintf(link_path, sizeof link_path, "%s/link.prom", dir);
 	CHECK_INT(symlink(path, link_path), 0);
 	CHECK_INT(cd_write_atomic(link_path, "new\n", 4, 0644, true), 0);
-	CHECK_STR(get(path), "two\n");
+	CHECK_STR(unit_get(path), "two\n");
 	CHECK_INT(lstat(link_path, &st), 0);
 	CHECK(S_ISREG(st.st_mode));
 	CHECK_INT(cd_sync_parent(path), 0);

@@ -15,37 +15,14 @@
 
 static char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-static const char *get(const char *path)
-{
-	static char buf[256];
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return "(absent)";
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void fresh(const char *current)
 {
 	char cmd[400];
 	snprintf(cmd, sizeof cmd, "rm -rf %s/sys %s/state && mkdir -p %s%s", root, root, sysfs, CS_DIR);
 	if (system(cmd) != 0)
 		exit(2);
-	put(cur, current);
-	put(avail, "hpet acpi_pm \n");
+	unit_put(cur, current);
+	unit_put(avail, "hpet acpi_pm \n");
 }
 
 /* A script of costs: the first call returns costs[0], the second costs[1].
@@ -66,7 +43,7 @@ static void scripted(struct cd_apply_cost *out, void *arg)
 	out->ns = s->costs[s->calls < 2 ? s->calls : 1];
 	out->syscall = out->ns > 200;
 	if (s->calls == 1 && s->go_back)
-		put(cur, "acpi_pm\n");
+		unit_put(cur, "acpi_pm\n");
 	s->calls++;
 }
 
@@ -88,7 +65,7 @@ static void test_kept(void)
 	CHECK_STR(res.from, "acpi_pm");
 	CHECK_STR(res.now, "hpet");
 	CHECK_STR(res.seen, "hpet");
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK(access(record, F_OK) != 0);            /* the record is gone: nothing restores */
 	CHECK(res.gain > 0.54 && res.gain < 0.56);
 	CHECK(strstr(res.msg, "55% cheaper") != NULL);
@@ -106,7 +83,7 @@ static void test_not_cheaper(void)
 	run("hpet", 0.2, &s, &res);
 	CHECK_INT(res.outcome, CD_APPLY_NOT_CHEAPER);
 	CHECK_STR(res.now, "acpi_pm");
-	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK_STR(unit_get(cur), "acpi_pm\n");
 	CHECK(access(record, F_OK) != 0);
 	CHECK(strstr(res.msg, "did not get cheaper enough") != NULL);
 	CHECK(strstr(res.msg, "(10% cheaper; at least 20% cheaper needed)") != NULL);
@@ -116,14 +93,14 @@ static void test_not_cheaper(void)
 	run("acpi_pm", 0.2, &s, &res);
 	CHECK_INT(res.outcome, CD_APPLY_NOT_CHEAPER);
 	CHECK(strstr(res.msg, "(122% dearer;") != NULL);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	/* Unmeasurable is never kept. */
 	s = (struct script){ .costs = { 1000, 10 }, .unmeasured = true };
 	fresh("acpi_pm\n");
 	run("hpet", 0.2, &s, &res);
 	CHECK_INT(res.outcome, CD_APPLY_NOT_CHEAPER);
 	CHECK(strstr(res.msg, "could not be measured") != NULL);
-	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK_STR(unit_get(cur), "acpi_pm\n");
 }
 
 static void test_kernel_goes_back(void)
@@ -139,7 +116,7 @@ static void test_kernel_goes_back(void)
 	CHECK_STR(res.seen, "acpi_pm");
 	CHECK_STR(res.now, "acpi_pm");
 	CHECK(strstr(res.msg, "did not stay on hpet") != NULL);
-	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK_STR(unit_get(cur), "acpi_pm\n");
 	CHECK(access(record, F_OK) != 0);
 }
 
@@ -151,19 +128,19 @@ static void test_errors(void)
 	run("tsc", 0.2, &s, &res);                  /* not listed */
 	CHECK_INT(res.outcome, CD_APPLY_ERROR);
 	CHECK(strstr(res.msg, "not available") != NULL);
-	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK_STR(unit_get(cur), "acpi_pm\n");
 	CHECK(access(record, F_OK) != 0);
 	run("acpi_pm", 0.2, &s, &res);              /* already */
 	CHECK_INT(res.outcome, CD_APPLY_ERROR);
 	CHECK(strstr(res.msg, "already") != NULL);
 	/* An earlier run's record: nothing is switched over it. */
 	mkdir(state, 0700);
-	put(record, "clockdoctor clocksource record 1\noriginal hpet\npid 1\n");
+	unit_put(record, "clockdoctor clocksource record 1\noriginal hpet\npid 1\n");
 	s.calls = 0;
 	run("hpet", 0.2, &s, &res);
 	CHECK_INT(res.outcome, CD_APPLY_ERROR);
 	CHECK(strstr(res.msg, "bench --restore") != NULL);
-	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK_STR(unit_get(cur), "acpi_pm\n");
 	/* No sysfs at all. */
 	struct cd_cs cs;
 	CHECK_INT(cd_cs_init(&cs, "/nonexistent-cd", state), 0);

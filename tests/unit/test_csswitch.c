@@ -18,29 +18,6 @@
 
 static char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-static const char *get(const char *path)
-{
-	static char buf[256];
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return "(absent)";
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
@@ -56,8 +33,8 @@ static void fresh(void)
 	snprintf(cmd, sizeof cmd, "mkdir -p %s%s", sysfs, CS_DIR);
 	if (system(cmd) != 0)
 		exit(2);
-	put(cur, "tsc\n");
-	put(avail, "tsc hpet acpi_pm \n");
+	unit_put(cur, "tsc\n");
+	unit_put(avail, "tsc hpet acpi_pm \n");
 }
 
 static void init(struct cd_cs *cs)
@@ -79,7 +56,7 @@ static void test_names_and_reads(void)
 	CHECK_INT(cd_cs_available(&cs, list, CD_CS_MAX), 3);
 	CHECK_STR(list[2], "acpi_pm");
 	CHECK_INT(cd_cs_writable(&cs, err, sizeof err), 0);
-	put(cur, "evil/../name\n");
+	unit_put(cur, "evil/../name\n");
 	CHECK_INT(cd_cs_current(&cs, name, sizeof name), -EINVAL);
 	struct cd_cs none;
 	CHECK_INT(cd_cs_init(&none, "/nonexistent-cd", state), 0);
@@ -97,21 +74,21 @@ static void test_switch_and_end(void)
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), -EINVAL); /* before begin */
 	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
 	CHECK(exists(record));
-	CHECK(strstr(get(record), "original tsc\n") != NULL);
+	CHECK(strstr(unit_get(record), "original tsc\n") != NULL);
 	/* The handlers are in place while switched. */
 	struct sigaction sa;
 	sigaction(SIGTERM, NULL, &sa);
 	CHECK(sa.sa_handler != SIG_DFL);
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK_INT(cd_cs_switch(&cs, "bogus", err, sizeof err), -ENOENT);
 	CHECK(strstr(err, "not available") != NULL);
 	CHECK_INT(cd_cs_switch(&cs, "../../x", err, sizeof err), -EINVAL);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0); /* already: nothing written */
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 	CHECK(!exists(record));
 	sigaction(SIGTERM, NULL, &sa);
 	CHECK(sa.sa_handler == SIG_DFL);
@@ -146,9 +123,9 @@ static void test_kernel_refuses(void)
 	CHECK(cd_cs_end(&cs, err, sizeof err) < 0);
 	CHECK(exists(record));
 	unlink(cur);
-	put(cur, "hpet\n");
+	unit_put(cur, "hpet\n");
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 	CHECK(!exists(record));
 }
 
@@ -164,16 +141,16 @@ static void test_keep(void)
 	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
 	CHECK_INT(cd_cs_keep(&cs, err, sizeof err), 0);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK(!exists(record));
 	CHECK(!cs.begun);
 	struct sigaction sa;
 	sigaction(SIGTERM, NULL, &sa);
 	CHECK(sa.sa_handler == SIG_DFL);
 	cd_cs_restore_signal_safe(); /* disarmed: writes nothing */
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 
 	/* Kept in a child that then gets SIGTERM: no handler puts it back. */
 	fresh();
@@ -190,7 +167,7 @@ static void test_keep(void)
 	int st = 0;
 	waitpid(pid, &st, 0);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
-	CHECK_STR(get(cur), "acpi_pm\n");
+	CHECK_STR(unit_get(cur), "acpi_pm\n");
 	CHECK(!exists(record));
 }
 
@@ -207,19 +184,19 @@ static void test_end_after_unacted_write(void)
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
 	CHECK(cs.wrote);
-	put(cur, "tsc \n"); /* the kernel went back by itself */
+	unit_put(cur, "tsc \n"); /* the kernel went back by itself */
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 	CHECK(!exists(record));
 	/* Without a write, end() leaves current_clocksource alone. */
 	fresh();
-	put(cur, "tsc \n");
+	unit_put(cur, "tsc \n");
 	init(&cs);
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "tsc", err, sizeof err), 0); /* already: nothing written */
 	CHECK(!cs.wrote);
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(get(cur), "tsc \n");
+	CHECK_STR(unit_get(cur), "tsc \n");
 }
 
 /* A child begins, switches to hpet, then meets `how`: a signal, or _exit
@@ -251,7 +228,7 @@ static void test_signals_restore(void)
 		int st = child_switches(sigs[i], true);
 		CHECK(WIFSIGNALED(st));
 		CHECK_INT(WIFSIGNALED(st) ? WTERMSIG(st) : -1, sigs[i]);
-		CHECK_STR(get(cur), "tsc\n");
+		CHECK_STR(unit_get(cur), "tsc\n");
 		CHECK(!exists(record));
 	}
 	/* An ignored signal stays ignored (nohup): no handler, no death. */
@@ -260,7 +237,7 @@ static void test_signals_restore(void)
 	int st = child_switches(SIGHUP, false);
 	signal(SIGHUP, SIG_DFL);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 4);
-	CHECK_STR(get(cur), "hpet\n"); /* the child then "crashed" with _exit(4) */
+	CHECK_STR(unit_get(cur), "hpet\n"); /* the child then "crashed" with _exit(4) */
 	CHECK(exists(record));
 }
 
@@ -272,14 +249,14 @@ static void test_crash_then_recover(void)
 	fresh();
 	int st = child_switches(SIGKILL, true);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK(exists(record));
 	init(&cs);
 	char err[512];
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EEXIST); /* never over a record */
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
 	CHECK(strstr(msg, "restored clocksource tsc") != NULL);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 	CHECK(!exists(record));
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_NO_RECORD);
 	CHECK(strstr(msg, "nothing to restore") != NULL);
@@ -287,14 +264,14 @@ static void test_crash_then_recover(void)
 	/* A crash (exit without cleaning up) is the same. */
 	fresh();
 	CHECK(WIFEXITED(child_switches(0, false)));
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 
 	/* Someone put it back by hand already. */
 	fresh();
 	child_switches(SIGKILL, false);
-	put(cur, "tsc\n");
+	unit_put(cur, "tsc\n");
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
 	CHECK(!exists(record));
 }
@@ -305,11 +282,11 @@ static void test_record_unavailable(void)
 	char msg[1024];
 	fresh();
 	child_switches(SIGKILL, false);
-	put(avail, "hpet acpi_pm\n"); /* since then, the kernel dropped tsc */
+	unit_put(avail, "hpet acpi_pm\n"); /* since then, the kernel dropped tsc */
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_UNAVAILABLE);
 	CHECK(strstr(msg, "no longer offers it") != NULL);
-	CHECK_STR(get(cur), "hpet\n"); /* left alone */
+	CHECK_STR(unit_get(cur), "hpet\n"); /* left alone */
 	CHECK(!exists(record));
 }
 
@@ -328,13 +305,13 @@ static void test_record_corrupt(void)
 	snprintf(aside, sizeof aside, "%s.corrupt", record);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		fresh();
-		put(cur, "hpet\n");
+		unit_put(cur, "hpet\n");
 		mkdir(state, 0755);
-		put(record, bad[i]);
+		unit_put(record, bad[i]);
 		init(&cs);
 		CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_CORRUPT);
 		CHECK(strstr(msg, "corrupt") != NULL);
-		CHECK_STR(get(cur), "hpet\n");
+		CHECK_STR(unit_get(cur), "hpet\n");
 		CHECK(!exists(record));
 		CHECK(exists(aside));
 	}
@@ -368,20 +345,20 @@ static void test_owner_running(void)
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_OWNER_RUNNING);
 	CHECK(strstr(msg, "still running") != NULL);
-	CHECK_STR(get(cur), "hpet\n");
+	CHECK_STR(unit_get(cur), "hpet\n");
 	CHECK(exists(record));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 
 	/* A pid that now belongs to another program does not own the record. */
 	fresh();
-	put(cur, "hpet\n");
+	unit_put(cur, "hpet\n");
 	mkdir(state, 0755);
-	put(record, "clockdoctor clocksource record 1\noriginal tsc\npid 1\ncomm clockdoctor-gone\n");
+	unit_put(record, "clockdoctor clocksource record 1\noriginal tsc\npid 1\ncomm clockdoctor-gone\n");
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 }
 
 /* The state folder must be ours alone, and a planted symlink is never
@@ -399,17 +376,17 @@ static void test_unsafe_state_dir(void)
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EPERM);
 	CHECK(strstr(err, "not a folder of ours alone") != NULL);
 	CHECK(!exists(record));
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 
 	/* A safe folder, with the temporary file's name planted as a symlink. */
 	chmod(state, 0700);
 	snprintf(victim, sizeof victim, "%s/victim", root);
-	put(victim, "precious\n");
+	unit_put(victim, "precious\n");
 	snprintf(link_path, sizeof link_path, "%s.%ld.tmp", record, (long)getpid());
 	CHECK_INT(symlink(victim, link_path), 0);
 	init(&cs);
 	CHECK(cd_cs_begin(&cs, false, err, sizeof err) < 0);
-	CHECK_STR(get(victim), "precious\n");
+	CHECK_STR(unit_get(victim), "precious\n");
 	unlink(link_path);
 }
 
@@ -423,17 +400,17 @@ static void test_record_from_another_boot(void)
 	child_switches(SIGKILL, false);
 	CHECK(exists(record));
 	char text[1024];
-	snprintf(text, sizeof text, "%s", get(record));
+	snprintf(text, sizeof text, "%s", unit_get(record));
 	char *boot = strstr(text, "boot ");
 	CHECK(boot != NULL);
 	if (boot)
 		boot[5] = boot[5] == '0' ? '1' : '0'; /* another boot id */
-	put(record, text);
-	put(cur, "acpi_pm\n");
+	unit_put(record, text);
+	unit_put(cur, "acpi_pm\n");
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
 	CHECK(strstr(msg, "another boot") != NULL);
-	CHECK_STR(get(cur), "acpi_pm\n"); /* left as this boot has it */
+	CHECK_STR(unit_get(cur), "acpi_pm\n"); /* left as this boot has it */
 	CHECK(!exists(record));
 }
 
@@ -446,7 +423,7 @@ static void test_reused_pid(void)
 	fresh();
 	child_switches(SIGKILL, false);
 	char text[1024], out[1200];
-	snprintf(text, sizeof text, "%s", get(record));
+	snprintf(text, sizeof text, "%s", unit_get(record));
 	/* Our own pid is alive; give it a start time that is not ours. */
 	char *pidline = strstr(text, "pid ");
 	char *startline = strstr(text, "start ");
@@ -457,11 +434,11 @@ static void test_reused_pid(void)
 		char *after_pid = strchr(pidline + 1, '\n');
 		snprintf(out, sizeof out, "%spid %ld\n%sstart 1\n", text, (long)getppid(),
 		         after_pid ? after_pid + 1 : "");
-		put(record, out);
+		unit_put(record, out);
 	}
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
-	CHECK_STR(get(cur), "tsc\n");
+	CHECK_STR(unit_get(cur), "tsc\n");
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int unit_passed, unit_failed;
@@ -32,6 +33,33 @@ static int unit_passed, unit_failed;
 	else { unit_failed++; fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", \
 	                               __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } \
 } while (0)
+
+/* Writes text to path (the tests' fake sysfs and state files); exits 2 when
+ * it cannot, since every check after it would be meaningless. */
+static inline void unit_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The first 255 bytes of path, or "(absent)"; a static buffer, overwritten
+ * by the next call. */
+static inline const char *unit_get(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return "(absent)";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
 
 static inline int unit_done(const char *name)
 {
