@@ -24,7 +24,7 @@
  * On a failure the last values of the thread are printed, as the kernel's
  * test does.  One line per way; exit 0 when every way passed, 1 otherwise.
  *
- * usage: inconsistency [-t SECONDS] [-T THREADS] [-x SLACK_PERCENT] [WAY...]
+ * usage: inconsistency [-t SECONDS] [-T THREADS] [-x SLACK_PERCENT] [-m MIN_ALLOWED_NS] [WAY...]
  * ways: realtime monotonic raw boottime tai gettimeofday time (default:
  * all but time, whose 1 s resolution makes the bound meaningless)
  */
@@ -81,6 +81,9 @@ static struct result res[MAX_THREADS];
 /* -x: a percentage of the bound allowed beyond it (the lab's TCG guests,
  * whose emulated hpet jitters against their TSC by hundreds of us) */
 static int64_t slack_percent;
+/* -m: the least allowed, whatever the bound (the same guests: their jitter
+ * does not scale with the bound) */
+static int64_t min_allowed_ns;
 static _Atomic int64_t bound_ns;   /* the library's, the largest seen */
 
 static int64_t kernel_ns(clockid_t id)
@@ -224,6 +227,8 @@ static int run_way(const struct way *w, int threads, double seconds)
 	 * two system calls seen here. */
 	int64_t allowed = bound + (w->id == CLOCK_MONOTONIC && w->kind == 0 ? 0 : bound + 2 * t.narrowest);
 	allowed += bound * slack_percent / 100;
+	if (allowed < min_allowed_ns)
+		allowed = min_allowed_ns;
 	bool ok = started == threads && t.back == 0 && t.cross_back == 0 && t.worst_outside <= allowed && t.calls > 0;
 	printf("%s threads=%d calls=%lld backwards=%lld cross_thread_backwards=%lld worst_backwards_ns=%lld "
 	       "brackets=%lld worst_outside_ns=%lld bound_ns=%lld allowed_ns=%lld %s\n",
@@ -237,18 +242,20 @@ int main(int argc, char **argv)
 {
 	double seconds = 1.0;
 	int threads = 4, opt;
-	while ((opt = getopt(argc, argv, "t:T:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:T:x:m:")) != -1) {
 		if (opt == 't')
 			seconds = atof(optarg);
 		else if (opt == 'T')
 			threads = atoi(optarg);
 		else if (opt == 'x')
 			slack_percent = atoi(optarg);
+		else if (opt == 'm')
+			min_allowed_ns = atoll(optarg);
 		else
 			return 2;
 	}
 	if (!(seconds > 0) || threads < 1 || threads > MAX_THREADS) {
-		fprintf(stderr, "usage: inconsistency [-t SECONDS] [-T THREADS] [-x SLACK_PERCENT] [WAY...]\n");
+		fprintf(stderr, "usage: inconsistency [-t SECONDS] [-T THREADS] [-x SLACK_PERCENT] [-m MIN_ALLOWED_NS] [WAY...]\n");
 		return 2;
 	}
 	int failed = 0;
