@@ -113,8 +113,17 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	struct itimerval it = { { 0, 200 }, { 0, 200 } };
 	setitimer(ITIMER_REAL, &it, NULL);
+	/* The reader thread starts with SIGALRM blocked, so that the handler
+	 * runs on the main thread only: handler_last is then read and written
+	 * in order (two handlers on two threads could interleave, and a
+	 * preempted one would compare an older reading with a newer one). */
+	sigset_t alrm, old_mask;
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, &old_mask);
 	pthread_t th;
 	int have_thread = pthread_create(&th, NULL, reader, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 
 	int64_t start = mono(), last = start, main_back = 0, next_fork = start;
 	long forks = 0, execs = 0, failures = 0;
