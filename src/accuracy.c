@@ -8,6 +8,7 @@
  * and reports what was measured, as bench does; the flag it sets is the only
  * mutable global here.
  */
+#include "util/numarg.h"
 #include "commands.h"
 #include "measure/accuracy.h"
 #include "output/accreport.h"
@@ -66,22 +67,6 @@ static int usage_error(const char *fmt, const char *arg)
 	return CD_EXIT_USAGE;
 }
 
-static bool parse_double(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return errno == 0 && end != s && *end == '\0' && isfinite(*v);
-}
-
-static bool parse_long(const char *s, long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno == 0 && end != s && *end == '\0';
-}
-
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json)
 {
@@ -96,12 +81,12 @@ static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json
 	while ((ch = getopt_long(argc, argv, "d:t:jh", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			if (!parse_double(optarg, &p->duration_s) || p->duration_s <= 0 || p->duration_s > MAX_DURATION_S)
+			if (!cd_parse_double(optarg, &p->duration_s) || p->duration_s <= 0 || p->duration_s > MAX_DURATION_S)
 				return usage_error("-d takes a duration in seconds, more than 0 and at most 86400: '%s'",
 				                   optarg);
 			break;
 		case 't':
-			if (!parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
+			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
 				return usage_error("-t takes a number of threads from 1 to 128: '%s'", optarg);
 			p->threads = (int)l;
 			break;

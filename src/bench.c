@@ -11,6 +11,7 @@
  * tools do; a second Ctrl-C ends the process at once (after putting the
  * clocksource back).  The flag it sets is the only mutable global here.
  */
+#include "util/numarg.h"
 #include "commands.h"
 #include "measure/benchrun.h"
 #include "measure/csswitch.h"
@@ -112,22 +113,6 @@ static void list_ways(void)
 
 /* ---- options ---- */
 
-static bool parse_double(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return errno == 0 && end != s && *end == '\0' && isfinite(*v);
-}
-
-static bool parse_long(const char *s, long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno == 0 && end != s && *end == '\0';
-}
-
 enum { OPT_CLOCKSOURCES = 256, OPT_RESTORE };
 
 /* Returns -1 to go on, else the exit status. */
@@ -149,7 +134,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		switch (ch) {
 		case 'c': o->clocks = optarg; break;
 		case 'd':
-			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0 || o->duration_s > MAX_DURATION_S)
+			if (!cd_parse_double(optarg, &o->duration_s) || o->duration_s <= 0 || o->duration_s > MAX_DURATION_S)
 				return usage_error("-d takes a duration in seconds, more than 0 and at most 86400: '%s'", optarg);
 			have_d = true;
 			break;
@@ -157,11 +142,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 			/* Capped so that a run (and a switched clocksource) cannot
 			 * outlast the operator's patience: 1e10 calls of a 2 us clock
 			 * are already 5.5 hours. */
-			if (!parse_long(optarg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
+			if (!cd_parse_long(optarg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
 				return usage_error("-n takes a number of calls from 1 to 10000000000: '%s'", optarg);
 			break;
 		case 't':
-			if (!parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
+			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
 				return usage_error("-t takes a number of threads from 1 to 1024: '%s'", optarg);
 			o->threads = (int)l;
 			break;
