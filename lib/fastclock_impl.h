@@ -1,0 +1,252 @@
+/*
+ * fastclock_impl.h: libfastclock's inside, shared by fastclock.c (the
+ * readers and the API) and fastclock_sync.c (re-anchoring and start-up).
+ * The design is at the top of fastclock.c.  Nothing here is exported from
+ * the shared library (-fvisibility=hidden); in the static one, the state's
+ * names carry the fc_int_ prefix.
+ */
+#ifndef FC_FASTCLOCK_IMPL_H
+#define FC_FASTCLOCK_IMPL_H
+
+#include "fastclock.h"
+
+#include "counter.h"
+#include "fastclock_trust.h"
+#include "kclock.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define G fc_int_latch
+#define O fc_int_offsets
+#define W fc_int_writer
+#define lock_word fc_int_lock_word
+
+#define NS_PER_S 1000000000LL
+
+enum { L_COUNTER = 1 };
+
+/* Tunables (docs/fastclock.3). */
+#define MIN_INTERVAL_NS 10000000LL     /* re-anchor at least every 10 ms... */
+#define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
+#define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
+#define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due */
+#define CAP_NS 10000000                /* the continuation past H lasts at most 10 ms */
+#define MAX_DOWN 1e-4                  /* the continuation's, and a new line's, least slope:
+                                          the slope less this (at most 1 us over CAP_NS) */
+#define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
+#define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
+#define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
+#define FAST_SLEW_MAX 0.1
+#define START_ERR_PPM 50.0             /* the frequency must be this good to start */
+#define CALIB_STEP_NS 3000000LL        /* calibrating: re-measure every 3 ms */
+#define CHECK_NS NS_PER_S              /* re-read the clocksource every second */
+#define RECENT 8
+
+struct seg_a {
+	_Atomic int64_t ns0;
+	_Atomic uint64_t frac0;
+	_Atomic uint64_t mult;
+};
+
+struct copy_a {
+	_Atomic uint64_t tsc0, soft, hard, capc;
+	_Atomic uint32_t flags;
+	_Atomic int64_t err;
+	struct seg_a mono, raw;
+};
+
+struct seg {
+	int64_t ns0;
+	uint64_t frac0;  /* 2^-32 ns */
+	uint64_t mult;   /* 2^-32 ns per count */
+};
+
+struct line {
+	uint64_t tsc0;
+	uint64_t soft;   /* counts after tsc0 at which a reader re-anchors (kernel mode: 0) */
+	uint64_t hard;   /* counts after tsc0 at which the line proper ends: H (kernel mode:
+	                    when to measure or check again) */
+	uint64_t capc;   /* counts after H that the continuation lasts */
+	uint32_t flags;
+	int64_t err;     /* the bound reported by fc_info; kernel mode: 0 */
+	struct seg mono, raw;  /* kernel mode: ns0 is the floor */
+};
+
+/* The zero state is kernel mode with soft 0: the first read of each kind
+ * goes to the slow path, which initializes. */
+struct fc_latch_state {
+	_Alignas(64) atomic_uint seq;
+	atomic_bool no_counter;  /* never execute the counter read (PR_SET_TSC, no TSC) */
+	struct copy_a c[2];
+};
+extern struct fc_latch_state G;
+
+/* Offsets to MONOTONIC, refreshed by readers (REALTIME) and re-anchors. */
+struct fc_offsets {
+	_Alignas(64) _Atomic int64_t rt_off;
+	_Atomic uint64_t rt_checked;  /* counter at the last check */
+	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
+	_Atomic int64_t tai_off;
+	atomic_bool tai_ok;           /* adjtimex told the TAI offset */
+	_Atomic int64_t boot_off;     /* only ever raised */
+	atomic_int rt_lock;           /* one refresher at a time, in order */
+};
+extern struct fc_offsets O;
+
+extern atomic_int lock_word;
+
+/* The writer's state: touched only with lock_word held. */
+struct fc_writer {
+	bool inited;
+	struct fc_trust_facts facts;
+	struct fc_trust trust;
+	enum fc_source source;
+	enum fc_reason reason;
+	char reason_text[200];
+	char freq_from[24];
+	bool trusted;          /* the counter may be used (trust, and still) */
+	bool permanent;        /* kernel mode for good: never re-check */
+	double r_raw;          /* MONOTONIC_RAW ns per count */
+	double r_err_ppm;
+	bool declared;         /* r_raw is a declaration, not yet a measurement */
+	double counts_per_ns;  /* rough, for scheduling */
+	bool have_base, reset_base;
+	int jump_run;          /* intervals in a row whose own rate disagreed */
+	double jump_dev;
+	uint64_t base_t, prev_t;
+	int64_t base_raw, base_mono, base_w, prev_raw, prev_w;
+	uint64_t syncs, backwards;
+	int64_t last_sync_ns, interval_ns;
+	uint64_t last_check_t;
+	int64_t recent[RECENT];
+	unsigned n_recent;
+	bool have_boot;
+	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
+};
+extern struct fc_writer W;
+
+/* ---- the latch ---- */
+
+static inline void store_copy(struct copy_a *c, const struct line *l)
+{
+	atomic_store_explicit(&c->tsc0, l->tsc0, memory_order_relaxed);
+	atomic_store_explicit(&c->soft, l->soft, memory_order_relaxed);
+	atomic_store_explicit(&c->hard, l->hard, memory_order_relaxed);
+	atomic_store_explicit(&c->capc, l->capc, memory_order_relaxed);
+	atomic_store_explicit(&c->flags, l->flags, memory_order_relaxed);
+	atomic_store_explicit(&c->err, l->err, memory_order_relaxed);
+	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, memory_order_relaxed);
+	atomic_store_explicit(&c->mono.frac0, l->mono.frac0, memory_order_relaxed);
+	atomic_store_explicit(&c->mono.mult, l->mono.mult, memory_order_relaxed);
+	atomic_store_explicit(&c->raw.ns0, l->raw.ns0, memory_order_relaxed);
+	atomic_store_explicit(&c->raw.frac0, l->raw.frac0, memory_order_relaxed);
+	atomic_store_explicit(&c->raw.mult, l->raw.mult, memory_order_relaxed);
+}
+
+static inline void load_copy(const struct copy_a *c, struct line *l)
+{
+	l->tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+	l->soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
+	l->hard = atomic_load_explicit(&c->hard, memory_order_relaxed);
+	l->capc = atomic_load_explicit(&c->capc, memory_order_relaxed);
+	l->flags = atomic_load_explicit(&c->flags, memory_order_relaxed);
+	l->err = atomic_load_explicit(&c->err, memory_order_relaxed);
+	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
+	l->mono.frac0 = atomic_load_explicit(&c->mono.frac0, memory_order_relaxed);
+	l->mono.mult = atomic_load_explicit(&c->mono.mult, memory_order_relaxed);
+	l->raw.ns0 = atomic_load_explicit(&c->raw.ns0, memory_order_relaxed);
+	l->raw.frac0 = atomic_load_explicit(&c->raw.frac0, memory_order_relaxed);
+	l->raw.mult = atomic_load_explicit(&c->raw.mult, memory_order_relaxed);
+}
+
+/* Readers use c[seq & 1].  The writer moves readers to the other copy,
+ * rewrites this one, moves them back, and rewrites the other: each store of
+ * seq is a release (the copy readers are sent to is complete) followed by a
+ * release fence (a reader that saw any of the following stores sees seq
+ * changed at its check, through its acquire fence). */
+static inline void latch_write(const struct line *l)
+{
+	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
+	atomic_store_explicit(&G.seq, s + 1, memory_order_release);
+	atomic_thread_fence(memory_order_release);
+	store_copy(&G.c[s & 1], l);
+	atomic_store_explicit(&G.seq, s + 2, memory_order_release);
+	atomic_thread_fence(memory_order_release);
+	store_copy(&G.c[(s + 1) & 1], l);
+}
+
+static inline unsigned current_line(struct line *l)
+{
+	unsigned s;
+	do {
+		s = atomic_load_explicit(&G.seq, memory_order_acquire);
+		load_copy(&G.c[s & 1], l);
+		atomic_thread_fence(memory_order_acquire);
+	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+	return s;
+}
+
+static inline uint64_t counter_now(void)
+{
+	return atomic_load_explicit(&G.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
+}
+
+static inline int64_t seg_at(int64_t ns0, uint64_t frac0, uint64_t mult, uint64_t d)
+{
+	unsigned __int128 p = (unsigned __int128)d * mult + frac0;
+	return ns0 + (int64_t)(uint64_t)(p >> 32);
+}
+
+/* The same in 2^-32 ns units, exactly. */
+typedef __int128 scaled;
+
+static inline scaled seg_scaled(const struct seg *s, uint64_t d)
+{
+	return ((scaled)s->ns0 << 32) + (scaled)s->frac0 + (scaled)((unsigned __int128)d * s->mult);
+}
+
+static inline uint64_t slow_mult(uint64_t mult)
+{
+	return mult - (uint64_t)((double)mult * MAX_DOWN) - 1;
+}
+
+/* F(d) of the top of this file, scaled: the line, then the continuation,
+ * then its last value.  A counter before tsc0 (negative d) is taken as
+ * "after everything": the copy's reader computes it so. */
+static inline scaled follow_scaled(const struct line *L, const struct seg *s, uint64_t d)
+{
+	if (d <= L->hard)
+		return seg_scaled(s, d);
+	uint64_t past = d - L->hard;
+	if (past > L->capc)
+		past = L->capc;
+	return seg_scaled(s, L->hard) + (scaled)((unsigned __int128)past * slow_mult(s->mult));
+}
+
+static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t d)
+{
+	return (int64_t)(follow_scaled(L, s, d) >> 32);
+}
+
+static inline bool trylock(void)
+{
+	int expected = 0;
+	return atomic_compare_exchange_strong_explicit(&lock_word, &expected, 1, memory_order_acquire,
+	                                               memory_order_relaxed);
+}
+
+static inline void unlock(void)
+{
+	atomic_store_explicit(&lock_word, 0, memory_order_release);
+}
+
+/* fastclock_sync.c, called with lock_word held (the rt_ ones need not) */
+void fc_int_resync(unsigned seen, bool force_hard);
+void fc_int_init_locked(void);
+void fc_int_rt_refresh(void);
+void fc_int_rt_check(uint64_t t);
+
+#endif
