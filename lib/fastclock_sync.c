@@ -505,6 +505,8 @@ void fc_int_init_locked(void)
 	if (W.facts.counter_usable != 0)
 		atomic_store_explicit(&G.no_counter, true, memory_order_relaxed);
 	W.trusted = W.trust.use_counter;
+	if (W.trusted)
+		fc_trust_declared(&W.facts);
 	snprintf(W.freq_from, sizeof W.freq_from, "%s", W.facts.freq_from);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	fc_int_rt_refresh();

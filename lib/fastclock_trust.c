@@ -343,6 +343,10 @@ void fc_trust_gather(struct fc_trust_facts *f)
 	if (uname(&u) == 0)
 		sscanf(u.release, "%d.%d", &f->kernel_major, &f->kernel_minor);
 	read_verdict(f);
+}
+
+void fc_trust_declared(struct fc_trust_facts *f)
+{
 	if (f->counter_usable == 0 && f->mode != FC_MODE_OFF)
 		declared_frequency(f);
 }

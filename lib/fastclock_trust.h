@@ -58,8 +58,13 @@ bool fc_trust_listed(const char *list, const char *name);
 
 void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t);
 
-/* Reads the live machine (see above). */
+/* Reads the live machine (see above), but for the first frequency. */
 void fc_trust_gather(struct fc_trust_facts *f);
+
+/* The first frequency (declared_hz, declared_err_ppm, freq_from): only
+ * once the counter is to be used, since the last source tried opens a
+ * perf event, which a process whose counter is refused has no need of. */
+void fc_trust_declared(struct fc_trust_facts *f);
 
 /* Reads current and available clocksources again: false when the kernel
  * has left the counter as t asks to watch (why says what changed). */
