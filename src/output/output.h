@@ -25,6 +25,10 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
                     const struct cd_report *r);
 
 /* For node_exporter's textfile collector: names prefixed clockdoctor_. */
+/* A Prometheus label value, escaped as the exposition format requires
+ * (backslash, double quote, newline); shared with watch's textfile. */
+void cd_prom_label(FILE *out, const char *s);
+
 void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
                           const struct cd_report *r);
 

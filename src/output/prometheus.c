@@ -7,7 +7,7 @@
  */
 #include "output/output.h"
 
-static void label(FILE *out, const char *s)
+void cd_prom_label(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
@@ -38,7 +38,7 @@ void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_m
 	if (f->cs.have_current) {
 		head(out, "clockdoctor_clocksource_current_info", "The kernel's current clocksource.");
 		fputs("clockdoctor_clocksource_current_info{clocksource=\"", out);
-		label(out, f->cs.current);
+		cd_prom_label(out, f->cs.current);
 		fputs("\"} 1\n", out);
 	}
 

@@ -8,6 +8,7 @@
  * a timer beside watch in the same folder.
  */
 #include "output/watchreport.h"
+#include "output/output.h"
 #include "output/jsonw.h"
 
 #include <errno.h>
@@ -256,18 +257,6 @@ void cd_watch_count(struct cd_watch_state *s, const struct cd_watch_event *e)
 	}
 }
 
-static void label(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
-}
-
 static void head(FILE *out, const char *name, const char *type, const char *help)
 {
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -279,7 +268,7 @@ void cd_watch_textfile(FILE *out, const struct cd_watch_state *s, double now)
 		head(out, "clockdoctor_watch_clocksource_current_info", "gauge",
 		     "The kernel's current clocksource, as watch last read it.");
 		fputs("clockdoctor_watch_clocksource_current_info{clocksource=\"", out);
-		label(out, s->current);
+		cd_prom_label(out, s->current);
 		fputs("\"} 1\n", out);
 	}
 	head(out, "clockdoctor_watch_clocksource_readable", "gauge",

@@ -119,8 +119,24 @@ static void test_number_text(void)
 	free(got);
 }
 
+/* Prometheus label values: backslash, double quote and newline escaped,
+ * all else as it is (check's --prometheus and watch's textfile). */
+static void test_prom_label(void)
+{
+	char buf[128] = "";
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	if (!f) {
+		CHECK(0);
+		return;
+	}
+	cd_prom_label(f, "a\\b\"c\nd-tsc");
+	fclose(f);
+	CHECK_STR(buf, "a\\\\b\\\"c\\nd-tsc");
+}
+
 int main(void)
 {
+	test_prom_label();
 	test_number_text();
 	test_escape();
 	test_nesting();
