@@ -199,7 +199,8 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 		for (int s = 0; s < CD_TSYS_N; s++)
 			after += iv->exact[s];
 		done += took;
-		cd_tracer_set_period(tr, cd_top_adapt_period(after - before, took, TARGET_SAMPLES), t);
+		uint64_t wanted = cd_top_adapt_period(after - before, took, TARGET_SAMPLES);
+		cd_tracer_set_period(tr, cd_top_keep_period(cd_tracer_period(tr), wanted), t);
 	}
 	double now = mono_s();
 	iv->secs = now - *mark;

@@ -312,6 +312,17 @@ uint64_t cd_top_adapt_period(uint64_t calls, double secs, uint64_t target)
 	return (uint64_t)p;
 }
 
+uint64_t cd_top_keep_period(uint64_t current, uint64_t wanted)
+{
+	if (wanted == 0)
+		wanted = 1;
+	/* Within 2x of the wanted period, the samples a second are within 2x of
+	 * the target: not worth a reset (each one costs a sample, tracepf.c). */
+	if (current > 0 && 2 * current >= wanted && current <= 2 * wanted)
+		return current;
+	return wanted;
+}
+
 /* ---- CPU lists ---- */
 
 int cd_parse_cpu_list(const char *s, int *cpus, int max)

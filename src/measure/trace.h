@@ -110,6 +110,10 @@ void cd_top_clock_list(const struct cd_top_proc *p, char *buf, size_t len);
  * `calls` events happened in `secs` seconds: at least 1 (every call), and
  * rounded up so that the sample rate never exceeds the target. */
 uint64_t cd_top_adapt_period(uint64_t calls, double secs, uint64_t target);
+/* The period to set: `current` while it is within 2x of `wanted` (every
+ * change resets the kernel's count, costing one sample's accuracy), else
+ * `wanted`. */
+uint64_t cd_top_keep_period(uint64_t current, uint64_t wanted);
 
 /* ---- CPU lists ("0-3,8,10-11": /sys/devices/system/cpu/online) ---- */
 

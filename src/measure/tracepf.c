@@ -14,6 +14,15 @@
  * it makes the kernel record every event (perf_swevent_event), whatever
  * the period.  A sample stands for the period in force when it is read; the
  * ring buffers are drained before the period changes.
+ *
+ * PERF_EVENT_IOC_PERIOD zeroes the kernel's count to the next sample
+ * (__perf_event_period), so the event's next hit is sampled at once: that
+ * sample stands for one call, not a period.  Weighed as a period, it biased
+ * whichever process called first after each change (a process at 20000
+ * calls a second, redithered every 50 ms at a period of a few hundred, came
+ * out twice its rate), so each event's first sample after a change weighs 1
+ * and the period is changed seldom: when the counts say it is off by more
+ * than 2x (top.c), and redithered once a second.
  */
 #include "measure/trace.h"
 #include "util/fsread.h"
@@ -35,6 +44,7 @@
 #define MAX_CPUS 4096
 #define RING_PAGES 16           /* 64 KiB a CPU: 0.1 s of a few thousand samples, many times over */
 #define POLL_NS 50000000L       /* the ring buffers are drained every 50 ms */
+#define REDITHER_S 1.0          /* and the periods redithered at most this often */
 
 struct tracepoint {
 	bool have;
@@ -60,10 +70,12 @@ struct cd_tracer {
 	uint64_t period;            /* the period aimed at (cd_tracer_set_period) */
 	/* Each CPU's period in force, dithered around `period`: a fixed "every
 	 * P-th event" locks onto a loop that makes k calls a turn (P and k with a
-	 * common factor always sample the same call), so after every drain each
-	 * CPU gets a new period in [P/2, 3P/2), which also resets the kernel's
-	 * count to the next sample.  Its samples are weighted by it. */
+	 * common factor always sample the same call), so every REDITHER_S each
+	 * CPU gets a new prime period in [P/2, 3P/2).  Its samples are weighted
+	 * by it, except the first of each event after the change (fresh). */
 	uint64_t *cpu_period;
+	bool *fresh;                /* per fd: its next sample is the forced one */
+	double dithered_at;         /* now_s() of the last redither */
 	uint64_t rng;
 };
 
@@ -388,8 +400,9 @@ struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_
 	tr->last = calloc(nfd, sizeof *tr->last);
 	tr->ring = calloc((size_t)tr->ncpus, sizeof *tr->ring);
 	tr->cpu_period = calloc((size_t)tr->ncpus, sizeof *tr->cpu_period);
+	tr->fresh = calloc(nfd, sizeof *tr->fresh);
 	tr->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	if (!tr->fd || !tr->last || !tr->ring || !tr->cpu_period) {
+	if (!tr->fd || !tr->last || !tr->ring || !tr->cpu_period || !tr->fresh) {
 		e->err = -ENOMEM;
 		snprintf(e->msg, sizeof e->msg, "out of memory");
 		goto fail;
@@ -428,6 +441,7 @@ void cd_tracer_close(struct cd_tracer *tr)
 	free(tr->pid_last);
 	free(tr->ring);
 	free(tr->cpu_period);
+	free(tr->fresh);
 	free(tr->fd);
 	free(tr->last);
 	free(tr->cpus);
@@ -475,8 +489,10 @@ static void read_comm(int pid, char *comm, size_t len)
 		snprintf(comm, len, "?");      /* it exited before we looked */
 }
 
-/* One PERF_RECORD_SAMPLE: u32 pid, tid; u32 size; raw data. */
-static void take_sample(struct cd_tracer *tr, const unsigned char *rec, size_t len, uint64_t period,
+/* One PERF_RECORD_SAMPLE of CPU index ci: u32 pid, tid; u32 size; raw
+ * data.  It weighs the CPU's period, or 1 when it is its event's first
+ * since the period was set (see the top of the file). */
+static void take_sample(struct cd_tracer *tr, int ci, const unsigned char *rec, size_t len,
                         struct cd_top_table *t)
 {
 	const size_t hdr = sizeof(struct perf_event_header);
@@ -498,6 +514,12 @@ static void take_sample(struct cd_tracer *tr, const unsigned char *rec, size_t l
 		long long clk = -1;
 		if (tp->clock_size)
 			cd_tp_read_int(raw, raw_size, tp->clock_off, tp->clock_size, false, &clk);
+		uint64_t period = tr->cpu_period[ci] ? tr->cpu_period[ci] : tr->period;
+		bool *fresh = &tr->fresh[ci * CD_TSYS_N + s];
+		if (*fresh) {
+			period = 1;
+			*fresh = false;
+		}
 		size_t before = t->n;
 		cd_top_add_sample(t, (int)pid, (enum cd_tsys)s, clk, period);
 		if (t->n > before)
@@ -526,7 +548,7 @@ static void drain(struct cd_tracer *tr, int ci, struct cd_top_table *t)
 		for (size_t i = 0; i < h.size; i++)
 			rec[i] = data[(off + i) % tr->ring_len];
 		if (h.type == PERF_RECORD_SAMPLE)
-			take_sample(tr, rec, h.size, tr->cpu_period[ci] ? tr->cpu_period[ci] : tr->period, t);
+			take_sample(tr, ci, rec, h.size, t);
 		else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
 			uint64_t lost;
 			memcpy(&lost, rec + sizeof h + 8, 8);
@@ -560,27 +582,46 @@ static uint64_t dithered(struct cd_tracer *tr, uint64_t p)
 	if (p < 2)
 		return p;
 	uint64_t q = p / 2 + tr->rng % p;
+	if (q < 3)
+		q = 3;          /* 2 is prime but even: it would lock onto a two-call loop */
 	while (!is_prime(q))
 		q++;
 	return q;
 }
 
 /* Drain one CPU, then give its events a new dithered period: the samples
- * drained were all taken under the period recorded for them. */
+ * drained were all taken under the period recorded for them.  An event
+ * whose period was set takes its next hit at once: that sample is fresh.
+ * (An event whose ioctl failed keeps the old period; the CPU's samples are
+ * then weighed by the new one, so a failure is not expected to be partial:
+ * the same call on the same kind of event.) */
 static void drain_and_redither(struct cd_tracer *tr, int ci, struct cd_top_table *t)
 {
 	drain(tr, ci, t);
-	if (!tr->ring[ci] || tr->period < 2)
+	if (!tr->ring[ci])
 		return;
 	uint64_t p = dithered(tr, tr->period);
+	if (p == (tr->cpu_period[ci] ? tr->cpu_period[ci] : tr->period))
+		return;                 /* period 1, or the same prime: no reset */
 	bool ok = true;
 	for (int s = 0; s < CD_TSYS_N; s++) {
-		int fd = tr->fd[ci * CD_TSYS_N + s];
-		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) != 0)
+		int i = ci * CD_TSYS_N + s;
+		if (tr->fd[i] < 0)
+			continue;
+		if (ioctl(tr->fd[i], PERF_EVENT_IOC_PERIOD, &p) == 0)
+			tr->fresh[i] = true;
+		else
 			ok = false;
 	}
 	if (ok)
 		tr->cpu_period[ci] = p;
+}
+
+static void redither_all(struct cd_tracer *tr, struct cd_top_table *t)
+{
+	for (int ci = 0; ci < tr->ncpus; ci++)
+		drain_and_redither(tr, ci, t);
+	tr->dithered_at = now_s();
 }
 
 double cd_tracer_collect(struct cd_tracer *tr, double secs, const volatile sig_atomic_t *stop,
@@ -588,8 +629,11 @@ double cd_tracer_collect(struct cd_tracer *tr, double secs, const volatile sig_a
 {
 	double t0 = now_s();
 	for (;;) {
-		for (int ci = 0; ci < tr->ncpus; ci++)
-			drain_and_redither(tr, ci, t);
+		if (now_s() - tr->dithered_at >= REDITHER_S)
+			redither_all(tr, t);
+		else
+			for (int ci = 0; ci < tr->ncpus; ci++)
+				drain(tr, ci, t);
 		double left = secs - (now_s() - t0);
 		if (left <= 0 || (stop && *stop))
 			break;
@@ -607,8 +651,7 @@ void cd_tracer_set_period(struct cd_tracer *tr, uint64_t period, struct cd_top_t
 	/* The samples waiting in the buffers stand for the old period; each
 	 * CPU then gets a dithered new one. */
 	tr->period = period;
-	for (int ci = 0; ci < tr->ncpus; ci++)
-		drain_and_redither(tr, ci, t);
+	redither_all(tr, t);
 }
 
 uint64_t cd_tracer_period(const struct cd_tracer *tr) { return tr->period; }

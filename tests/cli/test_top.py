@@ -152,6 +152,38 @@ def test_counts_one_process_exactly(traced, helper):
         assert d["sample_period"] >= 1 and d["lost"] == 0
 
 
+def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
+    """A process making as many calls as it can on one CPU sets a sample
+    period of hundreds; the helper on the other CPU must still be estimated
+    at its rate.  Each period change makes the kernel sample the next call
+    at once (tracepf.c): weighed as a period, those samples came out 22% over
+    the helper's rate here, and 190x over a process making 50 calls a
+    second."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two CPUs to pin the two programs apart")
+
+    def pinned(cpu):
+        return lambda: os.sched_setaffinity(0, {cpu})
+
+    heavy = subprocess.Popen([helper, "100000000", "5", "syscall"], stdout=subprocess.PIPE,
+                             text=True, preexec_fn=pinned(cpus[1]))
+    p = subprocess.Popen([helper, str(RATE), "5", "syscall"], stdout=subprocess.PIPE, text=True,
+                         preexec_fn=pinned(cpus[0]))
+    try:
+        assert heavy.stdout.readline() == "ready\n" and p.stdout.readline() == "ready\n"
+        docs = intervals(traced("top", "-p", str(p.pid), "--json", "1", "3", timeout=60))
+    finally:
+        heavy.communicate(timeout=30)
+        p.communicate(timeout=30)
+    for d in docs:
+        assert d["sample_period"] >= 20, d      # the heavy caller set it
+        exact = d["pid_exact"]["calls_per_s"]
+        assert abs(exact - RATE) <= 0.05 * RATE, d
+        x = d["processes"][0]
+        assert abs(x["calls_per_s"] - exact) <= 0.10 * exact, (x, d["sample_period"])
+
+
 def test_clock_split_does_not_lock_onto_a_loop(traced, helper):
     """A loop alternating two clock ids is exactly 50/50: a fixed sample period
     would lock onto its pattern (an even period samples only one of them)."""

@@ -266,6 +266,18 @@ static void test_period(void)
 	CHECK_INT(cd_top_adapt_period(100, 0, 2000), 1);      /* no time: no division */
 	CHECK_INT(cd_top_adapt_period(100, 1, 0), 1);
 	CHECK_INT(cd_top_adapt_period(UINT64_MAX, 1e-9, 1), 1000000000000ULL);
+	/* kept within 2x either way: a change costs a forced sample */
+	CHECK_INT(cd_top_keep_period(10, 11), 10);
+	CHECK_INT(cd_top_keep_period(10, 20), 10);
+	CHECK_INT(cd_top_keep_period(10, 21), 21);
+	CHECK_INT(cd_top_keep_period(10, 5), 10);
+	CHECK_INT(cd_top_keep_period(10, 4), 4);
+	CHECK_INT(cd_top_keep_period(200, 5), 5);      /* top's first guess, far off */
+	CHECK_INT(cd_top_keep_period(2, 1), 2);
+	CHECK_INT(cd_top_keep_period(3, 1), 1);
+	CHECK_INT(cd_top_keep_period(0, 7), 7);
+	CHECK_INT(cd_top_keep_period(5, 0), 1);
+	CHECK_INT(cd_top_keep_period(1, 1000000000000ULL), 1000000000000ULL);
 }
 
 static void test_cpu_list(void)
