@@ -717,9 +717,23 @@ def verify(scenario, boot_result):
         for fr in traceback.extract_tb(e.__traceback__):
             if fr.filename == str(scenario.path):
                 where = "%s:%d: %s\n" % (Path(fr.filename).name, fr.lineno, fr.line)
-        raise AssertionError("scenario %s failed\n%s%s: %s\n\n%s\n\n%s" % (
-            scenario.name, where, type(e).__name__, e,
-            boot_result.describe(), format_outputs(scenario, boot_result))) from None
+        reason = "scenario %s failed\n%s%s: %s" % (scenario.name, where, type(e).__name__, e)
+        # The reason comes first and again last: a CI log viewer that shows
+        # only one end of a long failure still shows why.
+        raise AssertionError("%s\n\n%s\n\n%s\n\n%s" % (
+            reason, boot_result.describe(), format_outputs(scenario, boot_result), reason)) from None
+
+
+def console_part(scenario, boot_result, tail=60):
+    """The console from this scenario's first step to its last (the boot and
+    the other scenarios of the same guest are in console.log), or, when the
+    guest did not finish, its last `tail` lines: where it stopped."""
+    lines = boot_result.console.rstrip("\n").split("\n")
+    mine = [i for i, x in enumerate(lines)
+            if re.match(r"=====(BEGIN|END) %s/" % re.escape(scenario.name), x)]
+    if not boot_result.done or not mine:
+        return "\n".join(lines[-tail:])
+    return "\n".join(lines[mine[0]:mine[-1] + 1])
 
 
 def format_outputs(scenario, boot_result):
@@ -733,8 +747,9 @@ def format_outputs(scenario, boot_result):
             if s.stderr.strip():
                 out.append("----- stderr of %s" % name)
                 out.append(s.stderr.rstrip("\n"))
-    out.append("===== guest console (%s) =====" % boot_result.run_dir)
-    out.append(boot_result.console.rstrip("\n"))
+    out.append("===== guest console (%s/console.log), %s =====" % (
+        boot_result.run_dir, "this scenario's part" if boot_result.done else "its end"))
+    out.append(console_part(scenario, boot_result))
     out.append("===== end of guest console =====")
     return "\n".join(out)
 

@@ -78,7 +78,8 @@ def _bad_check(r):
 
 def test_harness_reports_failure(the_lab):
     """The lab can fail: a false assertion about a real boot must fail, and
-    its message must carry the step outputs and the whole guest console."""
+    its message must carry the step outputs, this scenario's part of the
+    guest console, and the reason at both ends."""
     good = BY_NAME[SELF_TEST]
     bad = copy.copy(good)
     bad.check = _bad_check
@@ -88,11 +89,16 @@ def test_harness_reports_failure(the_lab):
     msg = str(ei.value)
     assert "scenario %s failed" % SELF_TEST in msg
     assert "no-such-clocksource" in msg
-    assert "===== guest console" in msg and "=====LAB START" in msg
-    assert "Linux version" in msg or "SeaBIOS" in msg  # the console, not only results
+    assert "===== guest console" in msg and "=====BEGIN %s/" % SELF_TEST in msg
+    assert "=====LAB START" not in msg          # the boot is in console.log, not here
+    reason = msg.split("\n\n")[0]
+    assert "_bad_check" in reason or "AssertionError" in reason, reason
+    assert msg.rstrip().endswith(reason)        # first and last
     # A guest that never reported a step (a crash, a hang) fails too.
     cut = copy.copy(boot)
     cut.steps = {}
     cut.done = False
-    with pytest.raises(AssertionError, match="did not finish"):
+    with pytest.raises(AssertionError, match="did not finish") as ei:
         lab.verify(good, cut)
+    # ...and shows where the console stopped: its last lines
+    assert boot.console.rstrip("\n").split("\n")[-1] in str(ei.value)

@@ -44,7 +44,7 @@ def check(r):
     assert c["cpus_allowed"] == 1
     assert c["after"]["source"] == "kernel"
     # the kernel's clock through the library: a system call and a little
-    assert c["fc_now_ns"]["ns"] <= 2 * c["clock_gettime"]["ns"], c
+    assert c["fc_now_ns"]["ns"] <= 3 * c["clock_gettime"]["ns"], c
     w = r["warp"].json
     print("warp unpinned, 1 s: fc_now_ns %d reads %d back; raw TSC %d reads %d back (max %d cycles), "
           "%d migrations" % (w["fc_now_ns"]["reads"], w["fc_now_ns"]["back"], w["tsc"]["reads"],

@@ -62,7 +62,8 @@ def check(r):
     assert c["cpus_allowed"] == 1
     assert (c["after"]["source"], c["after"]["reason"]) == ("counter", "verified"), c["after"]
     assert c["after"]["verdict"] == 0
-    assert c["ratio"] >= 10, c
+    # 21-31x in our runs; asserted: clearly cheaper (the figure is printed)
+    assert c["ratio"] >= 5, c
     fo = Follow(r["follow"].stdout)
     print(fo.table(CLOCKS))
     late = [x for x in fo.intervals if x["t0"] >= fo.start["t"] + 500000000]
