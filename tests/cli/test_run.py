@@ -8,11 +8,13 @@ served is counted exactly: the test spy libcdspy.so, preloaded after the
 accelerator, sees every call the accelerator hands on to libc, and none
 that it serves.
 """
+import errno
 import os
 import re
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import textwrap
 
@@ -330,6 +332,28 @@ def test_inconsistency_under_force(built):
     for x in lines:
         assert x.endswith(" PASS"), x
         assert " backwards=0 cross_thread_backwards=0 " in x
+
+
+def test_inconsistency_under_a_container_seccomp_profile(built):
+    """perf_event_open, adjtimex and clock_adjtime answered EPERM, as Docker's
+    default profile does: no first frequency from perf (measured instead),
+    no NTP rate or TAI offset from adjtimex (TAI from the kernel), and every
+    served id still never backwards and within the bound."""
+    prog = os.path.join(PROGS, "inconsistency")
+    p = sh([os.path.join(PROGS, "seccomped"), prog, "-t", "0.3", "-T", "2"], LD_PRELOAD=PRELOAD,
+           FASTCLOCK="force", FASTCLOCK_INFO="1", timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert [x.split()[0] for x in lines] == ["realtime", "monotonic", "raw", "boottime", "tai", "gettimeofday"]
+    for x in lines:
+        assert x.endswith(" PASS"), x
+        assert " backwards=0 cross_thread_backwards=0 " in x
+    assert "fastclock-preload[" in p.stderr and "serving" in p.stderr, p.stderr
+    # the filter is real: adjtimex is refused in the program
+    probe = sh([os.path.join(PROGS, "seccomped"), sys.executable, "-c",
+                "import ctypes; l = ctypes.CDLL(None, use_errno=True); "
+                "print(l.adjtimex(ctypes.create_string_buffer(512)), ctypes.get_errno())"])
+    assert probe.stdout.split() == ["-1", str(errno.EPERM)], probe.stdout + probe.stderr
 
 
 def test_signals_fork_exec_under_force(built):
