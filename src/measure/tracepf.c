@@ -18,11 +18,13 @@
  * PERF_EVENT_IOC_PERIOD zeroes the kernel's count to the next sample
  * (__perf_event_period), so the event's next hit is sampled at once: that
  * sample stands for one call, not a period.  Weighed as a period, it biased
- * whichever process called first after each change (a process at 20000
- * calls a second, redithered every 50 ms at a period of a few hundred, came
- * out twice its rate), so each event's first sample after a change weighs 1
- * and the period is changed seldom: when the counts say it is off by more
- * than 2x (top.c), and redithered once a second.
+ * whichever process called first after each change (redithered every 50 ms
+ * at a period near 490, a process making 20000 calls a second came out 20-28%
+ * over, one making 50 about 190 times over), so each event's first sample
+ * after a change weighs 1 and the period is changed seldom: when the counts
+ * say it is off by more than 2x (top.c), and redithered once a second.  (A
+ * regular sample written between a CPU's drain and its ioctl, a window of
+ * microseconds, is taken for the forced one: rare, and off by one period.)
  */
 #include "measure/trace.h"
 #include "util/fsread.h"
