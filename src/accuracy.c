@@ -59,14 +59,6 @@ static void usage(FILE *out)
 	        "  FASTCLOCK=off clockdoctor accuracy -d 2   # the kernel fallback\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "clockdoctor accuracy: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(clockdoctor accuracy --help shows the options)\n");
-	return CD_EXIT_USAGE;
-}
-
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json)
 {
@@ -82,12 +74,12 @@ static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json
 		switch (ch) {
 		case 'd':
 			if (!cd_parse_double(optarg, &p->duration_s) || p->duration_s <= 0 || p->duration_s > MAX_DURATION_S)
-				return usage_error("-d takes a duration in seconds, more than 0 and at most 86400: '%s'",
+				return cd_usage_error("accuracy", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'",
 				                   optarg);
 			break;
 		case 't':
 			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
-				return usage_error("-t takes a number of threads from 1 to 128: '%s'", optarg);
+				return cd_usage_error("accuracy", "-t takes a number of threads from 1 to 128: '%s'", optarg);
 			p->threads = (int)l;
 			break;
 		case 'j': *json = true; break;
@@ -96,7 +88,7 @@ static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cd_usage_error("accuracy", "unexpected argument '%s'", argv[optind]);
 	return -1;
 }
 

@@ -88,14 +88,6 @@ static void usage(FILE *out)
 	        "  sudo clockdoctor bench --restore   # after a run was killed with -9\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "clockdoctor bench: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(clockdoctor bench --help shows the options)\n");
-	return CD_EXIT_USAGE;
-}
-
 static void list_ways(void)
 {
 	int n;
@@ -135,7 +127,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		case 'c': o->clocks = optarg; break;
 		case 'd':
 			if (!cd_parse_double(optarg, &o->duration_s) || o->duration_s <= 0 || o->duration_s > MAX_DURATION_S)
-				return usage_error("-d takes a duration in seconds, more than 0 and at most 86400: '%s'", optarg);
+				return cd_usage_error("bench", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'", optarg);
 			have_d = true;
 			break;
 		case 'n':
@@ -143,11 +135,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 			 * outlast the operator's patience: 1e10 calls of a 2 us clock
 			 * are already 5.5 hours. */
 			if (!cd_parse_long(optarg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
-				return usage_error("-n takes a number of calls from 1 to 10000000000: '%s'", optarg);
+				return cd_usage_error("bench", "-n takes a number of calls from 1 to 10000000000: '%s'", optarg);
 			break;
 		case 't':
 			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
-				return usage_error("-t takes a number of threads from 1 to 1024: '%s'", optarg);
+				return cd_usage_error("bench", "-t takes a number of threads from 1 to 1024: '%s'", optarg);
 			o->threads = (int)l;
 			break;
 		case 'j': o->json = true; break;
@@ -160,11 +152,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cd_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (have_d && o->calls > 0)
-		return usage_error("%s", "-d and -n do not go together: a duration or a number of calls");
+		return cd_usage_error("bench", "-d and -n do not go together: a duration or a number of calls");
 	if (*restore && (o->clocksources || o->clocks || have_d || o->calls || o->threads > 1))
-		return usage_error("%s", "--restore takes no other option");
+		return cd_usage_error("bench", "--restore takes no other option");
 	return -1;
 }
 
@@ -348,15 +340,15 @@ static int prepare(struct cd_bench_report *rp, const struct opts *o, struct cd_c
 {
 	char err[512];
 	if (cd_cs_init(cs, NULL, NULL) != 0)
-		return usage_error("%s", "a path is too long (CLOCKDOCTOR_SYSFS, CLOCKDOCTOR_STATE_DIR)");
+		return cd_usage_error("bench", "a path is too long (CLOCKDOCTOR_SYSFS, CLOCKDOCTOR_STATE_DIR)");
 	if (o->clocksources) {
 		if (cd_cs_writable(cs, err, sizeof err) != 0)
-			return usage_error("--clocksources: %s", err);
+			return cd_usage_error("bench", "--clocksources: %s", err);
 		int n = parse_clocksources(o->clocksources, cs, rp->cs_name);
 		if (n < 0)
 			return CD_EXIT_USAGE;
 		if (cd_cs_current(cs, rp->original, sizeof rp->original) != 0)
-			return usage_error("cannot read %s", cs->current_path);
+			return cd_usage_error("bench", "cannot read %s", cs->current_path);
 		enum cd_cs_recovery rec = cd_cs_recover(cs, err, sizeof err);
 		if (rec != CD_CS_NO_RECORD)
 			fprintf(stderr, "clockdoctor bench: %s\n", err);
@@ -397,7 +389,7 @@ int cd_cmd_bench(int argc, char **argv)
 	int nways = cd_ways_parse(o.clocks ? o.clocks : o.clocksources ? DEFAULT_CS_WAYS : "all", ways, 64, err,
 	                          sizeof err);
 	if (nways < 0)
-		return usage_error("-c: %s", err);
+		return cd_usage_error("bench", "-c: %s", err);
 	if (o.calls > 0)
 		o.duration_s = 0;
 

@@ -9,6 +9,7 @@
  * --undo change the boot configuration through persist/.
  */
 #include "commands.h"
+#include "util/numarg.h"
 #include "diagnose/plan.h"
 #include "measure/csapply.h"
 #include "measure/measure.h"
@@ -76,14 +77,6 @@ static void fix_usage(FILE *out)
 	        "  clockdoctor fix --root /tmp/snap --persist   write into a scratch tree\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "clockdoctor fix: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	return CD_EXIT_USAGE;
-}
-
 static int parse_opts(int argc, char **argv, struct fix_opts *o)
 {
 	static const struct option opts[] = {
@@ -113,7 +106,7 @@ static int parse_opts(int argc, char **argv, struct fix_opts *o)
 			char *end;
 			double v = strtod(optarg, &end);
 			if (*end || end == optarg || !isfinite(v) || v < 0 || v >= 100)
-				return usage_error("--min-gain takes a percentage from 0 to 99, not '%s'", optarg);
+				return cd_usage_error("fix", "--min-gain takes a percentage from 0 to 99, not '%s'", optarg);
 			o->min_gain = v / 100;
 			break;
 		}
@@ -122,22 +115,22 @@ static int parse_opts(int argc, char **argv, struct fix_opts *o)
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cd_usage_error("fix", "unexpected argument '%s'", argv[optind]);
 	if (o->persist && o->undo)
-		return usage_error("%s", "--persist and --undo do not go together");
+		return cd_usage_error("fix", "--persist and --undo do not go together");
 	if (o->undo && o->apply)
-		return usage_error("%s", "--undo takes back --persist only: a switch lasts until the next "
+		return cd_usage_error("fix", "--undo takes back --persist only: a switch lasts until the next "
 		                   "reboot, or switch back with --apply --to NAME");
 	if (o->apply && o->root)
-		return usage_error("%s", "--apply switches this machine's clocksource: it does not take --root");
+		return cd_usage_error("fix", "--apply switches this machine's clocksource: it does not take --root");
 	if (o->to && !o->apply)
-		return usage_error("%s", "--to goes with --apply");
+		return cd_usage_error("fix", "--to goes with --apply");
 	if (o->to && !cd_cs_name_valid(o->to))
-		return usage_error("--to: '%s' is not a clocksource name", o->to);
+		return cd_usage_error("fix", "--to: '%s' is not a clocksource name", o->to);
 	if (o->root) {
 		struct stat st;
 		if (stat(o->root, &st) != 0 || !S_ISDIR(st.st_mode))
-			return usage_error("--root %s: not a folder", o->root);
+			return cd_usage_error("fix", "--root %s: not a folder", o->root);
 	}
 	return -1;
 }
@@ -234,7 +227,7 @@ static int do_apply(const struct fix_opts *o, const struct cd_facts *f, const st
 	struct cd_cs cs;
 	char err[512];
 	if (cd_cs_init(&cs, NULL, NULL) != 0)
-		return usage_error("%s", "a path is too long (CLOCKDOCTOR_SYSFS, CLOCKDOCTOR_STATE_DIR)");
+		return cd_usage_error("fix", "a path is too long (CLOCKDOCTOR_SYSFS, CLOCKDOCTOR_STATE_DIR)");
 	if (!o->dry_run && cd_cs_writable(&cs, err, sizeof err) != 0) {
 		fprintf(stderr, "clockdoctor fix: --apply: %s\n", err);
 		return CD_EXIT_USAGE;

@@ -14,6 +14,7 @@
  * machine.
  */
 #include "commands.h"
+#include "util/numarg.h"
 #include "diagnose/diagnose.h"
 #include "measure/csswitch.h"
 #include "measure/trace.h"
@@ -139,14 +140,6 @@ static void watch_usage(FILE *out)
 	        "  sudo clockdoctor watch -e 'logger -t clockdoctor \"$CLOCKDOCTOR_EVENT\"'\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "clockdoctor watch: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	return CD_EXIT_USAGE;
-}
-
 static bool parse_seconds(const char *s, double lo, double *out)
 {
 	char *end;
@@ -177,25 +170,25 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 		switch (ch) {
 		case 'i':
 			if (!parse_seconds(optarg, 0.05, &o->interval))
-				return usage_error("-i takes seconds, at least 0.05, not '%s'", optarg);
+				return cd_usage_error("watch", "-i takes seconds, at least 0.05, not '%s'", optarg);
 			break;
 		case 'd':
 			if (!parse_seconds(optarg, 0.001, &o->duration))
-				return usage_error("-d takes seconds, more than 0, not '%s'", optarg);
+				return cd_usage_error("watch", "-d takes seconds, more than 0, not '%s'", optarg);
 			break;
 		case 's':
 			if (!parse_seconds(optarg, 2 * SYSCALL_WINDOW_S, &o->syscalls_every))
-				return usage_error("--syscalls takes seconds, at least 2, not '%s'", optarg);
+				return cd_usage_error("watch", "--syscalls takes seconds, at least 2, not '%s'", optarg);
 			break;
 		case 'j': o->json = true; break;
 		case 'P':
 			if (!optarg[0] || optarg[strlen(optarg) - 1] == '/')
-				return usage_error("--prometheus-file takes a file name, not '%s'", optarg);
+				return cd_usage_error("watch", "--prometheus-file takes a file name, not '%s'", optarg);
 			o->textfile = optarg;
 			break;
 		case 'e':
 			if (!optarg[0])
-				return usage_error("%s", "--exec takes a command");
+				return cd_usage_error("watch", "--exec takes a command");
 			o->hook = optarg;
 			break;
 		case 'H': o->history = true; break;
@@ -205,11 +198,11 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cd_usage_error("watch", "unexpected argument '%s'", argv[optind]);
 	if (o->quiet && !o->textfile && !o->hook)
-		return usage_error("%s", "--quiet without --prometheus-file or --exec would report nothing");
+		return cd_usage_error("watch", "--quiet without --prometheus-file or --exec would report nothing");
 	if (o->syscalls_every > 0 && !o->textfile)
-		return usage_error("%s", "--syscalls writes its count into --prometheus-file: give one");
+		return cd_usage_error("watch", "--syscalls writes its count into --prometheus-file: give one");
 	return -1;
 }
 
@@ -553,7 +546,7 @@ int cd_cmd_watch(int argc, char **argv)
 	if (rc >= 0)
 		goto out;
 	if (cd_cs_init(&w->cs, NULL, NULL) != 0) {
-		rc = usage_error("%s", "a path is too long (CLOCKDOCTOR_SYSFS)");
+		rc = cd_usage_error("watch", "a path is too long (CLOCKDOCTOR_SYSFS)");
 		goto out;
 	}
 	watch_stop = 0;
