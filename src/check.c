@@ -10,12 +10,16 @@
 #include "measure/tsc.h"
 #include "output/output.h"
 #include "probe/probe.h"
+#include "util/atomicfile.h"
+#include "util/fsread.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The measurement's wall-time budget: nine clocks, each the libc call and the
@@ -25,13 +29,16 @@
 static void check_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: clockdoctor check [--json | --prometheus] [--root DIR] [--no-measure]\n"
-	        "                         [--deep]\n"
+	        "usage: clockdoctor check [--json | --prometheus] [--prometheus-file PATH]\n"
+	        "                         [--root DIR] [--no-measure] [--deep]\n"
 	        "\n"
 	        "Says whether reading the time is slow here, why, and what to do.\n"
 	        "\n"
 	        "  -j, --json        write JSON (schema: docs/json.md)\n"
 	        "  -p, --prometheus  write node_exporter textfile metrics\n"
+	        "  -P, --prometheus-file PATH\n"
+	        "                    also write them to PATH, atomically, for node_exporter's\n"
+	        "                    textfile collector (PATH must end in .prom to be read)\n"
 	        "  -r, --root DIR    diagnose a snapshot saved by `clockdoctor snapshot`\n"
 	        "                    (nothing is measured)\n"
 	        "  -n, --no-measure  do not measure the clocks on this machine\n"
@@ -44,20 +51,56 @@ static void check_usage(FILE *out)
 	        "examples:\n"
 	        "  clockdoctor check\n"
 	        "  clockdoctor check --json | jq .findings[].code\n"
-	        "  clockdoctor check --prometheus > $DIR/cd.prom.tmp && mv $DIR/cd.prom.tmp $DIR/cd.prom\n"
+	        "  clockdoctor check -P /var/lib/node_exporter/textfile_collector/clockdoctor.prom\n"
 	        "  clockdoctor check --root ./snapshot-of-db1\n"
 	        "  clockdoctor check --deep\n");
+}
+
+/* The last success recorded by the textfile at path, 0 if none. */
+static double previous_success(const char *path)
+{
+	size_t len;
+	int err, trunc;
+	char *text = cd_read_file(path[0] == '/' ? "/" : ".", path, 1u << 20, &len, &err, &trunc);
+	if (!text)
+		return 0;
+	double t = cd_prom_last_success(text);
+	free(text);
+	return t;
+}
+
+/* --prometheus-file: the metrics to a temporary file beside path, renamed
+ * over it, so that node_exporter reads the old file or the new one, never
+ * a part (as watch writes its own).  Returns 0, or -1 having said why. */
+static int write_promfile(const char *path, const struct cd_facts *f, const struct cd_measurements *m,
+                          const struct cd_report *r, const struct cd_prom_times *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int rc = -ENOMEM;
+	if (mem) {
+		cd_output_prometheus(mem, f, m, r, t);
+		rc = fclose(mem) == 0 ? cd_write_atomic(path, text, len, 0644, true) : -ENOMEM;
+	}
+	free(text);
+	if (rc < 0) {
+		fprintf(stderr, "clockdoctor check: cannot write %s: %s\n", path, strerror(-rc));
+		return -1;
+	}
+	return 0;
 }
 
 int cd_cmd_check(int argc, char **argv)
 {
 	enum { OUT_TEXT, OUT_JSON, OUT_PROM } format = OUT_TEXT;
-	const char *root = NULL;
+	const char *root = NULL, *promfile = NULL;
 	bool measure = true, deep = false;
 	int color = -1;
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "prometheus-file", required_argument, NULL, 'P' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "no-measure", no_argument, NULL, 'n' },
 		{ "color", required_argument, NULL, 'C' },
@@ -67,10 +110,17 @@ int cd_cmd_check(int argc, char **argv)
 	};
 	optind = 1;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "jpr:nh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "jpP:r:nh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': format = OUT_JSON; break;
 		case 'p': format = OUT_PROM; break;
+		case 'P':
+			if (!optarg[0] || optarg[strlen(optarg) - 1] == '/') {
+				fprintf(stderr, "clockdoctor check: --prometheus-file takes a file name, not '%s'\n", optarg);
+				return CD_EXIT_USAGE;
+			}
+			promfile = optarg;
+			break;
 		case 'r': root = optarg; break;
 		case 'n': measure = false; break;
 		case 'D': deep = true; break;
@@ -112,6 +162,8 @@ int cd_cmd_check(int argc, char **argv)
 		free(f); free(m); free(r); free(tsc);
 		return CD_STATUS_UNKNOWN;
 	}
+	struct timespec started;
+	clock_gettime(CLOCK_REALTIME, &started);
 	bool live = root == NULL;
 	cd_probe(live ? "/" : root, live, f);
 	if (live && measure) {
@@ -130,15 +182,24 @@ int cd_cmd_check(int argc, char **argv)
 		cd_tsc_judge(f, tsc);
 	}
 	cd_diagnose_deep(f, m->done ? m : NULL, tsc_done ? tsc : NULL, r);
+	/* A run that could not tell keeps the last success of the file it
+	 * replaces, so that the textfile says how long the verdict is old. */
+	struct cd_prom_times times = { .last_run = (double)started.tv_sec + (double)started.tv_nsec / 1e9 };
+	if (r->status != CD_STATUS_UNKNOWN)
+		times.last_success = times.last_run;
+	else if (promfile)
+		times.last_success = previous_success(promfile);
 
 	if (color < 0)
 		color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	switch (format) {
 	case OUT_JSON: cd_output_json(stdout, f, m, r); break;
-	case OUT_PROM: cd_output_prometheus(stdout, f, m, r); break;
+	case OUT_PROM: cd_output_prometheus(stdout, f, m, r, &times); break;
 	default: cd_output_text(stdout, f, m, r, color != 0); break;
 	}
 	int status = (int)r->status;
+	if (promfile && write_promfile(promfile, f, m, r, &times) != 0)
+		status = CD_STATUS_UNKNOWN;
 	cd_tsc_report_free(tsc);
 	free(tsc);
 	free(f);

@@ -18,6 +18,7 @@
 #include "diagnose/diagnose.h"
 #include "measure/csswitch.h"
 #include "measure/trace.h"
+#include "output/output.h"
 #include "output/watchreport.h"
 #include "probe/kmsg.h"
 #include "probe/probe.h"
@@ -317,7 +318,7 @@ static int vdso_of(const struct watcher *w, const char *name)
 {
 	struct cd_cs_verdict v;
 	cd_clocksource_verdict(name, w->facts, &v);
-	return v.vdso == CD_VDSO_YES ? 1 : v.vdso == CD_VDSO_NO || v.vdso == CD_VDSO_SLOW ? 0 : -1;
+	return cd_prom_vdso_value(v.vdso);
 }
 
 static void poll_clocksource(struct watcher *w)
