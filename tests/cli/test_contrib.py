@@ -6,11 +6,10 @@ LAB_REQUIRE=1, and skips loudly otherwise."""
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from conftest import BINARY, ROOT
+from conftest import BINARY, ROOT, need_tool
 
 CONTRIB = ROOT / "contrib"
 UNIT = CONTRIB / "clockdoctor-watch.service"
@@ -22,14 +21,7 @@ RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
 
 
 def need(tool, package):
-    path = shutil.which(tool)
-    if path:
-        return path
-    msg = "%s is not installed (apt-get install %s): contrib/ NOT checked" % (tool, package)
-    if os.environ.get("CI") == "true" or os.environ.get("LAB_REQUIRE") == "1":
-        pytest.fail(msg, pytrace=False)
-    sys.__stderr__.write("\n!!! SKIPPED: %s\n" % msg)
-    pytest.skip(msg)
+    return need_tool(tool, package, "contrib/ NOT checked")
 
 
 def unit_root(tmp_path, units):

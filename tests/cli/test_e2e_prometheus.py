@@ -17,31 +17,19 @@ whole bounded (well under 90 s).  The binaries missing is a skip, except
 under CI=true or LAB_REQUIRE=1 (.ci/run), where it is a failure."""
 import json
 import os
-import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 
 import pytest
 
-from conftest import BINARY, FIXTURES, ROOT
+from conftest import BINARY, FIXTURES, ROOT, need_tool
 
 RULES = ROOT / "contrib" / "prometheus" / "clockdoctor.rules.yml"
 CS = "devices/system/clocksource/clocksource0"
 FIRE_S = 45      # at most, from the textfile written to the alert firing
 CLEAR_S = 30     # at most, from the healthy textfile to the alert gone
-
-
-def need(path, package):
-    if os.access(path, os.X_OK):
-        return path
-    msg = "%s is not installed (apt-get install %s): the Prometheus path NOT tested" % (path, package)
-    if os.environ.get("CI") == "true" or os.environ.get("LAB_REQUIRE") == "1":
-        pytest.fail(msg, pytrace=False)
-    sys.__stderr__.write("\n!!! SKIPPED: %s\n" % msg)
-    pytest.skip(msg)
 
 
 def free_port():
@@ -109,8 +97,9 @@ def wait_for(what, fn, timeout, procs):
 
 
 def test_alerts_fire_and_clear(tmp_path, capsys):
-    node_exporter = need("/usr/bin/prometheus-node-exporter", "prometheus-node-exporter")
-    prometheus = need(shutil.which("prometheus") or "/usr/bin/prometheus", "prometheus")
+    untested = "the Prometheus path NOT tested"
+    node_exporter = need_tool("/usr/bin/prometheus-node-exporter", "prometheus-node-exporter", untested)
+    prometheus = need_tool("prometheus", "prometheus", untested)
     start = time.monotonic()
     textfiles = tmp_path / "textfile_collector"
     textfiles.mkdir()
