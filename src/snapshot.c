@@ -2,9 +2,10 @@
  * snapshot.c: `clockdoctor snapshot DIR`: save this machine's facts in the
  * layout `check --root DIR` reads, so that someone else can diagnose them.
  *
- * Files are copied verbatim; the two facts that are not files (CPUID and the
- * kernel log) are written in the formats people already produce by hand
- * (`cpuid -r -1` and `dmesg`), so hand-made snapshots and ours are alike.
+ * Files are copied verbatim; the three facts that are not files (CPUID, the
+ * kernel log and the NTP state) are written in the formats people already
+ * produce by hand (`cpuid -r -1`, `dmesg` and `adjtimex --print`), so
+ * hand-made snapshots and ours are alike.
  * Nothing is measured: a snapshot carries facts, not timings.
  */
 #include "commands.h"
@@ -121,6 +122,18 @@ int cd_cmd_snapshot(int argc, char **argv)
 			missing++;
 		}
 		free(c);
+	}
+
+	struct cd_ntp ntp;
+	cd_ntp_live(&ntp);
+	char ntp_txt[512];
+	int ntp_len = cd_format_adjtimex_txt(&ntp, ntp_txt, sizeof ntp_txt);
+	if (ntp_len > 0) {
+		if (save(dir, "/adjtimex.txt", ntp_txt, (size_t)ntp_len, &failed) == 0)
+			saved++;
+	} else {
+		fprintf(stderr, "  not saved: adjtimex.txt (adjtimex(2) refused)\n");
+		missing++;
 	}
 
 	size_t len = 0;
