@@ -51,7 +51,10 @@ static void add_one(struct cd_redact *r, const char *name, size_t len)
 	for (size_t i = 0; i < len; i++)
 		if (!host_char((unsigned char)name[i]))
 			return;
-	static const char *const nobody[] = { "localhost", "localdomain", "localhost.localdomain", "none" };
+	/* Names of nothing, and the markers' own words (redacting twice
+	 * must change nothing). */
+	static const char *const nobody[] = { "localhost", "localdomain", "localhost.localdomain", "none",
+	                                      "host", "ipv4", "ipv6", "mac", "uuid", "serial", "email" };
 	for (size_t i = 0; i < sizeof nobody / sizeof nobody[0]; i++)
 		if (strlen(nobody[i]) == len && strncasecmp(nobody[i], name, len) == 0)
 			return;
@@ -98,6 +101,8 @@ void cd_redact_learn(struct cd_redact *r, const char *text, size_t len)
 }
 
 /* ---- judging one word ---- */
+
+#define PIECE_MAX 300   /* longer than any address, MAC, UUID or host name */
 
 static bool all_hex(const char *s, size_t n)
 {
@@ -149,6 +154,10 @@ static bool is_ip(const char *w, size_t n, int af)
 		}
 		if (colons < 2 || digits == 0)
 			return false;
+		/* "::1.2.3.4", the deprecated IPv4-compatible form, is rather the
+		 * kernel's ip=CLIENT::GATEWAY with no server between. */
+		if (buf[0] == ':' && buf[1] == ':' && strchr(buf, '.') && !strchr(buf + 2, ':'))
+			return false;
 	} else {
 		for (size_t i = 0; i < n; i++)
 			if (!isdigit((unsigned char)buf[i]) && buf[i] != '.')
@@ -188,6 +197,8 @@ static bool is_host(const struct cd_redact *r, const char *w, size_t n)
 
 static int judge(const struct cd_redact *r, const char *w, size_t n)
 {
+	if (n > PIECE_MAX)
+		return -1;
 	if (is_uuid(w, n))
 		return CD_REDACT_UUID;
 	if (is_mac(w, n))
@@ -236,59 +247,108 @@ static void put_marker(struct cd_redact *r, struct out *o, int kind)
 	put(o, markers[kind], strlen(markers[kind]));
 }
 
-/* One word: whole, then without trailing punctuation, then (with colons)
- * part by part. */
-static void word(struct cd_redact *r, struct out *o, const char *w, size_t n)
+#define COLON_RUN_MAX 64  /* an IPv6 address is at most 45 characters, a 20-byte MAC 59 */
+
+/* The identifier w begins with, and its length (0 when none); its kind in
+ * *kind.  Over colons only an IPv6 address or a MAC can run: the longest
+ * such run of hex digits, dots and colons that ends at the word's end or
+ * by a colon (at most 8 colons, or 19 for a MAC), so that
+ * "00:11:22:33:44:55::ffff:1.2.3.4" begins with an IPv6 address and
+ * "10.0.0.5::10.0.0.1:..." with an IPv4 one.  Else the part before the
+ * first colon, any kind, trailing dots and dashes left out ("10.0.0.1."
+ * ends a sentence).  Each start costs at most a few dozen short checks,
+ * so that a hostile line of "1:1:1:..." is read in linear time. */
+static size_t ident_at(const struct cd_redact *r, const char *w, size_t n, int *kind)
 {
-	/* fe80::1%eth0: the address, then its zone as it is. */
-	const char *pct = memchr(w, '%', n);
-	size_t core = pct ? (size_t)(pct - w) : n;
-	int kind = judge(r, w, core);
-	size_t strip = core;
-	while (kind < 0 && strip > 0 && (w[strip - 1] == '.' || w[strip - 1] == ':' || w[strip - 1] == '-')) {
-		strip--;
-		kind = judge(r, w, strip);
-	}
-	if (kind >= 0) {
-		put_marker(r, o, kind);
-		put(o, w + strip, n - strip);
-		return;
-	}
-	if (memchr(w, ':', core)) {
-		size_t start = 0;
-		for (size_t i = 0; i <= core; i++)
-			if (i == core || w[i] == ':') {
-				if (i > start) {
-					int k = judge(r, w + start, i - start);
-					if (k >= 0)
-						put_marker(r, o, k);
-					else
-						put(o, w + start, i - start);
-				}
-				if (i < core)
-					put(o, ":", 1);
-				start = i + 1;
+	size_t first = 0;
+	while (first < n && w[first] != ':' && w[first] != '%')
+		first++;
+	if (first < n && w[first] == ':') {
+		bool mac_like = n >= 3 && isxdigit((unsigned char)w[0]) && isxdigit((unsigned char)w[1]) &&
+		                (w[2] == ':' || w[2] == '-');
+		size_t run = 0;
+		int colons = 0, max_colons = mac_like ? 19 : 8;
+		while (run < n && run < COLON_RUN_MAX &&
+		       (isxdigit((unsigned char)w[run]) || w[run] == '.' || w[run] == ':')) {
+			if (w[run] == ':' && ++colons > max_colons)
+				break;
+			run++;
+		}
+		for (size_t e = run; e > first; e--) {
+			if (e != n && w[e] != ':' && w[e] != '%' && w[e - 1] != ':')
+				continue;
+			if (is_mac(w, e)) {
+				*kind = CD_REDACT_MAC;
+				return e;
 			}
-		put(o, w + core, n - core);
-		return;
+			if (is_ip(w, e, AF_INET6)) {
+				*kind = CD_REDACT_IPV6;
+				return e;
+			}
+		}
 	}
-	put(o, w, n);
+	size_t s = first;
+	int k = judge(r, w, s);
+	while (k < 0 && s > 1 && (w[s - 1] == '.' || w[s - 1] == '-')) {
+		s--;
+		k = judge(r, w, s);
+	}
+	if (k < 0)
+		return 0;
+	*kind = k;
+	return s;
 }
 
-/* "SerialNumber:", "Serial Number:", "serial_number=" ...: what follows on
- * the line is a serial number.  prev is the word before (or empty). */
-static bool serial_key(const char *w, size_t n, char after, const char *prev, size_t pn)
+/* A word up to its first identifier: from its start, and again after
+ * each colon, the identifier it begins with becomes its marker; the rest
+ * is copied.  Returns the bytes read: all n, or up to the end of the first
+ * identifier, after which the caller reads a new word, as it will when the
+ * text is read again (the marker ends a word): redacting twice changes
+ * nothing.  *kind: the identifier's, or -1. */
+static size_t word(struct cd_redact *r, struct out *o, const char *w, size_t n, int *found)
 {
-	bool colon = n > 0 && w[n - 1] == ':';
-	if (colon)
-		n--;
-	if (!colon && after != '=')
-		return false;
-	static const char *const keys[] = { "serialnumber", "serial_number", "serial-number", "serialno" };
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (strlen(keys[i]) == n && strncasecmp(keys[i], w, n) == 0)
-			return true;
-	return (n == 6 && strncasecmp(w, "number", 6) == 0 && pn == 6 && strncasecmp(prev, "serial", 6) == 0);
+	size_t i = 0;
+	*found = -1;
+	while (i < n) {
+		int kind;
+		size_t id = ident_at(r, w + i, n - i, &kind);
+		if (id) {
+			put_marker(r, o, kind);
+			*found = kind;
+			return i + id;
+		}
+		/* Up to the next colon or '%' (fe80::1%eth0: the zone), which
+		 * are copied too. */
+		size_t e = i;
+		while (e < n && w[e] != ':' && w[e] != '%')
+			e++;
+		if (e < n)
+			e++;
+		put(o, w + i, e - i);
+		i = e;
+	}
+	return n;
+}
+
+/* A word that labels a serial number, "SerialNumber:", "Serial Number:"
+ * (prev is the word before, or empty), "serial_number=", "SerialNumber:X":
+ * the label's length, its ':' included (what follows on the line is the
+ * number); 0 when it is none.  after is the byte after the word. */
+static size_t serial_label(const char *w, size_t n, char after, const char *prev, size_t pn)
+{
+	static const char *const keys[] = { "serialnumber", "serial_number", "serial-number", "serialno", "number" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		size_t k = strlen(keys[i]);
+		if (n < k || strncasecmp(keys[i], w, k) != 0)
+			continue;
+		if (i == sizeof keys / sizeof keys[0] - 1 && !(pn == 6 && strncasecmp(prev, "serial", 6) == 0))
+			continue;   /* "Number:" only after "Serial" */
+		if (n > k && w[k] == ':')
+			return k + 1;
+		if (n == k && after == '=')
+			return k;
+	}
+	return 0;
 }
 
 char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *out_len)
@@ -300,6 +360,7 @@ char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *
 	const char *prev = "";
 	size_t pn = 0;
 	size_t i = 0;
+	size_t word_end = 0;  /* where the word being read ends */
 	while (i < len) {
 		if (!word_char((unsigned char)text[i])) {
 			put(&o, text + i, 1);
@@ -309,11 +370,27 @@ char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *
 			continue;
 		}
 		size_t s = i;
-		while (i < len && word_char((unsigned char)text[i]))
-			i++;
-		word(r, &o, text + s, i - s);
-		if (serial_key(text + s, i - s, i < len ? text[i] : '\0', prev, pn)) {
-			/* Blanks and an '=' kept, the rest of the line replaced. */
+		if (word_end <= s)
+			for (word_end = s; word_end < len && word_char((unsigned char)text[word_end]);)
+				word_end++;
+		i = word_end;
+		size_t label = serial_label(text + s, i - s, i < len ? text[i] : '\0', prev, pn);
+		if (!label) {
+			int kind;
+			size_t used = word(r, &o, text + s, i - s, &kind);
+			if (kind >= 0) {
+				/* A new word after the marker (as the marker ends it when
+				 * the text is read again); the word before it is the
+				 * marker's. */
+				i = s + used;
+				prev = markers[kind] + 1;
+				pn = strlen(markers[kind]) - 2;
+				continue;
+			}
+		} else {
+			/* The label, blanks and an '=' kept, the rest of the line replaced. */
+			put(&o, text + s, label);
+			i = s + label;
 			while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '='))
 				put(&o, text + i++, 1);
 			if (i < len && text[i] != '\n' && text[i] != '\r') {

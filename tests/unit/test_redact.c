@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <string.h>
+#include <time.h>
 
 static char *redact(struct cd_redact *r, const char *in)
 {
@@ -146,8 +147,62 @@ static void test_hostile(void)
 	CHECK_STR(cd_redact_marker(CD_REDACT_N), "<redacted>");
 }
 
+/* Redacting twice changes nothing (a marker is never an identifier, and
+ * what follows one is read the same way both times). */
+static void test_twice(void)
+{
+	struct cd_redact r = { 0 };
+	cd_redact_add_name(&r, "db1-prod");
+	cd_redact_learn(&r, log_in, sizeof log_in - 1);
+	static const char more[] = "Da@bfe80::1 00:11:22:33:44:55::ffff:1.2.3.4 x<ipv6>SerialNumber:a "
+	                           "@SerialNumber:DB1-prod.>00:11:22:33:44:55::SerialNumber:serial=(\n";
+	const char *inputs[] = { log_in, more };
+	for (int i = 0; i < 2; i++) {
+		size_t n1, n2;
+		char *once = cd_redact_text(&r, inputs[i], strlen(inputs[i]), &n1);
+		char *twice = once ? cd_redact_text(&r, once, n1, &n2) : NULL;
+		CHECK(once && twice && n1 == n2 && memcmp(once, twice, n1) == 0);
+		free(once);
+		free(twice);
+	}
+}
+
+/* A hostile line of a megabyte, all colons and hex digits, is read in
+ * linear time: well under a second here, where reading each start's
+ * candidates to the line's end took over a minute. */
+static void test_linear(void)
+{
+	static const char *const pats[] = { "1:", "a:", "1.2.3.4:", "aa:bb:cc:dd:ee:ff:" };
+	size_t n = 1u << 20;
+	char *big = malloc(n);
+	if (!big) {
+		CHECK(0);
+		return;
+	}
+	for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
+		size_t pl = strlen(pats[p]);
+		for (size_t i = 0; i < n; i++)
+			big[i] = pats[p][i % pl];
+		struct cd_redact r = { 0 };
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		size_t m;
+		char *out = cd_redact_text(&r, big, n, &m);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		CHECK(out != NULL);
+		CHECK(s < 10.0);
+		if (s >= 10.0)
+			fprintf(stderr, "1 MiB of \"%s\": %.1f s\n", pats[p], s);
+		free(out);
+	}
+	free(big);
+}
+
 int main(void)
 {
+	test_twice();
+	test_linear();
 	test_log();
 	test_names();
 	test_hostile();
