@@ -188,14 +188,18 @@ def test_alerts_fire_and_clear(tmp_path, capsys):
         assert healthy.returncode in (0, 1), healthy.stdout + healthy.stderr
         current.write_text("tsc\n")
 
+        def left():
+            """The alerts still active, but node_exporter's view of this
+            machine's own clocksource (a CI host on hpet is slow indeed)."""
+            return {a["labels"]["alertname"] for a in alerts("firing") + alerts("pending")
+                    if "clocksource" not in a["labels"]}
+
         def cleared():
-            left = {a["labels"]["alertname"] for a in alerts("firing") + alerts("pending")}
-            return not left & {"ClockdoctorCritical", "ClockdoctorWarning", "ClockdoctorTimeCallsBecameSyscalls"}
+            return not left() & {"ClockdoctorCritical", "ClockdoctorWarning", "ClockdoctorTimeCallsBecameSyscalls"}
         _, t_clear = wait_for("the alerts cleared", cleared, CLEAR_S, procs)
         t_clear = time.monotonic() - t0
         # What is left is true: watch saw the switch back to tsc, a change.
-        left = {a["labels"]["alertname"] for a in alerts("firing") + alerts("pending")}
-        assert left <= {"ClockdoctorClocksourceChanged"}, left
+        assert left() <= {"ClockdoctorClocksourceChanged"}, left()
         total = time.monotonic() - start
         with capsys.disabled():
             print("\ne2e prometheus: rules loaded %.1f s after start; the alerts fired %.1f s after the "
