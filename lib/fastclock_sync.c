@@ -1,7 +1,7 @@
 /*
  * fastclock_sync.c: libfastclock's writer: samples of the kernel's clocks,
  * the offsets to MONOTONIC, the frequency, the slewing, re-anchoring and
- * start-up.  Everything here runs with lock_word held (but the REALTIME
+ * start-up.  Everything here runs with the writer's lock held (but the REALTIME
  * offset's refresh, which has its own), by the reader that found the line
  * due: there is no thread.  The construction that keeps the clock from
  * going backwards is described at the top of fastclock.c.
@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/timex.h>
 
 /* ---- kernel samples ---- */
@@ -69,42 +70,77 @@ static uint64_t mult_of(double ns_per_count)
  * of the kernel's timekeeper, so their difference is the wall_to_monotonic
  * offset, the same as the fine clocks'.  The two MONOTONIC_COARSE reads
  * around the REALTIME_COARSE one must agree (no tick between).  TAI -
- * REALTIME from adjtimex, read at the same time so that a leap second
- * moves both together.  One refresher at a time, so that a slow one cannot
- * store an older offset over a newer one. */
+ * REALTIME from adjtimex before and after: equal, no leap second fell
+ * between, so the pair is consistent and TAI = MONOTONIC + both is
+ * continuous through a leap (the kernel moves both at once).  A leap second
+ * announced (STA_INS, STA_DEL) sets a MONOTONIC span around the coming
+ * midnight UTC in which REALTIME and TAI are read from the kernel itself:
+ * the kernel applies the leap at its first tick after the edge, and that
+ * is the REALTIME to serve.  One refresher at a time, so that a slow one
+ * cannot store an older offset over a newer one. */
+static bool read_tai(struct timex *tx)
+{
+	memset(tx, 0, sizeof *tx);
+	int saved = errno;
+	bool ok = adjtimex(tx) >= 0;
+	errno = saved;
+	return ok;
+}
+
+#define LEAP_BEFORE_NS 50000000LL   /* the span: 50 ms before the edge... */
+#define LEAP_AFTER_NS 2000000000LL  /* ...to 2 s after it */
+#define DAY_NS (86400 * NS_PER_S)
+
 void fc_int_rt_refresh(void)
 {
+	struct fc_mm *m = mm_now();
 	int expected = 0;
-	if (!atomic_compare_exchange_strong_explicit(&O.rt_lock, &expected, 1, memory_order_acquire,
+	if (!atomic_compare_exchange_strong_explicit(&m->rt_lock, &expected, 1, memory_order_acquire,
 	                                             memory_order_relaxed))
 		return;
-	bool done = false;
-	for (int i = 0; i < 4 && !done; i++) {
-		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
-		int64_t r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
-		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
-		if (m1 == INT64_MIN || r == INT64_MIN)
-			break;
-		if (m1 == m2) {
-			atomic_store_explicit(&O.rt_off, r - m1, memory_order_relaxed);
-			done = true;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct timex tx1, tx2;
+		bool ok1 = read_tai(&tx1);
+		int64_t rt_off = 0, r = 0;
+		bool done = false;
+		for (int i = 0; i < 4 && !done; i++) {
+			int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+			r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
+			int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+			if (m1 == INT64_MIN || r == INT64_MIN)
+				break;
+			if (m1 == m2) {
+				rt_off = r - m1;
+				done = true;
+			}
 		}
+		if (!done) {
+			/* No coarse clocks: the fine ones, to within a read. */
+			int64_t mf = fc_kclock_ns(CLOCK_MONOTONIC);
+			r = fc_kclock_ns(CLOCK_REALTIME);
+			if (mf == INT64_MIN || r == INT64_MIN)
+				break;
+			rt_off = r - mf;
+		}
+		bool ok2 = read_tai(&tx2);
+		if (ok1 && ok2 && tx1.tai != tx2.tai)
+			continue;  /* a leap second between: read the pair again */
+		atomic_store_explicit(&O.rt_off, rt_off, memory_order_relaxed);
+		bool ok = ok1 && ok2;
+		if (ok)
+			atomic_store_explicit(&O.tai_off, (int64_t)tx2.tai * NS_PER_S, memory_order_relaxed);
+		atomic_store_explicit(&O.tai_ok, ok, memory_order_relaxed);
+		int64_t lo = 0, hi = 0;
+		if (ok && (tx2.status & (STA_INS | STA_DEL)) && r > 0) {
+			int64_t edge = (r / DAY_NS + 1) * DAY_NS - rt_off;
+			lo = edge - LEAP_BEFORE_NS;
+			hi = edge + LEAP_AFTER_NS;
+		}
+		atomic_store_explicit(&O.leap_lo, lo, memory_order_relaxed);
+		atomic_store_explicit(&O.leap_hi, hi, memory_order_relaxed);
+		break;
 	}
-	if (!done) {
-		/* No coarse clocks: the fine ones, to within a read. */
-		int64_t m = fc_kclock_ns(CLOCK_MONOTONIC), r = fc_kclock_ns(CLOCK_REALTIME);
-		if (m != INT64_MIN && r != INT64_MIN)
-			atomic_store_explicit(&O.rt_off, r - m, memory_order_relaxed);
-	}
-	struct timex tx;
-	memset(&tx, 0, sizeof tx);
-	int saved = errno;
-	bool ok = adjtimex(&tx) >= 0;
-	errno = saved;
-	if (ok)
-		atomic_store_explicit(&O.tai_off, (int64_t)tx.tai * NS_PER_S, memory_order_relaxed);
-	atomic_store_explicit(&O.tai_ok, ok, memory_order_relaxed);
-	atomic_store_explicit(&O.rt_lock, 0, memory_order_release);
+	atomic_store_explicit(&m->rt_lock, 0, memory_order_release);
 }
 
 void fc_int_rt_check(uint64_t t)
@@ -208,6 +244,7 @@ static void go_kernel(const struct line *L, enum fc_reason r, const char *text, 
 		k.mono.ns0 = L->mono.ns0;
 		k.raw.ns0 = L->raw.ns0;
 	}
+	k.err = L->err;  /* the floor may be that far ahead of the kernel for a while */
 	W.permanent = permanent;
 	k.soft = 0;  /* every read takes the slow path, which reads the kernel */
 	k.hard = permanent ? UINT64_MAX : ns_to_counts(10.0 * NS_PER_S);
@@ -322,22 +359,26 @@ static double slewed(double target, int64_t e, int64_t life_ns)
 	return target * (1.0 - (double)e / horizon);
 }
 
-/* Starts seg n (slope n->mult set) at ta, at or above the old copy's F for
- * every t >= ta (see the top of this file), and at or above floor_s. */
-static void start_seg(struct seg *n, const struct line *L, const struct seg *o, uint64_t ta, scaled floor_s)
+/* Starts seg n (slope n->mult set) at ta, at or above the old copy's F
+ * at ta and at H (see the top of fastclock.c), and at or above floor_s.
+ * After a pause (paused), F may be far ahead of the kernel, but nothing
+ * was served from it past the kernel plus its bound: cap_s, the kernel's
+ * value at ta plus that bound, replaces F's corners. */
+static void start_seg(struct seg *n, const struct line *L, const struct seg *o, uint64_t ta, scaled floor_s,
+                      bool paused, scaled cap_s)
 {
 	scaled base = floor_s;
 	if (L->flags & L_COUNTER) {
 		uint64_t d = ta - L->tsc0;
 		if ((int64_t)d < 0)
 			d = UINT64_MAX;  /* the counter went back: F's end */
-		uint64_t corners[3] = { d, L->hard, L->hard + L->capc };
-		for (int i = 0; i < 3; i++) {
+		uint64_t corners[2] = { d, L->hard };
+		for (int i = 0; i < 2; i++) {
 			uint64_t p = corners[i];
 			if (p < d)
 				continue;
-			scaled need = follow_scaled(L, o, p) + 1;
-			if (p != UINT64_MAX)
+			scaled need = paused ? cap_s : follow_scaled(L, o, p) + 1;
+			if (!paused && p != UINT64_MAX && p > d)
 				need -= (scaled)((unsigned __int128)(p - d) * n->mult);
 			if (need > base)
 				base = need;
@@ -348,7 +389,9 @@ static void start_seg(struct seg *n, const struct line *L, const struct seg *o, 
 }
 
 /* Re-anchors.  seen is the sequence number of the copy that made the caller
- * decide; if another thread re-anchored since, there is nothing to do. */
+ * decide; if another thread re-anchored since, there is nothing to do.
+ * The phases: re-check trust, sample the kernel, choose the rates, then
+ * build and publish the line. */
 void fc_int_resync(unsigned seen, bool force_hard)
 {
 	struct line L;
@@ -372,14 +415,22 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		return;
 	}
 	struct sample sm = { 0, 0, 0 }, sr = { 0, 0, 0 };
-	uint64_t c0 = fc_counter_read();
-	if (sample_clock(CLOCK_MONOTONIC, 4, &sm) != 0 || sample_clock(CLOCK_MONOTONIC_RAW, 3, &sr) != 0) {
-		W.trusted = false;
-		go_kernel(&L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read", true);
-		return;
+	uint64_t c0 = 0, c1 = 0;
+	double factor = 0;
+	/* A sampler preempted between its samples and the line's start would
+	 * extrapolate them over the delay: sample again (three tries). */
+	for (int tries = 0; tries < 3; tries++) {
+		c0 = fc_counter_read();
+		if (sample_clock(CLOCK_MONOTONIC, 4, &sm) != 0 || sample_clock(CLOCK_MONOTONIC_RAW, 3, &sr) != 0) {
+			W.trusted = false;
+			go_kernel(&L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read", true);
+			return;
+		}
+		factor = ntp_factor();
+		c1 = fc_counter_read();
+		if (W.counts_per_ns <= 0 || (double)(c1 - c0) / W.counts_per_ns < 200000.0)
+			break;
 	}
-	double factor = ntp_factor();
-	uint64_t c1 = fc_counter_read();
 	update_frequency(&sr, &sm);
 	if (factor <= 0) {
 		/* no adjtimex: MONOTONIC's own rate against RAW over the base */
@@ -396,6 +447,8 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
 	W.interval_ns = interval;
 	W.last_sync_ns = sm.k;
+	atomic_store_explicit(&G.check_after, ns_to_counts(CHECK_AFTER_NS), memory_order_relaxed);
+	atomic_store_explicit(&G.hw_step, ns_to_counts(CHECK_AFTER_NS / 4), memory_order_relaxed);
 
 	bool counter_mode = (L.flags & L_COUNTER) != 0;
 	if (W.r_err_ppm > START_ERR_PPM && !counter_mode) {
@@ -417,30 +470,37 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	N.flags = L_COUNTER;
 	N.soft = ns_to_counts((double)interval);
 	N.hard = ns_to_counts((double)life_ns);
-	N.capc = ns_to_counts(CAP_NS);
 	W.syncs++;
 	set_source(FC_SOURCE_COUNTER, W.trust.reason, W.trust.text);
 
+	/* The old line against the samples: behind by much, step forward; ahead
+	 * by more than a pause between checks explains, a pause; ended, start
+	 * again from the kernel; otherwise slew. */
 	uint64_t dm = mid(&sm) - L.tsc0, dr = mid(&sr) - L.tsc0;
-	bool expired = !counter_mode || force_hard || (now - L.tsc0) >= L.hard || dm >= L.hard || dr >= L.hard;
+	bool went_back = (int64_t)dm < 0 || (int64_t)dr < 0;
 	int64_t em = 0, er = 0;
-	if (!expired) {
+	bool paused = false;
+	if (counter_mode && !went_back) {
 		em = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, dm) - sm.k;
 		er = seg_at(L.raw.ns0, L.raw.frac0, L.raw.mult, dr) - sr.k;
-		if (em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS)
-			expired = true;  /* far behind: a forward step is allowed */
+		int64_t pause_ns = CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L.err + CHECK_TOL_NS;
+		paused = em > pause_ns || er > pause_ns;
+	}
+	if (counter_mode && went_back)
+		paused = true;  /* the counter was reset (a resume): F says nothing */
+	bool expired = !counter_mode || force_hard || paused || (now - L.tsc0) >= L.hard || dm >= L.hard ||
+	               dr >= L.hard || em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS;
+	if (paused) {
+		/* the kernel's clocks moved on while the counter ran (or it was
+		 * reset): BOOTTIME's and REALTIME's offsets moved too */
+		W.reset_base = true;
+		boot_refresh();
+		fc_int_rt_refresh();
 	}
 	double m_new = expired ? target : slewed(target, em, life_ns);
 	double r_new = expired ? W.r_raw : slewed(W.r_raw, er, life_ns);
 	N.mono.mult = mult_of(m_new);
 	N.raw.mult = mult_of(r_new);
-	if (counter_mode) {
-		/* never below the old copy's continuation slope */
-		if (N.mono.mult <= slow_mult(L.mono.mult))
-			N.mono.mult = slow_mult(L.mono.mult) + 1;
-		if (N.raw.mult <= slow_mult(L.raw.mult))
-			N.raw.mult = slow_mult(L.raw.mult) + 1;
-	}
 	if (W.test_writer_delay) {
 		/* tests: the writer held up, as a preempted thread would be */
 		uint64_t until = fc_counter_read() + W.test_writer_delay;
@@ -451,52 +511,133 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	N.tsc0 = ta;
 	/* A hard start is "ahead" of the kernel: at the sample's first counter
 	 * read the kernel's value was at most k; kernel mode adds its floor. */
-	scaled fm = 0, fr = 0;
+	scaled km = to_scaled(sm.k + (int64_t)((double)(ta - sm.t0) * target) + 1);
+	scaled kr = to_scaled(sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1);
+	scaled fm, fr;
 	if (!expired) {
 		/* slewing: from the old line itself at ta, even when the writer
-		 * was held up past its end and readers are on the (slower)
-		 * continuation: a step forward back onto the line */
+		 * was held up past its end: a step forward back onto the line */
 		fm = seg_scaled(&L.mono, ta - L.tsc0);
 		fr = seg_scaled(&L.raw, ta - L.tsc0);
 	} else {
-		fm = ((scaled)(sm.k + (int64_t)((double)(ta - sm.t0) * target) + 1)) << 32;
-		fr = ((scaled)(sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1)) << 32;
+		fm = km;
+		fr = kr;
 	}
 	if (!counter_mode) {
-		if (((scaled)L.mono.ns0 << 32) > fm)
-			fm = (scaled)L.mono.ns0 << 32;
-		if (((scaled)L.raw.ns0 << 32) > fr)
-			fr = (scaled)L.raw.ns0 << 32;
+		fm = max_scaled(fm, to_scaled(L.mono.ns0));
+		fr = max_scaled(fr, to_scaled(L.raw.ns0));
 	}
-	start_seg(&N.mono, &L, &L.mono, ta, fm);
-	start_seg(&N.raw, &L, &L.raw, ta, fr);
+	/* at or above what slow-path reads served (they raise the floors) */
+	fm = max_scaled(fm, to_scaled(atomic_load_explicit(&G.floor_mono, memory_order_relaxed)));
+	fr = max_scaled(fr, to_scaled(atomic_load_explicit(&G.floor_raw, memory_order_relaxed)));
+	start_seg(&N.mono, &L, &L.mono, ta, fm, paused, km + to_scaled(L.err));
+	start_seg(&N.raw, &L, &L.raw, ta, fr, paused, kr + to_scaled(L.err));
 	int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
 	int64_t e_r = N.raw.ns0 - (sr.k + (int64_t)((double)(ta - mid(&sr)) * W.r_raw));
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
-	/* plus what the continuation may lose if this line's writer is held
-	 * up past its end: MAX_DOWN x CAP_NS */
-	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard) + (int64_t)(MAX_DOWN * CAP_NS);
+	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard);
 	latch_write(&N);
 }
 
 /* ---- start ---- */
 
-static void child_after_fork(void)
+/* The latch as a forked child finds it: only the thread that forked
+ * exists, and a writer in another thread may have been stopped half-way.
+ * The copy readers use is complete (the latch's point); it is copied over
+ * the other, which may be half-written, before this child writes. */
+static void repair_latch(void)
 {
-	/* Only this thread exists now.  A writer in another thread may have
-	 * been stopped half-way: its lock is released, and the copy readers use
-	 * is copied over the other, which it may have left half-written. */
 	struct line l;
 	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
 	load_copy(&G.c[s & 1], &l);
 	store_copy(&G.c[(s + 1) & 1], &l);
 	if (s & 1)
 		atomic_store_explicit(&G.seq, s + 1, memory_order_relaxed);
-	atomic_store_explicit(&lock_word, 0, memory_order_relaxed);
-	atomic_store_explicit(&O.rt_lock, 0, memory_order_relaxed);
 }
 
+/* Where the page could not be marked MADV_WIPEONFORK (before Linux 4.14),
+ * fork() at least runs this; _Fork and clone do not (docs/fastclock.3). */
+static void child_after_fork(void)
+{
+	struct fc_mm *m = mm_now();
+	atomic_store_explicit(&m->lock, 0, memory_order_relaxed);
+	atomic_store_explicit(&m->rt_lock, 0, memory_order_relaxed);
+	atomic_store_explicit(&m->hw, 0, memory_order_relaxed);
+	atomic_store_explicit(&m->ok, false, memory_order_release);
+}
+
+/* The first slow-path read of a forked child (its fc_mm found zeroed),
+ * with the lock held: the latch repaired, and the clock checked.  A child
+ * forked after unshare(CLONE_NEWTIME) runs in another time namespace,
+ * whose MONOTONIC and BOOTTIME have other offsets: the parent's line, its
+ * floors and BOOTTIME's and REALTIME's offsets belong to another clock,
+ * and the child starts afresh from the kernel.  Returns true when it did. */
+bool fc_int_new_mm(void)
+{
+	repair_latch();
+	W.reset_base = true;
+	struct fc_mm *m = mm_now();
+	struct line L;
+	unsigned s = current_line(&L);
+	bool other_clock = false;
+	if (L.flags & L_COUNTER) {
+		uint64_t t = counter_now();
+		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
+		uint64_t d = t - L.tsc0;
+		int64_t off = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, d) - k;
+		int64_t limit = CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L.err + CHECK_TOL_NS;
+		other_clock = k != INT64_MIN && ((int64_t)d < 0 || off > limit || off < -limit);
+	}
+	atomic_store_explicit(&m->ok, true, memory_order_release);
+	if (!other_clock)
+		return false;
+	atomic_store_explicit(&G.floor_mono, INT64_MIN, memory_order_relaxed);
+	atomic_store_explicit(&G.floor_raw, INT64_MIN, memory_order_relaxed);
+	W.have_boot = false;
+	atomic_store_explicit(&O.boot_off, 0, memory_order_relaxed);
+	boot_refresh();
+	fc_int_rt_refresh();
+	struct line fresh;
+	memset(&fresh, 0, sizeof fresh);
+	fresh.mono.ns0 = fresh.raw.ns0 = INT64_MIN;
+	latch_write(&fresh);
+	fc_int_resync(s + 2, true);
+	return true;
+}
+
+/* This address space's page (struct fc_mm), zeroed in forked children. */
+static struct fc_mm *map_mm(void)
+{
+	int saved = errno;
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		errno = saved;
+		return NULL;
+	}
+	(void)madvise(p, 4096, MADV_WIPEONFORK);
+	errno = saved;
+	return p;
+}
+
+static void init_writer(void);
+
+/* Start-up, with boot_mm's lock held.  The page is published last, ready
+ * (ok, unlocked): until then every read is the slow path's. */
 void fc_int_init_locked(void)
+{
+	atomic_store_explicit(&G.floor_mono, INT64_MIN, memory_order_relaxed);
+	atomic_store_explicit(&G.floor_raw, INT64_MIN, memory_order_relaxed);
+	init_writer();
+	struct fc_mm *page = map_mm();
+	if (page) {
+		atomic_store_explicit(&page->ok, true, memory_order_relaxed);
+		atomic_store_explicit(&G.mm, page, memory_order_release);
+	} else {
+		atomic_store_explicit(&mm_now()->ok, true, memory_order_release);
+	}
+}
+
+static void init_writer(void)
 {
 	W.inited = true;
 	fc_kclock_init();
