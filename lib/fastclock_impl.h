@@ -36,6 +36,8 @@ enum { L_COUNTER = 1 };
                                           from a line is checked against the kernel */
 #define CHECK_TOL_NS 1000              /* a check passes within the bound, the kernel
                                           read's width and this */
+#define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
+                                          sample again */
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
 #define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
 #define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
@@ -148,6 +150,7 @@ struct fc_writer {
 	unsigned n_recent;
 	bool have_boot;
 	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
+	int test_writer_pid;         /* ...in this process only, not its forked children */
 };
 extern struct fc_writer W;
 

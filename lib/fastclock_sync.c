@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/timex.h>
+#include <unistd.h>
 
 /* ---- kernel samples ---- */
 
@@ -415,10 +416,11 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		return;
 	}
 	struct sample sm = { 0, 0, 0 }, sr = { 0, 0, 0 };
-	uint64_t c0 = 0, c1 = 0;
+	uint64_t c0 = 0, c1 = 0, ta = 0;
 	double factor = 0;
-	/* A sampler preempted between its samples and the line's start would
-	 * extrapolate them over the delay: sample again (three tries). */
+	/* A writer preempted between its samples and the line's start would
+	 * extrapolate them over the delay: sample again (three tries), so that
+	 * the line starts from samples taken just before it. */
 	for (int tries = 0; tries < 3; tries++) {
 		c0 = fc_counter_read();
 		if (sample_clock(CLOCK_MONOTONIC, 4, &sm) != 0 || sample_clock(CLOCK_MONOTONIC_RAW, 3, &sr) != 0) {
@@ -428,7 +430,14 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		}
 		factor = ntp_factor();
 		c1 = fc_counter_read();
-		if (W.counts_per_ns <= 0 || (double)(c1 - c0) / W.counts_per_ns < 200000.0)
+		if (tries == 0 && W.test_writer_delay && getpid() == W.test_writer_pid) {
+			/* tests: the writer held up, as a preempted thread would be */
+			uint64_t until = fc_counter_read() + W.test_writer_delay;
+			while (fc_counter_read() < until)
+				fc_cpu_relax();
+		}
+		ta = fc_counter_read();
+		if ((double)(ta - sm.t0) < ns_to_counts(RESAMPLE_AFTER_NS))
 			break;
 	}
 	update_frequency(&sr, &sm);
@@ -443,6 +452,8 @@ void fc_int_resync(unsigned seen, bool force_hard)
 
 	/* the period: a re-anchor costs at most 1/SYNC_BUDGET of the time */
 	int64_t cost_ns = (int64_t)((double)(c1 - c0) / W.counts_per_ns);
+	if (cost_ns > MAX_INTERVAL_NS / SYNC_BUDGET)
+		cost_ns = MAX_INTERVAL_NS / SYNC_BUDGET;
 	int64_t interval = cost_ns * SYNC_BUDGET;
 	interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
 	W.interval_ns = interval;
@@ -489,7 +500,7 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	if (counter_mode && went_back)
 		paused = true;  /* the counter was reset (a resume): F says nothing */
 	bool expired = !counter_mode || force_hard || paused || (now - L.tsc0) >= L.hard || dm >= L.hard ||
-	               dr >= L.hard || em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS;
+	               dr >= L.hard || (ta - L.tsc0) >= L.hard || em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS;
 	if (paused) {
 		/* the kernel's clocks moved on while the counter ran (or it was
 		 * reset): BOOTTIME's and REALTIME's offsets moved too */
@@ -501,13 +512,6 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	double r_new = expired ? W.r_raw : slewed(W.r_raw, er, life_ns);
 	N.mono.mult = mult_of(m_new);
 	N.raw.mult = mult_of(r_new);
-	if (W.test_writer_delay) {
-		/* tests: the writer held up, as a preempted thread would be */
-		uint64_t until = fc_counter_read() + W.test_writer_delay;
-		while (fc_counter_read() < until)
-			fc_cpu_relax();
-	}
-	uint64_t ta = fc_counter_read();
 	N.tsc0 = ta;
 	/* A hard start is "ahead" of the kernel: at the sample's first counter
 	 * read the kernel's value was at most k; kernel mode adds its floor. */
@@ -515,8 +519,7 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	scaled kr = to_scaled(sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1);
 	scaled fm, fr;
 	if (!expired) {
-		/* slewing: from the old line itself at ta, even when the writer
-		 * was held up past its end: a step forward back onto the line */
+		/* slewing: from the old line itself at ta (before its end) */
 		fm = seg_scaled(&L.mono, ta - L.tsc0);
 		fr = seg_scaled(&L.raw, ta - L.tsc0);
 	} else {
@@ -527,9 +530,9 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		fm = max_scaled(fm, to_scaled(L.mono.ns0));
 		fr = max_scaled(fr, to_scaled(L.raw.ns0));
 	}
-	/* at or above what slow-path reads served (they raise the floors) */
-	fm = max_scaled(fm, to_scaled(atomic_load_explicit(&G.floor_mono, memory_order_relaxed)));
-	fr = max_scaled(fr, to_scaled(atomic_load_explicit(&G.floor_raw, memory_order_relaxed)));
+	/* Not raised to the floors: a floor read now may hold a kernel value
+	 * from after ta (a writer preempted here), which at ta would put the
+	 * line ahead; readers serve at least the floor anyway. */
 	start_seg(&N.mono, &L, &L.mono, ta, fm, paused, km + to_scaled(L.err));
 	start_seg(&N.raw, &L, &L.raw, ta, fr, paused, kr + to_scaled(L.err));
 	int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
@@ -691,6 +694,7 @@ static void init_writer(void)
 		long us = strtol(delay, NULL, 10);
 		if (us > 0 && us <= 1000000)
 			W.test_writer_delay = ns_to_counts(1000.0 * (double)us);
+		W.test_writer_pid = getpid();
 	}
 	W.last_check_t = fc_counter_read();
 	latch_write(&zero);
