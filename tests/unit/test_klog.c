@@ -191,7 +191,7 @@ static void test_fixtures_all(void)
 	}
 	if (d)
 		closedir(d);
-	CHECK_INT(n, 9);
+	CHECK(n >= 9);   /* the corpus only grows: at least the first nine logs */
 }
 
 static void test_fixture_qemu(void)
