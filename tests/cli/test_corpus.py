@@ -8,6 +8,8 @@ expected.json written from what the case's thread concluded, not from what the t
   quiet         codes that must not be among them
   quote         {code: [text, ...]}: each text verbatim in that finding's title or evidence
                 (the kernel's own numbers, as the kernel printed them)
+  said_lacks    {code: [text, ...]}: no text in that finding's title or evidence (a
+                figure the kernel never printed)
   advice_has    {code: [text, ...]}: each text in that finding's fix (now, lasting,
                 hypervisor, risk)
   advice_lacks  [text, ...]: in no finding's fix at all (advice that would be wrong or unsafe)
@@ -24,7 +26,7 @@ import pytest
 from conftest import FIXTURES, codes
 
 EXIT = {"ok": 0, "warning": 1, "critical": 2, "unknown": 3}
-KEYS = {"source", "status", "fire", "quiet", "quote", "advice_has", "advice_lacks",
+KEYS = {"source", "status", "fire", "quiet", "quote", "said_lacks", "advice_has", "advice_lacks",
         "hypervisor", "clocksource", "known_wrong"}
 
 
@@ -47,6 +49,10 @@ def cases():
     return out
 
 
+def said(finding):
+    return finding["title"] + "\n" + "\n".join(finding["evidence"])
+
+
 def fix_text(finding):
     fix = finding.get("fix") or {}
     return "\n".join(v for v in fix.values() if isinstance(v, str))
@@ -66,7 +72,8 @@ def test_expected_files_are_well_formed():
             assert s in EXIT, (folder.name, s)
         assert exp["source"], folder.name
         assert not set(exp.get("fire", [])) & set(exp.get("quiet", [])), folder.name
-        for code in list(exp.get("quote", {})) + list(exp.get("advice_has", {})):
+        for code in (list(exp.get("quote", {})) + list(exp.get("said_lacks", {}))
+                     + list(exp.get("advice_has", {}))):
             assert code in exp.get("fire", []), (folder.name, code, "quoted but not in fire")
         if "known_wrong" in exp:
             assert exp["known_wrong"].strip() and "\n" not in exp["known_wrong"], folder.name
@@ -88,9 +95,11 @@ def test_case(cd, name):
     for code in exp.get("quiet", []):
         assert code not in found, (code, seen)
     for code, texts in exp.get("quote", {}).items():
-        said = found[code]["title"] + "\n" + "\n".join(found[code]["evidence"])
         for t in texts:
-            assert t in said, (code, t, said)
+            assert t in said(found[code]), (code, t, said(found[code]))
+    for code, texts in exp.get("said_lacks", {}).items():
+        for t in texts:
+            assert t not in said(found[code]), (code, t, said(found[code]))
     for code, texts in exp.get("advice_has", {}).items():
         advice = fix_text(found[code])
         for t in texts:
