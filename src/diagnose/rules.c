@@ -5,8 +5,8 @@
  * which clocksource would be better, what was measured), then each rule is a
  * small function that reads the context and adds at most one finding.  Rules
  * that advise trusting the TSC say so in the context, because the NTP rule's
- * severity depends on it (seed 004: every TSC fix assumes a disciplined
- * clock).  docs/findings.md documents every code; a code is never renamed.
+ * severity depends on it (every TSC fix assumes a clock disciplined by NTP
+ * or chrony: Red Hat's KVM guest timing guide asks for NTP in every guest).  docs/findings.md documents every code; a code is never renamed.
  */
 #include "diagnose/rules.h"
 #include "diagnose/fixes.h"

@@ -151,8 +151,8 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 		cd_appendf(x->fix_now, sizeof x->fix_now,
 		           "This rejection does not slow time calls: the current clocksource is %s. The TSC "
 		           "was still seen disagreeing with the watchdog%s: find the cause on the host "
-		           "(seed 004: a host reloading a passthrough NIC's VF driver made its guests' "
-		           "clocks jump) and keep NTP or chrony running.\n",
+		           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
+		           "guests' clocks jump) and keep NTP or chrony running.\n",
 		           f->cs.current, c->wd_delta ? ", by seconds" : "");
 		if (failover_hint)
 			cd_appendf(x->fix_now, sizeof x->fix_now,
@@ -266,7 +266,7 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "Install a kernel " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) " or later, then add tsc=reliable to its command line.%s\n",
 		           f->os.family == CD_OS_DEBIAN
-		               ? " On Debian 7 (wheezy), seed 000 did it with the backports kernel: add "
+		               ? " On Debian 7 (wheezy), take the wheezy-backports kernel: add "
 		                 "'deb http://deb.debian.org/debian wheezy-backports main' (today: "
 		                 "archive.debian.org) to /etc/apt/sources.list, then"
 		               : "");

@@ -86,3 +86,21 @@ def test_the_table_cites_its_sources():
     for name in consts:
         assert name in code, name
 
+
+
+def test_the_project_names_no_outside_document():
+    # Code, docs and tests name a fact or its public source, never a
+    # document the user does not have.  (tests/fixtures folders named
+    # seed-* are the corpus's own names; tests/fuzz/seeds is libFuzzer's.)
+    pattern = re.compile(r"seeds? ?\d{3}|the seeds?\b|seed document|knowledge\.md|DESIGN\.md", re.I)
+    found = []
+    for folder in ("src", "lib", "include", "docs", "tests/cli", "tests/unit", "tests/lab"):
+        for p in sorted((ROOT / folder).rglob("*")):
+            if p.is_file() and p.name != "test_docs.py" and p.suffix in (".c", ".h", ".py", ".md", ".1", ".3", ".txt", ".sh", ""):
+                for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
+                    if pattern.search(line):
+                        found.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()}")
+    for n, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1):
+        if pattern.search(line) and "tests/fuzz/seeds" not in line:
+            found.append(f"README.md:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

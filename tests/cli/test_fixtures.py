@@ -1,7 +1,7 @@
 """check --root on every snapshot: the status, the codes and the numbers in the evidence.
 
-Each fixture is a real machine (QEMU guests booted here) or one rebuilt from a seed
-document; tests/fixtures/README.md says where each comes from.
+Each fixture is a real machine (QEMU guests booted here) or one rebuilt from a public
+report; tests/fixtures/README.md says where each comes from.
 """
 import re
 
@@ -38,7 +38,7 @@ def test_virtualbox_smp_acpi_pm(cd):
     newer = c["fix-needs-newer-kernel"]
     assert "3.3" in newer["title"] and "3.2.0-4-686-pae" in newer["title"]
     assert "wheezy-backports" in newer["fix"]["lasting"]
-    # The hypervisor's own fixes from the seed are offered.
+    # VirtualBox's own settings (4.x's TM keys too) are offered.
     assert "VBoxManage" in c["slow-clocksource"]["fix"]["hypervisor"]
     assert "MaybeUseOffsettedHostTSC" in c["slow-clocksource"]["fix"]["hypervisor"]
     assert doc["hypervisor"]["name"] == "virtualbox"
@@ -129,7 +129,7 @@ def test_rhel6_kvm_clock(cd):
     wd = c["tsc-unstable-watchdog"]
     assert "28.0 days" in wd["title"]
     assert "6824818792 ns" in evidence_text(wd)
-    # Seed 004's failover advice would make time 2 us a call: we say not to.
+    # RHEL 6's failover advice (to acpi_pm) would make time 2 us a call: we say not to.
     assert "clocksource_failover=acpi_pm" in wd["fix"]["now"]
     # kvm-clock before 3.8 has no vDSO read upstream; said with its uncertainty.
     assert c["slow-clocksource"]["severity"] == "warning"

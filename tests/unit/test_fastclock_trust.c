@@ -39,7 +39,7 @@ static void test_judge(void)
 	CHECK(t.watch_current);
 	CHECK_INT(t.vdso_fast, 1);
 
-	/* seed 000/002: the kernel dropped the TSC; no verdict: refuse */
+	/* the kernel dropped the TSC for hpet; no verdict: refuse */
 	base_facts(&f, "hpet", "hpet acpi_pm");
 	fc_trust_judge(&f, &t);
 	CHECK(!t.use_counter);

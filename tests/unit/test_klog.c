@@ -235,7 +235,7 @@ static void test_fixture_qemu(void)
 	CHECK_INT(count(l, CD_EV_TSC_UNSTABLE), 0);
 }
 
-static void test_fixture_seeds(void)
+static void test_fixture_public_reports(void)
 {
 	const struct cd_klog *l = fixture("seed-virtualbox-smp-acpi_pm");
 	const struct cd_event *e;
@@ -751,7 +751,7 @@ int main(void)
 	test_layouts();
 	test_fixtures_all();
 	test_fixture_qemu();
-	test_fixture_seeds();
+	test_fixture_public_reports();
 	test_watchdog();
 	test_readback();
 	test_old_watchdog();
