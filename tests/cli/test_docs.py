@@ -104,3 +104,21 @@ def test_the_project_names_no_outside_document():
         if pattern.search(line) and "tests/fuzz/seeds" not in line:
             found.append(f"README.md:{n}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_timekeeping_page_holds_the_table():
+    # docs/timekeeping.md, linked from the README, names every clocksource
+    # of the table and every version constant's release.
+    page = (ROOT / "docs/timekeeping.md").read_text()
+    assert "(docs/timekeeping.md)" in (ROOT / "README.md").read_text()
+    table = (ROOT / "lib/clockfacts.c").read_text()
+    names = re.findall(r'\.name = "([a-z0-9_-]+)"', table)
+    assert len(names) >= 12
+    for name in names:
+        assert f"`{name}`" in page, name
+    header = (ROOT / "lib/clockfacts.h").read_text()
+    for name, maj, mnr, patch in re.findall(r"^#define (FC_KV_[A-Z0-9_]+)\s+(\d+), (\d+), (\d+)$", header, re.M):
+        version = f"{maj}.{mnr}" + (f".{patch}" if patch != "0" else "")
+        assert re.search(rf"(?<![\d.]){re.escape(version)}(?![\d])", page), (name, version)
+    for commit in re.findall(r"commit ([0-9a-f]{12})", header):
+        assert commit in page, commit
