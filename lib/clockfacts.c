@@ -28,25 +28,25 @@ static const struct fc_cs_fact table[] = {
 	/* pvclock: the TSC scaled by the host's per-vCPU parameters
 	 * (arch/x86/kernel/pvclock.c); the vDSO reads the page only while
 	 * the host sets PVCLOCK_TSC_STABLE_BIT. */
-	{ .name = "kvm-clock", .counter = "the TSC, scaled by KVM's pvclock page", .cpu_counter = true,
+	{ .name = "kvm-clock", .counter = "the TSC, scaled by KVM's pvclock page", .cpu_counter = true, .paravirt = true,
 	  .read = { FC_VDSO_DEPENDS, 1, "about 30 ns when served" },
 	  .unread = { FC_VDSO_NO, 2, "150-300 ns" },
 	  .change = { FC_KV_KVMCLOCK_VDSO } },
-	{ .name = "xen", .counter = "the TSC, scaled by Xen's pvclock vCPU time area", .cpu_counter = true,
+	{ .name = "xen", .counter = "the TSC, scaled by Xen's pvclock vCPU time area", .cpu_counter = true, .paravirt = true,
 	  .read = { FC_VDSO_DEPENDS, 2, "about 0.5-1 us as a system call" },
 	  .unread = { FC_VDSO_NO, 2, "about 0.5-1 us" },
 	  .change = { FC_KV_XEN_VDSO } },
 	/* The reference TSC page: the TSC times a scale plus an offset that
 	 * Hyper-V writes (Documentation/virt/hyperv/clocks.rst). */
 	{ .name = "hyperv_clocksource_tsc_page", .counter = "the TSC, scaled by Hyper-V's reference TSC page",
-	  .cpu_counter = true,
+	  .cpu_counter = true, .paravirt = true,
 	  .read = { FC_VDSO_YES, 1, "about 30 ns" },
 	  .unread = { FC_VDSO_NO, 2, "about 0.3-1 us" },
 	  .change = { FC_KV_HYPERV_TSC_PAGE_VDSO } },
 	/* A synthetic MSR, which traps to the hypervisor: Hyper-V derives
 	 * its reference count from the same TSC. */
 	{ .name = "hyperv_clocksource_msr", .counter = "Hyper-V's reference counter MSR (a trap to the hypervisor)",
-	  .cpu_counter = true,
+	  .cpu_counter = true, .paravirt = true,
 	  .unread = { FC_VDSO_NO, 3, "about 1 us" } },
 	{ .name = "hpet", .counter = "the HPET's main counter (memory-mapped I/O)",
 	  .read = { FC_VDSO_SLOW, 2, "0.5-1 us" },
@@ -141,4 +141,10 @@ bool fc_cs_is_cpu_counter(const char *name)
 {
 	const struct fc_cs_fact *cs = fc_cs_fact(name);
 	return cs && cs->cpu_counter;
+}
+
+bool fc_cs_is_paravirt(const char *name)
+{
+	const struct fc_cs_fact *cs = fc_cs_fact(name);
+	return cs && cs->paravirt;
 }

@@ -131,6 +131,7 @@ struct fc_cs_fact {
 	const char *name;         /* as in available_clocksource */
 	const char *counter;      /* what a read reads */
 	bool cpu_counter;         /* its time is the CPU's own counter (TSC, cntvct) scaled */
+	bool paravirt;            /* a hypervisor's clock (kvm-clock, xen, Hyper-V's) */
 	struct fc_cs_state read;  /* while the vDSO has a read for it */
 	struct fc_cs_state unread; /* while it has none: every call a system call */
 	/* The kernel from which the vDSO reads it (gained) or no longer does
@@ -166,6 +167,10 @@ int fc_vdso_surely_fast(enum fc_vdso v);
  * arch_sys_counter): measuring the counter against them checks the
  * kernel's conversion, not the counter against another oscillator. */
 bool fc_cs_is_cpu_counter(const char *name);
+
+/* True when the clocksource is a hypervisor's paravirtual clock (kvm-clock,
+ * xen, Hyper-V's two): the kernel rates it above the TSC. */
+bool fc_cs_is_paravirt(const char *name);
 
 /* The table itself, for tests: n entries. */
 const struct fc_cs_fact *fc_cs_table(int *n);

@@ -286,8 +286,7 @@ static const char *cs_token(const struct cd_facts *f, char tok[CS_TOKEN_MAX])
  * rejection is not why time is slow. */
 bool cd_paravirt_current(const struct cd_ctx *c)
 {
-	return cd_current_is(c, "kvm-clock") || cd_current_is(c, "xen") ||
-	       (c->cur_known && strncmp(c->f->cs.current, "hyperv_", 7) == 0);
+	return c->cur_known && fc_cs_is_paravirt(c->f->cs.current);
 }
 
 /* The TSC rejected for a reason other than the sync test or the watchdog

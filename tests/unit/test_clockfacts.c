@@ -191,6 +191,16 @@ static void test_known_facts(void)
 	CHECK(!fc_cs_is_cpu_counter("jiffies"));
 	CHECK(!fc_cs_is_cpu_counter("mystery"));
 
+	/* which are a hypervisor's clock */
+	CHECK(fc_cs_is_paravirt("kvm-clock"));
+	CHECK(fc_cs_is_paravirt("xen"));
+	CHECK(fc_cs_is_paravirt("hyperv_clocksource_tsc_page"));
+	CHECK(fc_cs_is_paravirt("hyperv_clocksource_msr"));
+	CHECK(!fc_cs_is_paravirt("tsc"));
+	CHECK(!fc_cs_is_paravirt("hpet"));
+	CHECK(!fc_cs_is_paravirt("arch_sys_counter"));
+	CHECK(!fc_cs_is_paravirt(NULL));
+
 	/* the two readings of a state */
 	CHECK_INT(fc_vdso_usually_fast(FC_VDSO_DEPENDS), 1);
 	CHECK_INT(fc_vdso_surely_fast(FC_VDSO_DEPENDS), -1);
