@@ -179,27 +179,20 @@ static void test_known_facts(void)
 	CHECK_INT(cd_kernel_at_least(&k, FC_KV_TSC_WATCHDOG_SELF_OFF), fc_kv_at_least(5, 15, 0, FC_KV_TSC_WATCHDOG_SELF_OFF));
 	CHECK_INT(cd_kernel_at_least(&k, FC_KV_TSC_NOWATCHDOG), 1);
 
-	/* which clocksources are the CPU's own counter, scaled */
-	CHECK(fc_cs_is_cpu_counter("tsc"));
-	CHECK(fc_cs_is_cpu_counter("tsc-early"));
-	CHECK(fc_cs_is_cpu_counter("kvm-clock"));
-	CHECK(fc_cs_is_cpu_counter("xen"));
-	CHECK(fc_cs_is_cpu_counter("hyperv_clocksource_tsc_page"));
-	CHECK(fc_cs_is_cpu_counter("arch_sys_counter"));
-	CHECK(!fc_cs_is_cpu_counter("hpet"));
-	CHECK(!fc_cs_is_cpu_counter("acpi_pm"));
-	CHECK(!fc_cs_is_cpu_counter("jiffies"));
-	CHECK(!fc_cs_is_cpu_counter("mystery"));
-
-	/* which are a hypervisor's clock */
-	CHECK(fc_cs_is_paravirt("kvm-clock"));
-	CHECK(fc_cs_is_paravirt("xen"));
-	CHECK(fc_cs_is_paravirt("hyperv_clocksource_tsc_page"));
-	CHECK(fc_cs_is_paravirt("hyperv_clocksource_msr"));
-	CHECK(!fc_cs_is_paravirt("tsc"));
-	CHECK(!fc_cs_is_paravirt("hpet"));
-	CHECK(!fc_cs_is_paravirt("arch_sys_counter"));
-	CHECK(!fc_cs_is_paravirt(NULL));
+	/* which clocksources are the CPU's own counter scaled, and which a
+	 * hypervisor's clock */
+	static const struct { const char *name; bool cpu_counter, paravirt; } kinds[] = {
+		{ "tsc", true, false }, { "tsc-early", true, false }, { "kvm-clock", true, true },
+		{ "xen", true, true }, { "hyperv_clocksource_tsc_page", true, true },
+		{ "hyperv_clocksource_msr", true, true }, { "arch_sys_counter", true, false },
+		{ "hpet", false, false }, { "acpi_pm", false, false }, { "jiffies", false, false },
+		{ "mystery", false, false },
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		CHECK_INT(fc_cs_is_cpu_counter(kinds[i].name), kinds[i].cpu_counter);
+		CHECK_INT(fc_cs_is_paravirt(kinds[i].name), kinds[i].paravirt);
+	}
+	CHECK(!fc_cs_is_paravirt(NULL) && !fc_cs_is_cpu_counter(NULL));
 
 	/* the two readings of a state */
 	CHECK_INT(fc_vdso_usually_fast(FC_VDSO_DEPENDS), 1);
