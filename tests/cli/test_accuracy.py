@@ -76,7 +76,7 @@ def test_text(cd):
     for label in ("max |diff| ns", "mean diff ns", "median |diff| ns", "p99.9 |diff| ns", "|diff| > 1 us",
                   "|diff| > 10 us", "beyond its bound", "backward, across threads", "frequency error"):
         assert "  " + label in r.out, label
-    assert "seed 001's figures for fc_now_ns: max diff=" in r.out
+    assert "rdtsc-clock test figures for fc_now_ns: max diff=" in r.out
     assert "2 threads for" in r.out and "source: " in r.out
 
 

@@ -308,7 +308,7 @@ static void test_environment(void)
 	CHECK_INT(in.source, FC_SOURCE_KERNEL);
 	CHECK_INT(in.reason, FC_REASON_OFF);
 
-	/* a fake sysfs where the kernel is on hpet, as in seed 000 */
+	/* a fake sysfs where the kernel is on hpet, as after a rejected TSC */
 	char dir[] = "/tmp/fctestXXXXXX";
 	if (!mkdtemp(dir)) {
 		CHECK(0);
