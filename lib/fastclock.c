@@ -447,6 +447,15 @@ int fc_info(struct fc_info *info)
 		snprintf(info->freq_from, sizeof info->freq_from, "%s", W.freq_from);
 		info->freq_err_ppm = W.r_err_ppm;
 		info->error_bound_ns = L.err;
+	} else {
+		/* the kernel's clock, but floored: 0 only once the kernel has
+		 * passed the floors (the last line's end, what was served) */
+		int64_t floor = atomic_load_explicit(&G.floor_mono, memory_order_relaxed);
+		if (L.mono.ns0 > floor)
+			floor = L.mono.ns0;
+		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
+		if (k != INT64_MIN && floor > k)
+			info->error_bound_ns = floor - k;
 	}
 	info->last_sync_ns = W.last_sync_ns;
 	info->sync_interval_ns = W.interval_ns;
