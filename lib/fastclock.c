@@ -86,7 +86,7 @@ static inline int64_t serve(int64_t v, _Atomic int64_t *floor)
  * did not (a suspend, a paused or migrated VM, another time namespace). */
 static inline bool paused_ahead(const struct line *L, int64_t ahead_ns)
 {
-	return ahead_ns > CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L->err + CHECK_TOL_NS;
+	return ahead_ns > pause_limit_ns(L);
 }
 
 /* A read that cannot serve the line (past its end with the writer busy,

@@ -257,6 +257,16 @@ static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t
 	return (int64_t)(follow_scaled(L, s, d) >> 32);
 }
 
+/* How far ahead of the kernel a line can be with nothing served past what
+ * the kernel's clock plus its bound was: a pause between two checks goes
+ * unnoticed for at most X + Y (a read at most Y after hw, then up to X of
+ * counter before the next check); more than that, every read after the
+ * pause was checked. */
+static inline int64_t pause_limit_ns(const struct line *L)
+{
+	return CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L->err + CHECK_TOL_NS;
+}
+
 static inline struct fc_mm *mm_now(void)
 {
 	return atomic_load_explicit(&G.mm, memory_order_acquire);

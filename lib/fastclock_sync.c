@@ -494,8 +494,7 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	if (counter_mode && !went_back) {
 		em = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, dm) - sm.k;
 		er = seg_at(L.raw.ns0, L.raw.frac0, L.raw.mult, dr) - sr.k;
-		int64_t pause_ns = CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L.err + CHECK_TOL_NS;
-		paused = em > pause_ns || er > pause_ns;
+		paused = em > pause_limit_ns(&L) || er > pause_limit_ns(&L);
 	}
 	if (counter_mode && went_back)
 		paused = true;  /* the counter was reset (a resume): F says nothing */
@@ -588,8 +587,7 @@ bool fc_int_new_mm(void)
 		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
 		uint64_t d = t - L.tsc0;
 		int64_t off = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, d) - k;
-		int64_t limit = CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L.err + CHECK_TOL_NS;
-		other_clock = k != INT64_MIN && ((int64_t)d < 0 || off > limit || off < -limit);
+		other_clock = k != INT64_MIN && ((int64_t)d < 0 || off > pause_limit_ns(&L) || off < -pause_limit_ns(&L));
 	}
 	atomic_store_explicit(&m->ok, true, memory_order_release);
 	if (!other_clock)
