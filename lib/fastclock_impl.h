@@ -1,6 +1,8 @@
 /*
  * fastclock_impl.h: libfastclock's inside, shared by fastclock.c (the
- * readers and the API) and fastclock_sync.c (re-anchoring and start-up).
+ * readers and the API), fastclock_sync.c (re-anchoring), fastclock_offsets.c
+ * (the offsets to MONOTONIC) and fastclock_start.c (start-up, forked
+ * children).
  * The design is at the top of fastclock.c.  Nothing here is exported from
  * the shared library (-fvisibility=hidden); in the static one, the state's
  * names carry the fc_int_ prefix.
@@ -306,11 +308,46 @@ static inline void unlock(struct fc_mm *m)
 	atomic_store_explicit(&m->lock, 0, memory_order_release);
 }
 
-/* fastclock_sync.c, called with the lock held (the rt_ ones need not). */
+/* ---- kernel samples, shared by the writer's files ---- */
+
+struct sample {
+	uint64_t t0, t1;  /* the counter around the kernel read */
+	int64_t k;        /* the kernel's clock, read somewhere between */
+};
+
+static inline uint64_t mid(const struct sample *s)
+{
+	return s->t0 + (s->t1 - s->t0) / 2;
+}
+
+static inline int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+static inline uint64_t ns_to_counts(double ns)
+{
+	double c = ns * W.counts_per_ns;
+	return c <= 0 ? 0 : c >= 1.8e19 ? UINT64_MAX : (uint64_t)c;
+}
+
+/* The tightest of `tries` brackets "counter, kernel clock, counter": 0, or
+ * the kernel's -errno. */
+int fc_int_sample_clock(clockid_t id, int tries, struct sample *best);
+
+/* fastclock_sync.c (re-anchoring), with the writer's lock held */
 void fc_int_resync(unsigned seen, bool force_hard);
-void fc_int_init_locked(void);
-bool fc_int_new_mm(void);
+void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent);
+
+/* fastclock_offsets.c: REALTIME's, TAI's and BOOTTIME's offsets to
+ * MONOTONIC (the rt_ ones need not hold the writer's lock) */
 void fc_int_rt_refresh(void);
 void fc_int_rt_check(uint64_t t);
+void fc_int_boot_refresh(void);
+
+/* fastclock_start.c: start-up and a forked child's first read, with the
+ * writer's lock held */
+void fc_int_init_locked(void);
+bool fc_int_new_mm(void);
 
 #endif
