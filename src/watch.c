@@ -18,7 +18,6 @@
 #include "diagnose/diagnose.h"
 #include "measure/csswitch.h"
 #include "measure/trace.h"
-#include "output/output.h"
 #include "output/watchreport.h"
 #include "probe/kmsg.h"
 #include "probe/probe.h"
@@ -318,7 +317,7 @@ static int vdso_of(const struct watcher *w, const char *name)
 {
 	struct cd_cs_verdict v;
 	cd_clocksource_verdict(name, w->facts, &v);
-	return cd_prom_vdso_value(v.vdso);
+	return fc_vdso_surely_fast(v.vdso);
 }
 
 static void poll_clocksource(struct watcher *w)

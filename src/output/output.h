@@ -29,11 +29,6 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
  * (backslash, double quote, newline); shared with watch's textfile. */
 void cd_prom_label(FILE *out, const char *s);
 
-/* A vDSO verdict as a gauge (check's and watch's textfiles): 1 read by the
- * vDSO, 0 a system call every call (or a slow device read), -1 depends on
- * the host or unknown. */
-int cd_prom_vdso_value(enum cd_vdso v);
-
 /* When the check ran, and when a check last reached a verdict (status 0 to
  * 2): Unix times, last_success 0 for never. */
 struct cd_prom_times {

@@ -35,23 +35,13 @@ static void head(FILE *out, const char *name, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-int cd_prom_vdso_value(enum cd_vdso v)
-{
-	switch (v) {
-	case CD_VDSO_YES: return 1;
-	case CD_VDSO_NO:
-	case CD_VDSO_SLOW: return 0;
-	default: return -1;
-	}
-}
-
 static void vdso_sample(FILE *out, const struct cd_facts *f, const char *name)
 {
 	struct cd_cs_verdict v;
 	cd_clocksource_verdict(name, f, &v);
 	fputs("clockdoctor_clocksource_vdso{clocksource=\"", out);
 	cd_prom_label(out, name);
-	fprintf(out, "\"} %d\n", cd_prom_vdso_value(v.vdso));
+	fprintf(out, "\"} %d\n", fc_vdso_surely_fast(v.vdso));
 }
 
 void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,

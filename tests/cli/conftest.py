@@ -34,6 +34,16 @@ atexit.register(shutil.rmtree, STATE_DIR, True)
 os.environ.setdefault("CLOCKDOCTOR_STATE_DIR", STATE_DIR)
 
 
+def default_signals():
+    """preexec_fn for a child the test will signal: the signals' default
+    dispositions, whatever the test run inherited (under nohup SIGHUP comes
+    in ignored, under a non-interactive `&` SIGINT and SIGQUIT do, and the
+    tools rightly leave an ignored signal ignored)."""
+    import signal
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def run(*args, timeout=60, env=None):
     e = dict(os.environ)
     e.pop("NO_COLOR", None)

@@ -173,7 +173,7 @@ def test_rules_use_metrics_that_exist(cd, tmp_path):
         assert name in written, name
 
 
-@pytest.mark.parametrize("fixture", ["qemu-tcg-smp2-hpet", "qemu-tcg-smp1-tsc", "seed-kvm-clock-minimal"])
+@pytest.mark.parametrize("fixture", ["qemu-tcg-smp2-hpet", "qemu-tcg-smp1-tsc", "kvm-kvm-clock-sysfs-only"])
 def test_textfiles_pass_promtool_lint(cd, tmp_path, fixture):
     """check's and watch's textfiles as Prometheus' own linter reads them
     (names, units, HELP and TYPE), and with nothing node_exporter already
