@@ -131,7 +131,7 @@ def test_check_timer_schedule():
 def test_unit_least_privilege():
     text = UNIT.read_text()
     for line in ("CapabilityBoundingSet=CAP_SYSLOG", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                 "ReadWritePaths=/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
+                 "ReadWritePaths=-/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
                  "DevicePolicy=closed", "DeviceAllow=/dev/kmsg r",
                  "ExecStart=/usr/local/bin/clockdoctor watch --prometheus-file "
                  "/var/lib/node_exporter/textfile_collector/clockdoctor-watch.prom"):
