@@ -24,11 +24,15 @@ CONTRIB = ROOT / "contrib"
 BOOT_S = 90          # at most, for the container to start the unit and report
 
 
-def boot(tmp_path, unit_name, unit_text, script):
+def boot(tmp_path, unit_name, unit_text, settle_s=0):
     """Boot the container with unit_text as /etc/systemd/system/unit_name
-    and the command at /opt/cd/clockdoctor; a driver unit runs script (sh)
-    with /out bound to tmp_path/out.  Returns that folder once the script
-    wrote /out/done; the container is stopped either way."""
+    and the command at /opt/cd/clockdoctor; a driver unit starts the unit,
+    waits settle_s, and leaves in tmp_path/out its Result= (result), whether
+    it is active (active), its journal (journal) and the textfile folder's
+    files.  Returns that folder; the container is stopped either way."""
+    script = ("systemctl start {u}; sleep {s}; systemctl show -p Result --value {u} > /out/result; "
+              "systemctl is-active {u} > /out/active; journalctl -u {u} --no-pager -o cat > /out/journal; "
+              "cp /var/lib/node_exporter/textfile_collector/* /out/ || true").format(u=unit_name, s=settle_s)
     nspawn = need_tool("systemd-nspawn", "systemd-container", "the units NOT run by systemd")
     if os.geteuid() != 0:
         pytest.skip("systemd-nspawn needs root")
@@ -71,11 +75,7 @@ def boot(tmp_path, unit_name, unit_text, script):
 
 def test_check_service_runs_under_its_sandbox(tmp_path):
     unit = (CONTRIB / "clockdoctor-check.service.in").read_text().replace("@BINDIR@", "/opt/cd")
-    out = boot(tmp_path, "clockdoctor-check.service", unit,
-               "systemctl start clockdoctor-check.service; "
-               "systemctl show -p Result --value clockdoctor-check.service > /out/result; "
-               "journalctl -u clockdoctor-check.service --no-pager -o cat > /out/journal; "
-               "cp /var/lib/node_exporter/textfile_collector/clockdoctor.prom /out/ || true")
+    out = boot(tmp_path, "clockdoctor-check.service", unit)
     journal = (out / "journal").read_text(errors="replace")
     assert (out / "result").read_text().strip() == "success", journal
     # The folder did not exist: the unit made it, and the file is whole.
@@ -93,11 +93,7 @@ def test_watch_service_runs_under_its_sandbox(tmp_path):
     # The binary's folder is the only change: this machine's /usr is
     # read-only in the container.
     unit = (CONTRIB / "clockdoctor-watch.service").read_text().replace("/usr/local/bin/", "/opt/cd/")
-    out = boot(tmp_path, "clockdoctor-watch.service", unit,
-               "systemctl start clockdoctor-watch.service; sleep 2; "
-               "systemctl is-active clockdoctor-watch.service > /out/active; "
-               "journalctl -u clockdoctor-watch.service --no-pager -o cat > /out/journal; "
-               "cp /var/lib/node_exporter/textfile_collector/clockdoctor-watch.prom /out/ || true")
+    out = boot(tmp_path, "clockdoctor-watch.service", unit, settle_s=2)
     journal = (out / "journal").read_text(errors="replace")
     assert (out / "active").read_text().strip() == "active", journal
     assert "clockdoctor_watch_last_update_timestamp_seconds " in (out / "clockdoctor-watch.prom").read_text()
