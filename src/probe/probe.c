@@ -162,6 +162,36 @@ static void probe_klog(struct cd_facts *f)
 		cd_note_unknown(f, "kernel log: %s", f->klog.why_not[0] ? f->klog.why_not : "not readable");
 }
 
+/* No sysfs: the clocksource in force is the last one the log says the
+ * kernel switched to (see struct cd_clocksource). */
+static void clocksource_from_log(struct cd_facts *f)
+{
+	if (f->cs.have_current)
+		return;
+	for (int i = f->klog.n_events - 1; i >= 0; i--) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind != CD_EV_CS_SWITCHED || !e->name[0])
+			continue;
+		snprintf(f->cs.current, sizeof f->cs.current, "%s", e->name);
+		f->cs.have_current = true;
+		f->cs.from_log = true;
+		f->cs.log_event = i;
+		return;
+	}
+}
+
+/* A snapshot's architecture: /proc/sys/kernel/arch (uname's machine), which
+ * says what the kernel is; cpuinfo only says what the CPU can be (a 32-bit
+ * kernel lists an x86-64 CPU's flags all the same). */
+static void probe_arch(struct cd_facts *f)
+{
+	char buf[64];
+	if (f->live)
+		return;
+	if (cd_read_small(f->root, "/proc/sys/kernel/arch", buf, sizeof buf) >= 0)
+		snprintf(f->cpu.arch, sizeof f->cpu.arch, "%.*s", (int)strcspn(buf, " \t\r\n"), buf);
+}
+
 static void probe_os(struct cd_facts *f)
 {
 	size_t len;
@@ -172,6 +202,14 @@ static void probe_os(struct cd_facts *f)
 	if (text) {
 		cd_parse_os_release(text, &f->os);
 		free(text);
+	}
+	static const char *const legacy[] = { "/etc/lsb-release", "/etc/redhat-release", "/etc/debian_version" };
+	for (size_t i = 0; i < sizeof legacy / sizeof legacy[0] && f->os.family == CD_OS_UNKNOWN; i++) {
+		text = cd_read_file(f->root, legacy[i], 65536, &len, &err, &trunc);
+		if (text) {
+			cd_parse_os_legacy(legacy[i], text, &f->os);
+			free(text);
+		}
 	}
 	if (f->kernel.have_release)
 		cd_os_guess_from_release(f->kernel.release, &f->os);
@@ -192,8 +230,10 @@ void cd_probe(const char *root, bool live, struct cd_facts *f)
 	probe_clocksource(f);
 	probe_cpu(f);
 	probe_kernel(f);
+	probe_arch(f);
 	probe_klog(f);
 	kernel_from_log(f);
+	clocksource_from_log(f);
 	probe_os(f);
 	probe_hypervisor_strings(f);
 	cd_hypervisor_decide(f);
