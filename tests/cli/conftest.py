@@ -50,6 +50,15 @@ def cd():
     return run
 
 
+def make_root(tmp_path, files):
+    """A snapshot folder: each relative path written with its text or bytes."""
+    for rel, data in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return tmp_path
+
+
 def codes(doc):
     return {f["code"]: f for f in doc["findings"]}
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, as_user, codes
+from conftest import FIXTURES, as_user, codes, make_root
 
 CS = "sys/devices/system/clocksource/clocksource0"
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
@@ -94,14 +94,6 @@ def test_help_and_version(cd):
 
 
 # ---- bad input: any file missing or malformed, never a crash ----
-
-def make_root(tmp_path, files):
-    for rel, data in files.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(data if isinstance(data, bytes) else data.encode())
-    return tmp_path
-
 
 def test_empty_root_is_unknown(cd, tmp_path):
     r = cd("check", "--json", "--root", str(tmp_path))
