@@ -305,6 +305,24 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 		           "Rebuild 32-bit programs that read the time often as 64-bit programs, or run a "
 		           "kernel 3.15 or later.\n");
 		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, 3, 15, false);
+		return;
+	}
+	/* kvm-clock: until "x86/vdso: Enable vdso pvclock access on all vdso
+	 * variants" (Andy Lutomirski, December 2015, about 4.5) only the 64-bit
+	 * vDSO read the pvclock page (since about 3.8; before, none did: see
+	 * slow-clocksource); the compat (32-bit) and x32 vDSOs made the system
+	 * call. */
+	if (!c->bit32 && cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, 3, 8, 0) == 1 &&
+	    cd_kernel_at_least(k, 4, 5, 0) == 0) {
+		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+		                           "32-bit and x32 programs on kvm-clock make a system call for every "
+		                           "clock_gettime before about 4.5");
+		cd_evidence(x, "kernel %s, clocksource kvm-clock: only the 64-bit vDSO reads the pvclock page "
+		            "before about 4.5", k->release);
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "64-bit programs are not affected. For 32-bit or x32 programs that read the time "
+		           "often, run a kernel of about 4.5 or later.\n");
+		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, 4, 5, false);
 	}
 }
 

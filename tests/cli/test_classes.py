@@ -163,6 +163,12 @@ def test_32bit_programs_on_an_old_64bit_kernel(cd, tmp_path):
     # From 3.15 on, nothing is said.
     (root / "proc/sys/kernel/osrelease").write_text("3.16.0-4-amd64\n")
     assert "fix-needs-newer-kernel" not in codes(check(cd, root))
+    # On kvm-clock, the compat and x32 vDSOs read the pvclock page only from about 4.5.
+    (root / f"{CS}/current_clocksource").write_text("kvm-clock\n")
+    newer = codes(check(cd, root))["fix-needs-newer-kernel"]
+    assert "32-bit and x32 programs on kvm-clock" in newer["title"]
+    (root / "proc/sys/kernel/osrelease").write_text("4.9.0-8-amd64\n")
+    assert "fix-needs-newer-kernel" not in codes(check(cd, root))
 
 
 # ---- 3. the distribution and its era ----
