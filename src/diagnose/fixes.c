@@ -276,9 +276,15 @@ void cd_fix_add_kernel_params(char *buf, size_t cap, const struct cd_facts *f, c
 		suse_add(buf, cap, params);
 		break;
 	default:
+		/* The distribution is not known: say which way fits which
+		 * machine rather than guess one. */
+		cd_appendf(buf, cap, "The distribution is not known here. On Debian, Ubuntu and their "
+		           "derivatives (GRUB 2 with /etc/default/grub):\n");
 		debian_add(buf, cap, params);
 		cd_appendf(buf, cap, "(On the Red Hat family instead:)\n"
-		           "$ grubby --update-kernel=ALL --args=\"%s\"\n", params);
+		           "$ grubby --update-kernel=ALL --args=\"%s\"\n"
+		           "(With another boot loader, add %s to the kernel command line in its "
+		           "configuration.)\n", params, params);
 		break;
 	}
 }
@@ -305,6 +311,9 @@ void cd_fix_remove_kernel_param(char *buf, size_t cap, const struct cd_facts *f,
 		           param);
 		break;
 	default:
+		if (f->os.family != CD_OS_DEBIAN)
+			cd_appendf(buf, cap, "The distribution is not known here. On Debian, Ubuntu and their "
+			           "derivatives (GRUB 2):\n");
 		cd_appendf(buf, cap,
 		           "Remove %s from GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
 		           "(in /etc/default/grub and /etc/default/grub.d/*.cfg), then reboot after:\n"

@@ -200,7 +200,8 @@ static void derive_tick_left(struct cd_ctx *c)
 	                hv == CD_HV_UNKNOWN || f->hv.interface == CD_HV_KVM || f->hv.interface == CD_HV_HYPERV;
 	/* Unknown is not bare metal, but a guest says so in its log: with the
 	 * log read and no hypervisor in it, no paravirtual clock registered. */
-	if (hv == CD_HV_UNKNOWN && f->klog.readable && !f->hv.klog_detected[0] && !(f->cpu.flags & CD_CPU_HYPERVISOR))
+	if (hv == CD_HV_UNKNOWN && f->klog.readable && f->klog.reaches_boot && !f->hv.klog_detected[0] &&
+	    !(f->cpu.flags & CD_CPU_HYPERVISOR))
 		paravirt = false;
 	c->tick_left = tsc_out && no_ref && !paravirt;
 }

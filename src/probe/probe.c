@@ -188,8 +188,13 @@ static void probe_arch(struct cd_facts *f)
 	char buf[64];
 	if (f->live)
 		return;
-	if (cd_read_small(f->root, "/proc/sys/kernel/arch", buf, sizeof buf) >= 0)
-		snprintf(f->cpu.arch, sizeof f->cpu.arch, "%.*s", (int)strcspn(buf, " \t\r\n"), buf);
+	/* A machine name is letters, digits and '_' (x86_64, i686, aarch64):
+	 * anything else is no answer, and never reaches a terminal. */
+	if (cd_read_small(f->root, "/proc/sys/kernel/arch", buf, sizeof buf) < 0)
+		return;
+	size_t n = strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	if (n > 0 && n < sizeof f->cpu.arch && strchr(" \t\r\n", buf[n]))
+		snprintf(f->cpu.arch, sizeof f->cpu.arch, "%.*s", (int)n, buf);
 }
 
 static void probe_os(struct cd_facts *f)

@@ -122,7 +122,8 @@ def test_every_file_malformed(cd, tmp_path, kind):
         "proc/cpuinfo": data, "proc/cmdline": data, "proc/sys/kernel/osrelease": data,
         "proc/uptime": data, "dmesg.txt": data, "cpuid.txt": data,
         "sys/class/dmi/id/sys_vendor": data, "sys/class/dmi/id/product_name": data,
-        "sys/hypervisor/type": data, "etc/os-release": data,
+        "sys/hypervisor/type": data, "etc/os-release": data, "proc/sys/kernel/arch": data,
+        "etc/lsb-release": data, "etc/redhat-release": data, "etc/debian_version": data,
     })
     for fmt in ([], ["--json"], ["--prometheus"]):
         r = cd("check", "--root", str(root), *fmt)

@@ -226,6 +226,22 @@ def test_release_read_or_inferred(cd, tmp_path):
     assert "apt-get" not in lasting and "yum" not in lasting and "backports" not in lasting
 
 
+def test_unknown_distribution_is_not_guessed(cd, tmp_path):
+    # A kernel release that names no distribution: each way is labelled with whom it fits.
+    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
+                                "proc/sys/kernel/osrelease": "5.15.0-custom\n",
+                                "dmesg.txt": "[    0.0] tsc: Detected 2593.992 MHz processor\n" + WARP_LOG})
+    lasting = codes(check(cd, root))["slow-clocksource"]["fix"]["lasting"]
+    assert lasting.startswith("The distribution is not known here. On Debian, Ubuntu")
+    assert "grubby" in lasting and "another boot loader" in lasting
+    # Known: only its own way.
+    (root / "etc").mkdir()
+    (root / "etc/os-release").write_text("ID=rocky\nID_LIKE=\"rhel centos fedora\"\nVERSION_ID=\"9.3\"\n")
+    lasting = codes(check(cd, root))["slow-clocksource"]["fix"]["lasting"]
+    assert "grubby --update-kernel=ALL" in lasting and "update-grub" not in lasting
+    assert "not known" not in lasting
+
+
 # ---- 4. no advice that disables a check the evidence says was right ----
 
 CORE2_LOG = ("[    0.000000] tsc: Detected 2194.000 MHz processor\n"
