@@ -507,9 +507,15 @@ static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
 {
 	const struct cd_facts *f = c->f;
 	if (f->cs.from_log && f->cs.log_event >= 0 && f->cs.log_event < f->klog.n_events) {
-		cd_evidence(x, "current clocksource: %s, from the kernel log's last switch (no " CS_PATH ")",
-		            f->cs.current);
-		cd_evidence_event(x, &f->klog.events[f->cs.log_event]);
+		const struct cd_event *e = &f->klog.events[f->cs.log_event];
+		if (e->kind == CD_EV_WATCHDOG_SKEW)
+			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH "): the "
+			            "watchdog that demoted the TSC, which the kernel then switches to as the "
+			            "best-rated clocksource left", f->cs.current);
+		else
+			cd_evidence(x, "current clocksource: %s, from the kernel log's last switch (no " CS_PATH ")",
+			            f->cs.current);
+		cd_evidence_event(x, e);
 	} else {
 		cd_evidence(x, "current_clocksource: %s (" CS_PATH "current_clocksource)", f->cs.current);
 	}

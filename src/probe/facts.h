@@ -29,7 +29,8 @@ struct cd_clocksource {
 	int n_available;
 	char available[CD_MAX_CLOCKSOURCES][CD_NAME_MAX];
 	/* No sysfs (a container, a log-only snapshot): current is the kernel
-	 * log's last "Switched to clocksource" line, log_event its index in
+	 * log's last "Switched to clocksource" line, or the watchdog of a later
+	 * report that demoted the TSC (probe.c); log_event its index in
 	 * klog.events.  Every switch, at boot or through sysfs, is logged by
 	 * clocksource_select() (kernel/time/clocksource.c), so the last one in
 	 * the log is the one in force unless the log was cleared since. */

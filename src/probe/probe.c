@@ -163,21 +163,31 @@ static void probe_klog(struct cd_facts *f)
 }
 
 /* No sysfs: the clocksource in force is the last one the log says the
- * kernel switched to (see struct cd_clocksource). */
+ * kernel switched to (see struct cd_clocksource).  A watchdog report that
+ * demoted the TSC after that switch (or with no switch line: a grepped or
+ * wrapped log) names it too: the watchdog is the best-rated clocksource that
+ * needs no verifying (clocksource_select_watchdog()), and once the TSC is
+ * demoted clocksource_select() takes the best-rated one left, which is it.
+ * (RHEL 6's "unstable (delta = ...)" names no watchdog, and RHEL 6 does not
+ * fail over by default: no inference from it.) */
 static void clocksource_from_log(struct cd_facts *f)
 {
 	if (f->cs.have_current)
 		return;
-	for (int i = f->klog.n_events - 1; i >= 0; i--) {
+	int pick = -1;
+	for (int i = 0; i < f->klog.n_events; i++) {
 		const struct cd_event *e = &f->klog.events[i];
-		if (e->kind != CD_EV_CS_SWITCHED || !e->name[0])
-			continue;
-		snprintf(f->cs.current, sizeof f->cs.current, "%s", e->name);
-		f->cs.have_current = true;
-		f->cs.from_log = true;
-		f->cs.log_event = i;
-		return;
+		if ((e->kind == CD_EV_CS_SWITCHED && e->name[0]) ||
+		    (e->kind == CD_EV_WATCHDOG_SKEW && strncmp(e->name, "tsc", 3) == 0 && e->name2[0]))
+			pick = i;
 	}
+	if (pick < 0)
+		return;
+	const struct cd_event *e = &f->klog.events[pick];
+	snprintf(f->cs.current, sizeof f->cs.current, "%s", e->kind == CD_EV_CS_SWITCHED ? e->name : e->name2);
+	f->cs.have_current = true;
+	f->cs.from_log = true;
+	f->cs.log_event = pick;
 }
 
 /* A snapshot's architecture: /proc/sys/kernel/arch (uname's machine), which

@@ -82,6 +82,21 @@ def test_old_switch_wording_and_watchdog_without_sysfs(cd, tmp_path):
     assert "slow-clocksource" in c and "tsc-unstable-watchdog" in c
 
 
+def test_watchdog_report_names_the_clocksource_it_left(cd, tmp_path):
+    # A grepped log: the watchdog's report, no switch line. The kernel goes to the watchdog.
+    log = ("[ 3007.005852] clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+           "[ 3007.005855] clocksource:                       'hpet' wd_nsec: 503484590 wd_now: 5a5f1c2b wd_last: 5904ab12 mask: ffffffff\n"
+           "[ 3007.005857] clocksource:                       'tsc' cs_nsec: 503993664 cs_now: 4f1e3c2a1b cs_last: 4e9a8b7c6d mask: ffffffffffffffff\n")
+    doc = check(cd, make_root(tmp_path / "a", {"dmesg.txt": log}))
+    assert doc["clocksource"]["current"] == "hpet" and doc["clocksource"]["from"] == "kernel log"
+    slow = codes(doc)["slow-clocksource"]
+    assert "the watchdog that demoted the TSC" in evidence(slow)
+    # RHEL 6's old line names no watchdog, and RHEL 6 does not fail over: nothing inferred.
+    old = "[2423265.1] Clocksource tsc unstable (delta = -8589933176 ns).  Enable clocksource failover by adding clocksource_failover kernel parameter.\n"
+    doc = check(cd, make_root(tmp_path / "b", {"dmesg.txt": old}))
+    assert doc["clocksource"]["current"] is None
+
+
 def test_tick_based_stays_quiet_in_a_guest_or_with_sysfs(cd, tmp_path):
     # A KVM guest has kvm-clock besides: nothing is concluded without a switch line.
     guest = make_root(tmp_path / "guest", {
