@@ -431,9 +431,15 @@ static void fmt_ns(char *buf, size_t cap, double ns)
 		snprintf(buf, cap, "%.2f s", ns / 1e9);
 }
 
+/* Bare metal, as far as the evidence goes: from CPUID leaf 1, or from a
+ * cpuinfo without the "hypervisor" flag on a kernel that shows that flag
+ * (with its hypervisor detection, arch/x86/kernel/cpu/hypervisor.c, from
+ * about 2.6.30): an older guest kernel's cpuinfo lacks it too. */
 static bool bare_metal(const struct cd_ctx *c)
 {
-	return c->f->hv.kind == CD_HV_NONE;
+	const struct cd_facts *f = c->f;
+	return f->hv.kind == CD_HV_NONE &&
+	       (strcmp(f->hv.from, "cpuid") == 0 || cd_kernel_at_least(&f->kernel, 2, 6, 30) != 0);
 }
 
 /* The largest warp the kernel measured, in cycles and (at the frequency the

@@ -438,6 +438,19 @@ static void test_unsafe_tsc(void)
 	CHECK(x && !x->act_add[0] && has(x->risk, "25.8 us"));
 	free(f);
 
+	/* A 2.6.24 kernel's cpuinfo has no "hypervisor" flag even in a VM: no
+	 * bare-metal conclusion from it. */
+	f = facts("acpi_pm", "acpi_pm", "2.6.24-19-generic");
+	cpu(f, "GenuineIntel", 2, CD_CPU_TSC | CD_CPU_CONSTANT_TSC);
+	f->hv.kind = CD_HV_NONE;
+	snprintf(f->hv.from, sizeof f->hv.from, "cpuinfo flag");
+	log_text(f, "[    0.0] tsc: Detected 2593.992 MHz processor\n"
+	            "[    0.1] Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.\n");
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "tsc-unstable-sync");
+	CHECK(x && !strstr(x->fix_lasting, "Do not add"));
+	free(f);
+
 	/* A CPU without constant_tsc on bare metal, and a TSC that halts in idle. */
 	f = facts("hpet", "hpet", "5.10.0-20-amd64");
 	cpu(f, "AuthenticAMD", 2, CD_CPU_TSC);
