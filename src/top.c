@@ -278,10 +278,8 @@ static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double cal
 /* The programs whose time system calls no count here can hold (see
  * cd_trace_sees_program): named, so that a 0 is not read as "none".  With
  * -p such a program, false: every figure would be 0 whatever it does. */
-static bool say_unseen(int pid)
+static bool say_unseen(int pid, const struct cd_unseen u[4], int n)
 {
-	struct cd_unseen u[4];
-	int n = cd_trace_unseen_programs(pid, u, 4);
 	if (n == 0)
 		return true;
 	if (pid > 0) {
@@ -315,6 +313,10 @@ int cd_cmd_top(int argc, char **argv)
 	}
 	/* Measured before tracing starts: the traced call would cost more. */
 	double call_ns = measure_call_ns();
+	/* Looked for before tracing starts too: reading every process's ELF
+	 * header while the ring buffers fill would cost samples. */
+	struct cd_unseen unseen[4];
+	int n_unseen = cd_trace_unseen_programs(o.pid, unseen, 4);
 	struct cd_trace_opts to = { .pid = o.pid, .initial_period = INITIAL_PERIOD,
 	                            .target_samples = TARGET_SAMPLES };
 	struct cd_trace_error e;
@@ -323,7 +325,7 @@ int cd_cmd_top(int argc, char **argv)
 		fprintf(stderr, "clockdoctor top: %s\n", e.msg);
 		return CD_EXIT_USAGE;
 	}
-	if (!say_unseen(o.pid)) {
+	if (!say_unseen(o.pid, unseen, n_unseen)) {
 		cd_tracer_close(tr);
 		return CD_EXIT_USAGE;
 	}

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BINARY
+from conftest import BINARY, start_elf32_pause
 
 RATE = 20000          # calls a second, paced by the helper
 HELPER = r"""
@@ -224,34 +224,11 @@ def test_vdso_calls_do_not_appear(traced, helper):
         assert d["total"]["calls_per_s"] >= 0.95 * RATE
 
 
-def elf32_pause(path):
-    """A 32-bit (i386) program that only waits: pause() through int 0x80, in a loop."""
-    import struct
-    code = bytes([0xB8, 0x1D, 0, 0, 0, 0xCD, 0x80, 0xEB, 0xF7])   # mov eax,29; int 0x80; jmp
-    base, hdr = 0x08048000, 52 + 32
-    total = hdr + len(code)
-    eh = (b"\x7fELF" + bytes([1, 1, 1, 0]) + b"\0" * 8 +
-          struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, base + hdr, 52, 0, 0, 52, 32, 1, 40, 0, 0))
-    ph = struct.pack("<IIIIIIII", 1, 0, base, base, total, total, 5, 0x1000)
-    path.write_bytes(eh + ph + code)
-    path.chmod(0o755)
-
-
 def test_32bit_programs_are_named_not_counted_as_none(traced, tmp_path):
     # The syscall tracepoints ignore compat tasks (kernel/trace/trace_syscalls.c):
     # top must say so, not let their calls read as 0.
-    if os.uname().machine != "x86_64":
-        pytest.skip("an i386 program needs an x86-64 kernel")
-    exe = tmp_path / "pause32"
-    elf32_pause(exe)
+    p = start_elf32_pause(tmp_path)
     try:
-        p = subprocess.Popen([str(exe)])
-    except OSError as e:
-        pytest.skip("this kernel does not run i386 programs (%s)" % e)
-    try:
-        time.sleep(0.2)
-        if p.poll() is not None:
-            pytest.skip("this kernel does not run i386 programs")
         r = traced("top", "-p", str(p.pid), "0.2", "1")
         assert r.rc == 3
         assert "process %d (pause32) is a 32-bit program" % p.pid in r.err
