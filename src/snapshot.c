@@ -32,6 +32,7 @@ static const char *const files[] = {
 	"/etc/os-release",
 	"/etc/lsb-release",
 	"/etc/redhat-release",
+	"/etc/SuSE-release",
 	"/etc/debian_version",
 };
 

@@ -53,6 +53,9 @@ static const struct os_kernel os_kernels[] = {
 	{ "rhel", "7", "Red Hat Enterprise Linux 7", 3, 10, 0, NULL, 0, 0, false },
 	{ "rhel", "8", "Red Hat Enterprise Linux 8", 4, 18, 0, NULL, 0, 0, false },
 	{ "rhel", "9", "Red Hat Enterprise Linux 9", 5, 14, 0, NULL, 0, 0, false },
+	{ "sles", "11", "SUSE Linux Enterprise Server 11", 3, 0, 0, NULL, 0, 0, true },
+	{ "sles", "12", "SUSE Linux Enterprise Server 12", 3, 12, 0, NULL, 0, 0, false },
+	{ "sles", "15", "SUSE Linux Enterprise Server 15", 4, 12, 0, NULL, 0, 0, false },
 };
 
 #define N_OS_KERNELS (sizeof os_kernels / sizeof os_kernels[0])
@@ -135,7 +138,8 @@ static const char *family_name(const struct cd_facts *f)
 {
 	const char *id = table_id(f->os.id);
 	return strcmp(id, "debian") == 0 ? "Debian" : strcmp(id, "ubuntu") == 0 ? "Ubuntu" :
-	       strcmp(id, "rhel") == 0 ? "Red Hat Enterprise Linux (or its rebuild)" : NULL;
+	       strcmp(id, "rhel") == 0 ? "Red Hat Enterprise Linux (or its rebuild)" :
+	       strcmp(id, "sles") == 0 ? "SUSE Linux Enterprise Server" : NULL;
 }
 
 void cd_fix_newer_kernel(char *buf, size_t cap, const struct cd_facts *f, int maj, int min, bool bit32)
@@ -273,6 +277,13 @@ void cd_fix_add_kernel_params(char *buf, size_t cap, const struct cd_facts *f, c
 		redhat_add(buf, cap, params);
 		break;
 	case CD_OS_SUSE:
+		if (grub_legacy(f)) {
+			cd_appendf(buf, cap,
+			           "Add %s to the kernel line of the default entry in /boot/grub/menu.lst "
+			           "(or in YaST's boot loader module: this release boots with GRUB legacy), "
+			           "then reboot.\n", params);
+			break;
+		}
 		suse_add(buf, cap, params);
 		break;
 	default:
@@ -305,6 +316,11 @@ void cd_fix_remove_kernel_param(char *buf, size_t cap, const struct cd_facts *f,
 		           param, param);
 		break;
 	case CD_OS_SUSE:
+		if (grub_legacy(f)) {
+			cd_appendf(buf, cap, "Remove %s from the kernel line in /boot/grub/menu.lst (GRUB legacy; "
+			           "or in YaST's boot loader module), then reboot.\n", param);
+			break;
+		}
 		cd_appendf(buf, cap,
 		           "Remove %s from GRUB_CMDLINE_LINUX* in /etc/default/grub, then reboot after:\n"
 		           "$ grub2-mkconfig -o /boot/grub2/grub.cfg\n",

@@ -72,7 +72,8 @@ void cd_parse_os_release(const char *text, struct cd_os *os)
 /* Before os-release (about 2012) a distribution said what it was in its own
  * file: /etc/lsb-release on Ubuntu ("DISTRIB_ID=Ubuntu", "DISTRIB_RELEASE=8.04"),
  * /etc/debian_version ("7.11", or "lenny/sid" on a testing system),
- * /etc/redhat-release ("CentOS release 6.5 (Final)").  path names which. */
+ * /etc/redhat-release ("CentOS release 6.5 (Final)"), /etc/SuSE-release
+ * (SLES 11 and older).  path names which. */
 void cd_parse_os_legacy(const char *path, const char *text, struct cd_os *os)
 {
 	char id[CD_NAME_MAX] = "";
@@ -84,6 +85,12 @@ void cd_parse_os_legacy(const char *path, const char *text, struct cd_os *os)
 	} else if (strstr(path, "debian_version")) {
 		snprintf(id, sizeof id, "debian");
 		v = text;
+	} else if (strstr(path, "SuSE-release")) {
+		/* "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\nPATCHLEVEL = 4" */
+		snprintf(id, sizeof id, "%s", strstr(text, "Enterprise Server") ? "sles" : "opensuse");
+		v = strstr(text, "VERSION = ");
+		v = v ? v + 10 : NULL;
+		snprintf(os->pretty, sizeof os->pretty, "%.*s", (int)strcspn(text, "\n"), text);
 	} else if (strstr(path, "redhat-release")) {
 		snprintf(id, sizeof id, "%s", strstr(text, "CentOS") ? "centos" : strstr(text, "Fedora") ? "fedora" : "rhel");
 		v = strstr(text, "release ");

@@ -218,7 +218,8 @@ static void probe_os(struct cd_facts *f)
 		cd_parse_os_release(text, &f->os);
 		free(text);
 	}
-	static const char *const legacy[] = { "/etc/lsb-release", "/etc/redhat-release", "/etc/debian_version" };
+	static const char *const legacy[] = { "/etc/lsb-release", "/etc/redhat-release", "/etc/SuSE-release",
+	                                      "/etc/debian_version" };
 	for (size_t i = 0; i < sizeof legacy / sizeof legacy[0] && f->os.family == CD_OS_UNKNOWN; i++) {
 		text = cd_read_file(f->root, legacy[i], 65536, &len, &err, &trunc);
 		if (text) {

@@ -124,6 +124,7 @@ def test_every_file_malformed(cd, tmp_path, kind):
         "sys/class/dmi/id/sys_vendor": data, "sys/class/dmi/id/product_name": data,
         "sys/hypervisor/type": data, "etc/os-release": data, "proc/sys/kernel/arch": data,
         "etc/lsb-release": data, "etc/redhat-release": data, "etc/debian_version": data,
+        "etc/SuSE-release": data,
     })
     for fmt in ([], ["--json"], ["--prometheus"]):
         r = cd("check", "--root", str(root), *fmt)

@@ -205,6 +205,12 @@ static void test_os(void)
 	memset(&os, 0, sizeof os);
 	cd_parse_os_legacy("/etc/redhat-release", "", &os);
 	CHECK_STR(os.version, "");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/SuSE-release", "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\n"
+	                   "PATCHLEVEL = 4\n", &os);
+	CHECK_INT(os.family, CD_OS_SUSE);
+	CHECK_STR(os.id, "sles");
+	CHECK_STR(os.version, "11");
 }
 
 int main(void)

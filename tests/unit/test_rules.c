@@ -492,6 +492,21 @@ static void test_newer_kernel_advice(void)
 	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, false);
 	CHECK(has(buf, "Red Hat Enterprise Linux 6 has kernel 2.6.32") &&
 	      has(buf, "Red Hat Enterprise Linux 7 is the first release"));
+	/* SLES 11: GRUB legacy, and SLES 12 for a newer kernel */
+	free(f);
+	f = facts("tsc", NULL, "3.0.101-63-default");
+	cd_parse_os_legacy("/etc/SuSE-release", "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, false);
+	CHECK(has(buf, "SUSE Linux Enterprise Server 12 is the first release"));
+	buf[0] = 0;
+	cd_fix_add_kernel_params(buf, sizeof buf, f, "tsc=reliable");
+	CHECK(has(buf, "/boot/grub/menu.lst") && !strstr(buf, "grub2-mkconfig"));
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=\"sles\"\nVERSION_ID=\"15.5\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_add_kernel_params(buf, sizeof buf, f, "tsc=reliable");
+	CHECK(has(buf, "grub2-mkconfig"));
 	/* Unknown: what to look for */
 	free(f);
 	f = facts("tsc", NULL, "3.4.113-custom");
