@@ -184,6 +184,9 @@ void cd_fix_newer_kernel(char *buf, size_t cap, const struct cd_facts *f, int ma
 	if (o)
 		cd_appendf(buf, cap, "%s%s has kernel %s and offers none of at least %d.%d: ", o->name,
 		           inferred ? " (inferred from its kernel)" : "", kv, maj, min);
+	else if (f->os.version[0])
+		cd_appendf(buf, cap, "This is %s %s, a release whose kernel this tool does not know: if it is "
+		           "older than %d.%d, ", fam, f->os.version, maj, min);
 	else
 		cd_appendf(buf, cap, "This is %s (its release is not known here): ", fam);
 	if (next)

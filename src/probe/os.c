@@ -59,6 +59,15 @@ static enum cd_os_family family_of(const char *id, const char *like)
 	return id[0] ? CD_OS_OTHER : CD_OS_UNKNOWN;
 }
 
+/* A release is digits and dots ("8.04", "7", "15.5"); anything else in a
+ * file is no release, and never reaches a terminal. */
+static void keep_version(struct cd_os *os)
+{
+	size_t n = strspn(os->version, "0123456789.");
+	if (os->version[n] != '\0')
+		os->version[0] = '\0';
+}
+
 void cd_parse_os_release(const char *text, struct cd_os *os)
 {
 	char like[128];
@@ -66,6 +75,7 @@ void cd_parse_os_release(const char *text, struct cd_os *os)
 	os_value(text, "ID_LIKE", like, sizeof like);
 	os_value(text, "PRETTY_NAME", os->pretty, sizeof os->pretty);
 	os_value(text, "VERSION_ID", os->version, sizeof os->version);
+	keep_version(os);
 	os->family = family_of(os->id, like);
 }
 
@@ -103,6 +113,7 @@ void cd_parse_os_legacy(const char *path, const char *text, struct cd_os *os)
 	if (v && *v >= '0' && *v <= '9')
 		snprintf(os->version, sizeof os->version, "%.*s", (int)strspn(v, "0123456789"), v);
 	snprintf(os->id, sizeof os->id, "%s", id);
+	keep_version(os);
 	os->family = family_of(os->id, "");
 }
 

@@ -172,6 +172,9 @@ static void test_os(void)
 	CHECK_STR(os.version, "18.04");
 	CHECK(!os.guessed);
 	memset(&os, 0, sizeof os);
+	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"18.04\033[31m\"\n", &os);
+	CHECK_STR(os.version, "");   /* not a release: never printed */
+	memset(&os, 0, sizeof os);
 	cd_os_guess_from_release("2.6.32-358.18.1.el6.x86_64", &os);
 	CHECK_STR(os.id, "rhel");
 	CHECK_STR(os.version, "6");

@@ -492,6 +492,12 @@ static void test_newer_kernel_advice(void)
 	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, false);
 	CHECK(has(buf, "Red Hat Enterprise Linux 6 has kernel 2.6.32") &&
 	      has(buf, "Red Hat Enterprise Linux 7 is the first release"));
+	/* A release the table does not hold is named, not called unknown */
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"23.10\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 15, false);
+	CHECK(has(buf, "This is Ubuntu 23.10, a release whose kernel this tool does not know"));
 	/* SLES 11: GRUB legacy, and SLES 12 for a newer kernel */
 	free(f);
 	f = facts("tsc", NULL, "3.0.101-63-default");
