@@ -405,9 +405,10 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 	}
 	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, 3, 8, 0) == 0) {
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "A kernel 3.8 or later (RHEL 7 and later) reads kvm-clock in the vDSO when the "
-		           "host gives a stable TSC. First measure this one: run `clockdoctor check` on "
-		           "the machine.\n");
+		           "A kernel 3.8 or later reads kvm-clock in the vDSO when the host gives a stable "
+		           "TSC (a distribution kernel may have that backported). First measure this one: "
+		           "run `clockdoctor check` on the machine.\n");
+		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, 3, 8, c->bit32);
 		return;
 	}
 	if (cd_paravirt_current(c)) {
