@@ -5,7 +5,7 @@ kernel log lines in the kernel's own wording, and asserts what `check` and `fix`
 """
 import json
 
-from conftest import codes, make_root
+from conftest import FIXTURES, codes, make_root
 
 CS = "sys/devices/system/clocksource/clocksource0"
 
@@ -239,6 +239,15 @@ def test_release_read_or_inferred(cd, tmp_path):
     lasting = codes(check(cd, root))["fix-needs-newer-kernel"]["fix"]["lasting"]
     assert "a kernel of at least 3.15" in lasting
     assert "apt-get" not in lasting and "yum" not in lasting and "backports" not in lasting
+
+
+def test_rhel6_is_told_its_own_next_release(cd):
+    # 2.6.32-...el6: the release is in the kernel's name.
+    doc = check(cd, FIXTURES / "seed-rhel6-kvm-clock")
+    lasting = codes(doc)["slow-clocksource"]["fix"]["lasting"]
+    assert "Red Hat Enterprise Linux 6 has kernel 2.6.32" in lasting
+    assert "Red Hat Enterprise Linux 7 is the first release" in lasting
+    assert "apt-get" not in all_fix_text(doc)
 
 
 def test_unknown_distribution_is_not_guessed(cd, tmp_path):
