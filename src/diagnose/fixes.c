@@ -9,6 +9,7 @@
 #include "diagnose/fixes.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CS_FILE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
@@ -156,13 +157,15 @@ void cd_fix_newer_kernel(char *buf, size_t cap, const struct cd_facts *f, int ma
 	if (o && o->newer && ver_cmp(o->nmaj, o->nmin, maj, min) >= 0) {
 		if (strcmp(o->id, "debian") == 0) {
 			const char *flavour = bit32 ? "686-pae" : strcmp(f->cpu.arch, "aarch64") == 0 ? "arm64" : "amd64";
+			/* Releases up to 10 (buster) and their backports have moved to
+			 * archive.debian.org. */
+			const char *mirror = atoi(o->version) <= 10 ? "archive.debian.org" : "deb.debian.org";
 			cd_appendf(buf, cap,
-			           "On %s%s, the %s suite has kernel %d.%d: add 'deb http://archive.debian.org/debian "
-			           "%s main' (or your mirror, while the suite is still there) to "
-			           "/etc/apt/sources.list, then\n"
+			           "On %s%s, the %s suite has kernel %d.%d: add 'deb http://%s/debian %s main' "
+			           "to /etc/apt/sources.list, then\n"
 			           "$ apt-get update && apt-get -t %s install linux-image-%s\n",
 			           o->name, inferred ? " (inferred from its kernel)" : "", o->newer, o->nmaj, o->nmin,
-			           o->newer, o->newer, flavour);
+			           mirror, o->newer, o->newer, flavour);
 		} else {
 			cd_appendf(buf, cap, "On %s%s, the enablement kernel %d.%d:\n$ apt-get install %s\n", o->name,
 			           inferred ? " (inferred from its kernel)" : "", o->nmaj, o->nmin, o->newer);

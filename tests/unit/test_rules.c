@@ -471,6 +471,12 @@ static void test_newer_kernel_advice(void)
 	buf[0] = 0;
 	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, false);
 	CHECK(has(buf, "apt-get -t wheezy-backports install linux-image-amd64"));
+	CHECK(has(buf, "deb http://archive.debian.org/debian wheezy-backports main"));
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=debian\nVERSION_ID=\"11\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 6, 0, false);
+	CHECK(has(buf, "deb http://deb.debian.org/debian bullseye-backports main"));
 	/* Ubuntu 12.04: its enablement kernel */
 	memset(&f->os, 0, sizeof f->os);
 	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"12.04\"\n", &f->os);
