@@ -158,10 +158,13 @@ void cd_fix_newer_kernel(char *buf, size_t cap, const struct cd_facts *f, int ma
 		if (strcmp(o->id, "debian") == 0) {
 			const char *flavour = bit32 ? "686-pae" : strcmp(f->cpu.arch, "aarch64") == 0 ? "arm64" : "amd64";
 			/* Releases up to 10 (buster) and their backports have moved to
-			 * archive.debian.org. */
-			const char *mirror = atoi(o->version) <= 10 ? "archive.debian.org" : "deb.debian.org";
+			 * archive.debian.org; before wheezy, backports had an archive of
+			 * their own (debian-backports). */
+			int rel = atoi(o->version);
+			const char *mirror = rel <= 6 ? "archive.debian.org/debian-backports" :
+			                     rel <= 10 ? "archive.debian.org/debian" : "deb.debian.org/debian";
 			cd_appendf(buf, cap,
-			           "On %s%s, the %s suite has kernel %d.%d: add 'deb http://%s/debian %s main' "
+			           "On %s%s, the %s suite has kernel %d.%d: add 'deb http://%s %s main' "
 			           "to /etc/apt/sources.list, then\n"
 			           "$ apt-get update && apt-get -t %s install linux-image-%s\n",
 			           o->name, inferred ? " (inferred from its kernel)" : "", o->newer, o->nmaj, o->nmin,
