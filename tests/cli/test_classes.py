@@ -82,6 +82,16 @@ def test_old_switch_wording_and_watchdog_without_sysfs(cd, tmp_path):
     assert "slow-clocksource" in c and "tsc-unstable-watchdog" in c
 
 
+def test_a_tsc_marked_unstable_after_the_switch_is_not_current(cd, tmp_path):
+    # A grepped log: the switch to the TSC, then its rejection, not what came after.
+    log = ("[    0.412345] clocksource: Switched to clocksource tsc-early\n"
+           "[   50.000123] tsc: Marking TSC unstable due to clocksource watchdog\n")
+    doc = check(cd, make_root(tmp_path, {"dmesg.txt": log, "proc/cpuinfo": BARE_CPUINFO}))
+    assert doc["clocksource"]["current"] is None
+    assert "tsc-unstable-watchdog" in codes(doc)
+    assert "read by the vDSO" not in doc["verdict"]
+
+
 def test_watchdog_report_names_the_clocksource_it_left(cd, tmp_path):
     # A grepped log: the watchdog's report, no switch line. The kernel goes to the watchdog.
     log = ("[ 3007.005852] clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
