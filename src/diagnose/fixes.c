@@ -370,9 +370,12 @@ void cd_fix_hypervisor(char *buf, size_t cap, const struct cd_facts *f)
 		cd_appendf(buf, cap,
 		           "VirtualBox disables its fast TSC mode for guests with more than one vCPU, "
 		           "so the guest's TSCs disagree and the kernel drops the TSC. On the host, "
-		           "with the VM powered off, any of:\n"
-		           "$ VBoxManage modifyvm \"VM\" --paravirtprovider kvm\n"
-		           "(VirtualBox 5.0+: the guest gets kvm-clock, which the vDSO can read)\n"
+		           "with the VM powered off, any of:\n");
+		if (f->hv.interface != CD_HV_KVM)
+			cd_appendf(buf, cap,
+			           "$ VBoxManage modifyvm \"VM\" --paravirtprovider kvm\n"
+			           "(VirtualBox 5.0+: the guest gets kvm-clock, which the vDSO can read)\n");
+		cd_appendf(buf, cap,
 		           "$ VBoxManage setextradata \"VM\" \"VBoxInternal/TM/TSCMode\" \"RealTSCOffset\"\n"
 		           "(VirtualBox 5.0+; on 4.x the seed's settings: "
 		           "VBoxInternal/TM/MaybeUseOffsettedHostTSC 1, VBoxInternal/TM/UseRealTSC 1, "

@@ -362,6 +362,7 @@ def test_virtualbox_with_its_kvm_interface(cd, tmp_path):
     assert hv["kernel_log"] == "KVM"
     text = all_fix_text(doc)
     assert "VBoxManage" in text and "libvirt" not in text and "invtsc" not in text
+    assert "--paravirtprovider kvm" not in text   # already in force
 
 
 def test_plain_kvm_guest_stays_kvm(cd, tmp_path):
