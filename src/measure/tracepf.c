@@ -28,6 +28,7 @@
  */
 #include "measure/trace.h"
 #include "util/fsread.h"
+#include "util/printable.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -484,9 +485,11 @@ static void read_comm(int pid, char *comm, size_t len)
 {
 	char path[48], buf[64];
 	snprintf(path, sizeof path, "/proc/%d/comm", pid);
-	/* A comm is at most 15 bytes (TASK_COMM_LEN); cut anything longer. */
-	if (cd_read_small("/", path, buf, sizeof buf) > 0)
-		snprintf(comm, len, "%.15s", buf);
+	/* A comm is at most 15 bytes (TASK_COMM_LEN); cut anything longer.
+	 * Any process may name itself with terminal escapes (prctl). */
+	int n = cd_read_small("/", path, buf, sizeof buf);
+	if (n > 0)
+		cd_printable_copy(comm, len, buf, n < 15 ? (size_t)n : 15);
 	else
 		snprintf(comm, len, "?");      /* it exited before we looked */
 }

@@ -54,14 +54,22 @@ void cd_json_escape(FILE *out, const char *s)
 			default: fprintf(out, "\\u%04x", ch); break;
 			}
 			p++;
-		} else if (ch < 0x80) {
+		} else if (ch < 0x7f) {
 			fputc(ch, out);
+			p++;
+		} else if (ch == 0x7f) {
+			/* DEL and the C1 controls are valid JSON raw, but `jq -r`
+			 * would hand them to a terminal: escaped like C0. */
+			fputs("\\u007f", out);
 			p++;
 		} else {
 			int n = utf8_len(p);
 			if (n == 0) {
 				fputs("\\ufffd", out);
 				p++;
+			} else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+				fprintf(out, "\\u%04x", p[1]);
+				p += 2;
 			} else {
 				fwrite(p, 1, (size_t)n, out);
 				p += n;
