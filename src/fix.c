@@ -291,7 +291,7 @@ static int do_persist(const struct fix_opts *o, const struct cd_persist_job *job
 	for (int i = 0; i < job->n_warnings; i++)
 		cd_step(steps, "note: %s", job->warnings[i]);
 	int rc = cd_persist_run(job, steps);
-	out->persist_result = rc == 0 ? "done" : rc == -EEXIST ? "record-exists" :
+	out->persist_result = rc == 0 ? (job->in_place ? "in-place" : "done") : rc == -EEXIST ? "record-exists" :
 	                      rc == -ECANCELED ? "not-regenerated" : "failed";
 	return rc == 0 ? EXIT_DONE : rc == -EEXIST ? CD_EXIT_USAGE : EXIT_FAILED;
 }
@@ -362,6 +362,7 @@ static int run_fix(const struct fix_opts *o)
 				cd_step(persist_plan, "note: %s", job->warnings[i]);
 			cd_persist_describe(job, persist_plan);
 			out.persist_plan = persist_plan;
+			out.persist_in_place = job->in_place;
 		} else {
 			snprintf(unsupported, sizeof unsupported, "%s", err);
 			out.persist_unsupported = unsupported;

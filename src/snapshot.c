@@ -84,6 +84,14 @@ int cd_cmd_snapshot(int argc, char **argv)
 		fprintf(stderr, "usage: clockdoctor snapshot [--force] DIR\n");
 		return CD_EXIT_USAGE;
 	}
+	/* A file where the folder should be: one refusal, --force or not (it
+	 * cannot be written into, and is not ours to replace). */
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "clockdoctor snapshot: %s is not a folder: a snapshot is a folder of files; "
+		        "name a new or empty folder\n", dir);
+		return CD_EXIT_USAGE;
+	}
 	if (!force && !dir_empty_or_missing(dir)) {
 		fprintf(stderr, "clockdoctor snapshot: %s is not empty (use --force to write into it)\n", dir);
 		return CD_EXIT_USAGE;
