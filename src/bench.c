@@ -44,7 +44,7 @@ struct opts {
 	double duration_s;
 	long calls;
 	int threads;
-	bool json, summary;
+	bool json, summary, targets;
 	const char *clocksources;   /* --clocksources */
 };
 
@@ -72,6 +72,8 @@ static void usage(FILE *out)
 	        "                           as root: switch to each clocksource, measure,\n"
 	        "                           and switch back to the original\n"
 	        "      --restore            put back the clocksource a killed run left\n"
+	        "      --targets            with libfastclock's calls: each ratio beside the\n"
+	        "                           library's own design target (for `make bench`)\n"
 	        "  -l, --list               list the ways of reading the time\n"
 	        "\n"
 	        "exit status: 0 done, 1 a clock went backwards, 2 a clocksource could not be\n"
@@ -105,7 +107,7 @@ static void list_ways(void)
 
 /* ---- options ---- */
 
-enum { OPT_CLOCKSOURCES = 256, OPT_RESTORE };
+enum { OPT_CLOCKSOURCES = 256, OPT_RESTORE, OPT_TARGETS };
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
@@ -116,7 +118,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		{ "json", no_argument, NULL, 'j' },          { "summary", no_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },          { "help", no_argument, NULL, 'h' },
 		{ "clocksources", required_argument, NULL, OPT_CLOCKSOURCES },
-		{ "restore", no_argument, NULL, OPT_RESTORE }, { NULL, 0, NULL, 0 },
+		{ "restore", no_argument, NULL, OPT_RESTORE }, { "targets", no_argument, NULL, OPT_TARGETS },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool have_d = false;
 	long l;
@@ -148,6 +151,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		case 'h': usage(stdout); return 0;
 		case OPT_CLOCKSOURCES: o->clocksources = optarg; break;
 		case OPT_RESTORE: *restore = true; break;
+		case OPT_TARGETS: o->targets = true; break;
 		default: usage(stderr); return CD_EXIT_USAGE;
 		}
 	}
@@ -406,6 +410,7 @@ int cd_cmd_bench(int argc, char **argv)
 	rp->calls = o.calls;
 	rp->threads = o.threads;
 	rp->summary = o.summary;
+	rp->targets = o.targets;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	rp->cpus = cpus > 0 ? (int)cpus : 1;
 	rc = prepare(rp, &o, &cs, ways, nways);

@@ -18,6 +18,9 @@ struct cd_bench_report {
 	long calls;                 /* -n, or 0 */
 	int threads;                /* -t */
 	bool summary;               /* -s: no per-way details */
+	/* --targets: the library's ratios beside the project's own targets
+	 * (`make bench`); for users, the figures alone. */
+	bool targets;
 	int cpus;
 	struct cd_timer timer;
 	int nruns;

@@ -197,6 +197,27 @@ def test_text_lines_and_history(fake, tmp_path):
     assert "Watching " in err
 
 
+def test_history_is_stamped_when_it_happened(fake, tmp_path):
+    """--history: an event the log held at start is stamped with the time it
+    happened (the boot time plus its timestamp); one logged while watching,
+    with the time it was read."""
+    fake.write_log(["6,2,2000000,-;clocksource: Switched to clocksource hpet"])
+    boot = time.time() - time.monotonic()        # REALTIME - MONOTONIC, as watch takes it
+    w = Watch(["-i", "0.2", "--json", "--history"], fake.env, tmp_path)
+    try:
+        _, e = w.event()
+        assert (e["event"], e["uptime"]) == ("clocksource-switched", 2.0)
+        assert e["unix_time"] == pytest.approx(boot + 2.0, abs=0.5)
+        time.sleep(0.3)
+        fake.write_log(["6,3,2500000,-;clocksource: Switched to clocksource acpi_pm"])
+        _, e = w.event()
+        assert e["clocksource"] == "acpi_pm"
+        assert e["unix_time"] == pytest.approx(time.time(), abs=3)
+    finally:
+        rc, err = w.stop()
+    assert rc == 0, err
+
+
 def test_survives_missing_clocksource_and_cleared_log(fake, tmp_path):
     w = Watch(["-i", "0.1", "--json", "-P", str(fake.prom)], fake.env, tmp_path)
     try:
