@@ -135,8 +135,8 @@ static void watch_usage(FILE *out)
 	        "  -d, --duration SECONDS   stop after this long (default: run until stopped)\n"
 	        "  -q, --quiet              print no events (with --prometheus-file or --exec)\n"
 	        "\n"
-	        "exit status: 0 stopped by SIGTERM, SIGINT or -d; 2 output could not be written;\n"
-	        "3 bad usage\n"
+	        "exit status: 0 stopped by SIGTERM, SIGINT or -d; 3 bad usage, or the events or\n"
+	        "the textfile could not be written\n"
 	        "\n"
 	        "examples:\n"
 	        "  sudo clockdoctor watch\n"
@@ -169,9 +169,11 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = "i:jP:e:Hd:qs:h";
 	optind = 1;
+	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "i:jP:e:Hd:qs:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			if (!parse_seconds(optarg, 0.05, &o->interval))
@@ -198,8 +200,8 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 			break;
 		case 'H': o->history = true; break;
 		case 'q': o->quiet = true; break;
-		case 'h': watch_usage(stdout); return 0;
-		default: watch_usage(stderr); return CD_EXIT_USAGE;
+		case 'h': watch_usage(stdout); return cd_report_written("watch", 0);
+		default: return cd_bad_option("watch", optstring, opts, argv);
 		}
 	}
 	if (optind < argc)
@@ -564,7 +566,7 @@ int cd_cmd_watch(int argc, char **argv)
 		fprintf(stderr, "clockdoctor watch: out of memory\n");
 		free(w);
 		free(facts);
-		return 2;
+		return CD_EXIT_UNKNOWN;
 	}
 	w->o.interval = 1.0;
 	int rc = parse_opts(argc, argv, &w->o);
@@ -591,7 +593,7 @@ int cd_cmd_watch(int argc, char **argv)
 	loop(w);
 	if (w->kmsg_open)
 		cd_kmsg_close(&w->kmsg);
-	rc = w->failed ? 2 : 0;
+	rc = w->failed ? CD_EXIT_UNKNOWN : CD_EXIT_OK;
 out:
 	cd_kgroup_free(&w->group);
 	free(facts);

@@ -269,6 +269,7 @@ void cd_fix_output_json(FILE *out, const struct cd_fix_outcome *o)
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, out, 2);
 	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_envelope(&w, "fix", o->exit_status);
 	cd_jsonw_string(&w, "mode", o->mode);
 	cd_jsonw_bool(&w, "dry_run", o->dry_run);
 	if (o->plan) {
@@ -308,6 +309,5 @@ void cd_fix_output_json(FILE *out, const struct cd_fix_outcome *o)
 		steps_json(&w, "steps", o->undo);
 		cd_jsonw_end_object(&w);
 	}
-	cd_jsonw_int(&w, "exit", o->exit_status);
 	cd_jsonw_end_object(&w);
 }

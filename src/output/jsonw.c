@@ -2,6 +2,7 @@
  * jsonw.c: the streaming JSON writer (see jsonw.h).
  */
 #include "output/jsonw.h"
+#include "output/output.h"
 
 #include <math.h>
 #include <string.h>
@@ -188,4 +189,16 @@ void cd_jsonw_null(struct cd_jsonw *w, const char *k)
 {
 	key(w, k);
 	fputs("null", w->out);
+}
+
+void cd_jsonw_envelope(struct cd_jsonw *w, const char *command, int exit_status)
+{
+	cd_jsonw_string(w, "tool", "clockdoctor");
+	cd_jsonw_string(w, "version", CD_VERSION);
+	cd_jsonw_string(w, "command", command);
+	cd_jsonw_int(w, "schema_version", CD_JSON_SCHEMA_VERSION);
+	if (exit_status >= 0)
+		cd_jsonw_int(w, "exit_status", exit_status);
+	else
+		cd_jsonw_null(w, "exit_status");
 }

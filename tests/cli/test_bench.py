@@ -58,11 +58,12 @@ def fake(tmp_path):
     (["-d", "-1"], "-d takes"),
     (["-d", "0"], "-d takes"),
     (["-d", "nan"], "-d takes"),
-    (["-n", "0"], "-n takes"),
-    (["-d", "1", "-n", "10"], "do not go together"),
+    (["--calls", "0"], "--calls takes"),
+    (["-d", "1", "--calls", "10"], "do not go together"),
+    (["-n", "10"], "-n is --calls now"),
     (["--restore", "-c", "monotonic"], "--restore takes no other option"),
     (["extra"], "unexpected argument"),
-    (["--bogus"], "usage"),
+    (["--bogus"], "unknown option '--bogus'"),
 ])
 def test_usage_errors(cd, fake, args, words):
     r = cd("bench", *args, env=fake.env)
@@ -118,7 +119,7 @@ def test_clocksources_need_root():
 def test_help(cd):
     r = cd("bench", "--help")
     assert r.rc == 0
-    for placeholder in ("-d, --duration SECONDS", "-n, --calls CALLS", "-t, --threads THREADS",
+    for placeholder in ("-d, --duration SECONDS", "--calls CALLS", "-t, --threads THREADS",
                         "-c, --clocks LIST", "--clocksources all|LIST", "--restore"):
         assert placeholder in r.out
     assert r.out.rstrip().splitlines()[-1].startswith("  sudo clockdoctor bench")
@@ -207,7 +208,7 @@ def test_text_output(cd):
 
 
 def test_summary_threads_and_calls(cd):
-    r = cd("bench", "-s", "-c", "monotonic,gettimeofday", "-t", "2", "-n", "20000", "--json")
+    r = cd("bench", "-s", "-c", "monotonic,gettimeofday", "-t", "2", "--calls", "20000", "--json")
     assert r.rc == 0, r.err
     j = r.json()
     assert j["calls"] == 20000 and j["duration_s"] is None and j["threads"] == 2

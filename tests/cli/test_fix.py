@@ -87,7 +87,9 @@ def test_help(cd):
     (["--min-gain", "-1"], "--min-gain takes"),
     (["--root", "/nonexistent-cd"], "not a folder"),
     (["extra"], "unexpected argument"),
-    (["--bogus"], "usage"),
+    (["--bogus"], "unknown option '--bogus'"),
+    (["-p"], "-p is --persist now"),
+    (["-t", "tsc"], "-t is --to now"),
 ])
 def test_usage_errors(cd, args, words):
     r = cd("fix", *args)
@@ -108,7 +110,7 @@ def test_plan_every_fixture(cd, fixture, tmp_path):
     j = cd("fix", "--root", str(FIXTURES / fixture), "--json")
     assert j.rc == 0
     doc = j.json()
-    assert doc["mode"] == "plan" and doc["dry_run"] is True and doc["exit"] == 0
+    assert doc["mode"] == "plan" and doc["dry_run"] is True and doc["exit_status"] == 0
     assert doc["status"] in ("ok", "warning", "critical", "unknown")
     for p in doc["plan"]["params"]:
         assert p["action"] in ("add", "remove") and p["findings"]

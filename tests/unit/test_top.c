@@ -4,6 +4,7 @@
  * sorting by cost, the CPU list, and bad input.
  */
 #include "measure/trace.h"
+#include "output/topreport.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -298,8 +299,43 @@ static void test_cpu_list(void)
 	CHECK_INT(cd_parse_cpu_list(NULL, c, 16), -EINVAL);
 }
 
+/* The text report of one interval: with -p the exact totals are the
+ * process's, every process's beside them; lost samples are explained where
+ * they are counted. */
+static void test_report_text(void)
+{
+	struct cd_top_table t = { 0 };
+	cd_top_add_sample(&t, 42, CD_TSYS_CLOCK_GETTIME, 1, 100);
+	uint64_t exact[CD_TSYS_N] = { 0 };
+	exact[CD_TSYS_CLOCK_GETTIME] = 5000;
+	struct cd_top_interval iv = { .index = 1, .interval = 1, .when = 0, .secs = 1.0, .pid = 42,
+	                              .period = 100, .call_ns = 300, .rows = 20, .t = &t };
+	memcpy(iv.exact, exact, sizeof exact);
+	for (int s = 0; s < CD_TSYS_N; s++) {
+		iv.traced[s] = true;
+		iv.pid_exact[s] = s == CD_TSYS_CLOCK_GETTIME ? 1200 : 0;
+	}
+	cd_top_finish(&t, 1.0, 300, iv.exact);
+	cd_top_keep_pid(&t, 42);
+	t.lost = 7;
+	char *text = NULL;
+	UNIT_CAPTURE(text, cd_top_print_text(f, &iv));
+	CHECK(strstr(text, "time system calls of PID 42 (exact, its threads): 1200/s") != NULL);
+	CHECK(strstr(text, "  every process: 5000/s\n") != NULL);
+	CHECK(strstr(text, "7 samples lost: the kernel's buffer was full") != NULL);
+	free(text);
+	/* JSON: "report" counts, "interval" is seconds, "total" is the pid's */
+	UNIT_CAPTURE(text, cd_top_print_json(f, &iv));
+	CHECK(strstr(text, "\"report\":1,\"interval\":1,") != NULL);
+	CHECK(strstr(text, "\"total\":{\"estimated\":false,\"pid\":42,\"calls\":1200,") != NULL);
+	CHECK(strstr(text, "\"every_process\":{\"calls\":5000,") != NULL);
+	free(text);
+	cd_top_table_free(&t);
+}
+
 int main(void)
 {
+	test_report_text();
 	test_format_embedded();
 	test_format_live();
 	test_format_bad();
