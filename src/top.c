@@ -43,6 +43,7 @@ struct top_opts {
 	double duration;            /* -d; 0: none */
 	int pid;
 	bool json;
+	bool no_bpf;                /* --no-bpf */
 	int rows;
 };
 
@@ -61,7 +62,8 @@ static void top_usage(FILE *out)
 	        "Which processes make time system calls (clock_gettime, gettimeofday, time\n"
 	        "that missed the vDSO), how many a second, on which clock ids, and what they\n"
 	        "cost.  Traces the kernel's syscall tracepoints with perf_event_open: needs\n"
-	        "root or CAP_PERFMON.  Totals are exact; the per-process split is sampled.\n"
+	        "root or CAP_PERFMON.  Totals are exact; so are each process's calls where a\n"
+	        "BPF program can be loaded (root), else they are sampled.\n"
 	        "\n"
 	        "  interval          seconds per report (default 1); with -i, leave it out\n"
 	        "  count             number of reports (default: until Ctrl-C)\n"
@@ -69,6 +71,8 @@ static void top_usage(FILE *out)
 	        "  -i, --interval S  seconds per report\n"
 	        "  -d, --duration S  stop after S seconds\n"
 	        "      --rows N      at most N processes in each table (default 20; 0: all)\n"
+	        "      --no-bpf      split the calls by process by sampling only, without the\n"
+	        "                    small BPF program that counts them exactly in the kernel\n"
 	        "  -j, --json        one JSON object per interval, one per line (docs/top.md)\n"
 	        "\n"
 	        "exit status: 0 done (Ctrl-C ends it so), 3 bad usage, cannot trace here (not\n"
@@ -104,6 +108,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "rows", required_argument, NULL, 'R' },
+		{ "no-bpf", no_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -137,6 +142,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			o->rows = (int)v;
 			break;
 		case 'n': return cd_moved_option("top", 'n', "--rows");
+		case 'B': o->no_bpf = true; break;
 		case 'j': o->json = true; break;
 		case 'h': top_usage(stdout); return -1;
 		default: return cd_bad_option("top", optstring, opts, argv);
@@ -217,6 +223,8 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 		uint64_t wanted = cd_top_adapt_period(after - before, took, TARGET_SAMPLES);
 		cd_tracer_set_period(tr, cd_top_keep_period(cd_tracer_period(tr), wanted), t);
 	}
+	/* Each process's exact calls, read as the interval ends. */
+	iv->exact_procs = cd_tracer_exact_procs(tr, t) >= 0;
 	double now = mono_s();
 	iv->secs = now - *mark;
 	*mark = now;
@@ -300,7 +308,7 @@ int cd_cmd_top(int argc, char **argv)
 	/* Measured before tracing starts: the traced call would cost more. */
 	double call_ns = measure_call_ns();
 	struct cd_trace_opts to = { .pid = o.pid, .initial_period = INITIAL_PERIOD,
-	                            .target_samples = TARGET_SAMPLES };
+	                            .target_samples = TARGET_SAMPLES, .no_bpf = o.no_bpf };
 	struct cd_trace_error e;
 	struct cd_tracer *tr = cd_tracer_open(&to, &e);
 	if (!tr) {
@@ -313,6 +321,9 @@ int cd_cmd_top(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (!o.no_bpf && cd_tracer_exact_why(tr)[0])
+		fprintf(stderr, "clockdoctor top: each process's calls are sampled, not counted: %s\n",
+		        cd_tracer_exact_why(tr));
 	/* JSON keeps stdout for the objects. */
 	fprintf(o.json ? stderr : stdout, "Tracing time system calls... Hit Ctrl-C to end.\n");
 	fflush(stdout);

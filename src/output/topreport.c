@@ -84,7 +84,8 @@ void cd_top_print_text(FILE *out, const struct cd_top_interval *iv)
 {
 	const struct cd_top_table *t = iv->t;
 	text_header(out, iv);
-	fprintf(out, "%-8s %-16s %10s %-28s %9s\n", "PID", "COMM", "CALLS/s~", "CLOCK IDS", "CPU%~");
+	fprintf(out, "%-8s %-16s %10s %-28s %9s\n", "PID", "COMM", iv->exact_procs ? "CALLS/s" : "CALLS/s~",
+	        iv->exact_procs ? "CLOCK IDS~" : "CLOCK IDS", "CPU%~");
 	size_t rows = iv->rows > 0 && (size_t)iv->rows < t->n ? (size_t)iv->rows : t->n;
 	for (size_t i = 0; i < rows; i++) {
 		const struct cd_top_proc *p = &t->p[i];
@@ -97,9 +98,13 @@ void cd_top_print_text(FILE *out, const struct cd_top_interval *iv)
 		fprintf(out, "  (%zu more processes)\n", t->n - rows);
 	if (t->n == 0)
 		fprintf(out, "  (no process made a time system call that was sampled)\n");
-	fprintf(out, "  ~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s",
-	        t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
-	fprintf(out, "; totals above are exact\n");
+	if (iv->exact_procs)
+		fprintf(out, "  calls per process: exact (counted in the kernel); ~ clock ids and CPU%% estimated:\n"
+		        "  %" PRIu64 " samples, one per %" PRIu64 " calls%s\n", t->samples, iv->period,
+		        iv->period == 1 ? " (every call)" : "");
+	else
+		fprintf(out, "  ~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s; totals above are exact\n",
+		        t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
 	if (t->lost)
 		fprintf(out, "  %" PRIu64 " samples lost: the kernel's buffer was full before top read it; the "
 		        "split above is from the samples kept (each process's share of them, times the exact "
@@ -123,7 +128,7 @@ static void json_process(struct cd_jsonw *w, const struct cd_top_proc *p,
 	cd_jsonw_begin_object(w, NULL);
 	cd_jsonw_int(w, "pid", p->pid);
 	cd_jsonw_string(w, "comm", p->comm);
-	cd_jsonw_bool(w, "estimated", true);
+	cd_jsonw_bool(w, "estimated", !p->exact);
 	cd_jsonw_number(w, "calls", p->total);
 	cd_jsonw_number(w, "calls_per_s", p->rate);
 	cd_jsonw_int(w, "samples", (long long)p->samples);
@@ -188,6 +193,7 @@ void cd_top_print_json(FILE *out, const struct cd_top_interval *iv)
 	cd_jsonw_int(&w, "sample_period", (long long)iv->period);
 	cd_jsonw_int(&w, "samples", (long long)iv->t->samples);
 	cd_jsonw_int(&w, "lost", (long long)iv->t->lost);
+	cd_jsonw_bool(&w, "processes_exact", iv->exact_procs);
 	cd_jsonw_begin_array(&w, "processes");
 	for (size_t i = 0; i < iv->t->n; i++)
 		json_process(&w, &iv->t->p[i], iv);

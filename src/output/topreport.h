@@ -23,6 +23,7 @@ struct cd_top_interval {
 	uint64_t period;                /* the sample period at the interval's end */
 	double call_ns;                 /* measured cost of one forced clock_gettime */
 	int rows;                       /* at most this many processes in the text table */
+	bool exact_procs;               /* each process's calls counted in the kernel (BPF) */
 	const struct cd_top_table *t;   /* finished (cd_top_finish): sorted by cost */
 };
 

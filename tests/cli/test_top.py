@@ -151,14 +151,18 @@ def test_counts_one_process_exactly(traced, helper):
         procs = d["processes"]
         assert [x["pid"] for x in procs] == [p.pid], procs       # -p: only it
         x = procs[0]
-        assert x["estimated"] is True
+        # Counted in the kernel (BPF), as the threads' counters count it: the
+        # two are read one after the other, a few calls apart at most.
+        assert x["estimated"] is False and d["processes_exact"] is True
         assert x["comm"] == "helper"
-        # The sampled estimate: a few thousand samples, so within 10%.
-        assert abs(x["calls_per_s"] - RATE) <= 0.10 * RATE, x
+        assert abs(x["calls"] - exact["calls"]) <= 0.005 * exact["calls"], (x, exact)
         clocks = x["clock_ids_per_s"]
         assert set(clocks) == {"MONOTONIC"}, clocks
         assert x["cpu_ns_per_s"] > 0 and d["call_ns"] > 0
-        assert d["sample_period"] >= 1 and d["lost"] == 0
+        # Samples may be lost when another process floods the machine while
+        # the period is small (this one's 20000 a second: one per 6): the
+        # counts above do not depend on them.
+        assert d["sample_period"] >= 1 and d["lost"] >= 0
 
 
 def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
@@ -190,7 +194,23 @@ def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
         exact = d["total"]["calls_per_s"]
         assert abs(exact - RATE) <= 0.05 * RATE, d
         x = d["processes"][0]
-        assert abs(x["calls_per_s"] - exact) <= 0.10 * exact, (x, d["sample_period"])
+        # Counted in the kernel: within 5% (a few calls apart, in fact),
+        # where the samples alone came out 7-32% off on a busy machine.
+        assert x["estimated"] is False
+        assert abs(x["calls_per_s"] - exact) <= 0.05 * exact, (x, d["sample_period"])
+
+
+def test_no_bpf_samples(traced, helper):
+    """--no-bpf: the split is the samples' estimate, and says so."""
+    p = start(helper, "syscall", 2.5)
+    try:
+        docs = intervals(traced("top", "--json", "--no-bpf", "-p", str(p.pid), "1", "1"))
+    finally:
+        p.communicate(timeout=30)
+    assert docs[0]["processes_exact"] is False
+    assert docs[0]["processes"][0]["estimated"] is True
+    text = traced("top", "--no-bpf", "0.3", "1").out
+    assert "CALLS/s~" in text and "~ estimated:" in text
 
 
 def test_clock_split_does_not_lock_onto_a_loop(traced, helper):
