@@ -102,3 +102,54 @@ def test_colour_is_ours_only(evil_root):
     rc, out, _ = run_bytes("check", "--color", "always", "--root", str(evil_root))
     stripped = re.sub(rb"\x1b\[[0-9;]*m", b"", out)
     assert CONTROL.search(stripped) is None
+
+
+def test_watch_lines_from_a_hostile_log(tmp_path):
+    """watch prints the kernel's lines under each event: a record with
+    escapes (any process may write to /dev/kmsg) reaches the terminal safe."""
+    d = tmp_path / "sys" / "devices/system/clocksource/clocksource0"
+    d.mkdir(parents=True)
+    (d / "current_clocksource").write_text("tsc\n")
+    (d / "available_clocksource").write_text("tsc hpet \n")
+    log = tmp_path / "kmsg"
+    log.write_bytes(b"6,1,1000,-;clocksource: Switched to clocksource hpet" + EVIL + b"\n"
+                    b"4,2,2000,-;tsc: Marking TSC unstable due to " + EVIL + b"\n")
+    env = {"CLOCKDOCTOR_SYSFS": str(tmp_path / "sys"), "CLOCKDOCTOR_KMSG": str(log), "PATH": "/usr/bin:/bin"}
+    p = subprocess.run([BINARY, "watch", "--history", "-d", "0.3", "-i", "0.1"], capture_output=True,
+                       env=env, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert b"tsc-unstable" in p.stdout and b"?]0;PWNED?" in p.stdout
+    for data in (p.stdout, p.stderr):
+        assert CONTROL.search(data) is None
+
+
+HOSTILE_COMM = r"""
+import ctypes, sys, time
+libc = ctypes.CDLL(None)
+libc.prctl(15, b"\x1b]0;PWNED\x07\x1b[2J", 0, 0, 0)      # PR_SET_NAME
+ts = (ctypes.c_long * 2)()
+sys.stdout.write("ready\n"); sys.stdout.flush()
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    libc.syscall(228, 1, ts)                            # clock_gettime, forced
+"""
+
+
+def test_top_shows_a_hostile_process_name_safely():
+    """A process may name itself with escapes (prctl PR_SET_NAME): top's
+    table shows it safe."""
+    import os
+    if os.geteuid() != 0 or subprocess.run([BINARY, "top", "0.1", "1"], capture_output=True,
+                                           timeout=60).returncode != 0:
+        pytest.skip("top cannot trace here (not root, or no tracefs)")
+    import sys
+    p = subprocess.Popen([sys.executable, "-c", HOSTILE_COMM, "3"], stdout=subprocess.PIPE)
+    try:
+        assert p.stdout.readline() == b"ready\n"
+        r = subprocess.run([BINARY, "top", "-p", str(p.pid), "1", "1"], capture_output=True, timeout=60)
+    finally:
+        p.wait(timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert b"?]0;PWNED?" in r.stdout
+    for data in (r.stdout, r.stderr):
+        assert CONTROL.search(data) is None
