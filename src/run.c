@@ -18,6 +18,7 @@
  */
 #include "run.h"
 #include "util/numarg.h"
+#include "util/printable.h"
 
 #include "commands.h"
 #include "measure/tsc.h"
@@ -681,6 +682,9 @@ int cd_cmd_run(int argc, char **argv)
 			         name, strerror(errno));
 		}
 	}
+	/* The message names files (a script's #! interpreter is read from the
+	 * script): safe for the terminal. */
+	cd_printable(msg);
 	if (!quiet)
 		fprintf(stderr, "clockdoctor run: %s\n", msg);
 	free(prog);

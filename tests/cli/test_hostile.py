@@ -153,3 +153,14 @@ def test_top_shows_a_hostile_process_name_safely():
     assert b"?]0;PWNED?" in r.stdout
     for data in (r.stdout, r.stderr):
         assert CONTROL.search(data) is None
+
+
+def test_run_names_a_hostile_interpreter_safely(tmp_path):
+    """run says why it cannot accelerate a script, naming its #! interpreter,
+    which is read from the script: safe for the terminal."""
+    script = tmp_path / "evil.sh"
+    script.write_bytes(b"#!/bin/" + EVIL + b"sh\necho hi\n")
+    script.chmod(0o755)
+    p = subprocess.run([BINARY, "run", str(script)], capture_output=True, timeout=60)
+    assert b"?]0;PWNED?" in p.stderr
+    assert CONTROL.search(p.stderr) is None
