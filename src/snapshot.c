@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "probe/probe.h"
 #include "util/fsread.h"
+#include "util/numarg.h"
 #include "util/redact.h"
 
 #include <dirent.h>
@@ -40,11 +41,16 @@ static const struct {
 	{ "/proc/cpuinfo", false },
 	{ "/proc/cmdline", true },
 	{ "/proc/sys/kernel/osrelease", true },
+	{ "/proc/sys/kernel/arch", false },
 	{ "/proc/uptime", false },
 	{ "/sys/hypervisor/type", true },
 	{ "/sys/class/dmi/id/sys_vendor", true },
 	{ "/sys/class/dmi/id/product_name", true },
 	{ "/etc/os-release", false },
+	{ "/etc/lsb-release", false },
+	{ "/etc/redhat-release", false },
+	{ "/etc/SuSE-release", false },
+	{ "/etc/debian_version", false },
 	/* From an earlier snapshot (--root) only: this machine's are made. */
 	{ "/cpuid.txt", false },
 	{ "/adjtimex.txt", false },
@@ -145,45 +151,47 @@ int cd_cmd_snapshot(int argc, char **argv)
 			       "                   UUIDs and e-mail addresses in the kernel log, the command\n"
 			       "                   line and DMI with <host>, <ipv4>, ... (for a public report)\n"
 			       "  -r, --root SRC   copy an earlier snapshot instead of this machine\n\n"
+			       "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
+			       "could not be written, 3 bad usage, the folder refused, or the report could\n"
+			       "not be written\n\n"
 			       "examples:\n  clockdoctor snapshot /tmp/snap && tar czf snap.tgz -C /tmp snap\n"
 			       "  clockdoctor snapshot --redact /tmp/public-snap\n"
 			       "  clockdoctor snapshot --redact --root ./snap-of-db1 ./snap-public\n");
-			return 0;
+			return cd_report_written("snapshot", 0);
 		} else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0) {
 			force = true;
 		} else if (strcmp(argv[i], "-R") == 0 || strcmp(argv[i], "--redact") == 0) {
 			redact = true;
 		} else if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--root") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "clockdoctor snapshot: %s takes a snapshot folder\n", argv[i]);
-				return CD_EXIT_USAGE;
-			}
+			if (i + 1 >= argc)
+				return cd_usage_error("snapshot", "%s takes a snapshot folder", argv[i]);
 			src = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "clockdoctor snapshot: unknown option '%s'\n", argv[i]);
-			return CD_EXIT_USAGE;
+			return cd_usage_error("snapshot", "unknown option '%s'", argv[i]);
 		} else if (!dir) {
 			dir = argv[i];
 		} else {
-			fprintf(stderr, "clockdoctor snapshot: one folder only\n");
-			return CD_EXIT_USAGE;
+			return cd_usage_error("snapshot", "one folder only");
 		}
 	}
-	if (!dir) {
-		fprintf(stderr, "usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n");
-		return CD_EXIT_USAGE;
-	}
+	if (!dir)
+		return cd_usage_error("snapshot", "no folder given: clockdoctor snapshot [--force] [--redact] "
+		                      "[--root SRC] DIR");
 	if (src) {
-		struct stat st;
+		struct stat sst;
 		char a[PATH_MAX], b[PATH_MAX];
-		if (stat(src, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "clockdoctor snapshot: --root %s: not a folder\n", src);
-			return CD_EXIT_USAGE;
-		}
-		if (realpath(src, a) && realpath(dir, b) && strcmp(a, b) == 0) {
-			fprintf(stderr, "clockdoctor snapshot: --root and DIR are the same folder\n");
-			return CD_EXIT_USAGE;
-		}
+		if (stat(src, &sst) != 0 || !S_ISDIR(sst.st_mode))
+			return cd_usage_error("snapshot", "--root %s: not a folder", src);
+		if (realpath(src, a) && realpath(dir, b) && strcmp(a, b) == 0)
+			return cd_usage_error("snapshot", "--root and DIR are the same folder");
+	}
+	/* A file where the folder should be: one refusal, --force or not (it
+	 * cannot be written into, and is not ours to replace). */
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "clockdoctor snapshot: %s is not a folder: a snapshot is a folder of files; "
+		        "name a new or empty folder\n", dir);
+		return CD_EXIT_USAGE;
 	}
 	if (!force && !dir_empty_or_missing(dir)) {
 		fprintf(stderr, "clockdoctor snapshot: %s is not empty (use --force to write into it)\n", dir);
@@ -199,7 +207,7 @@ int cd_cmd_snapshot(int argc, char **argv)
 		red = calloc(1, sizeof *red);
 		if (!red) {
 			fprintf(stderr, "clockdoctor snapshot: out of memory\n");
-			return 1;
+			return CD_EXIT_FAILED;
 		}
 		learn_names(red, src);
 	}
@@ -286,5 +294,5 @@ int cd_cmd_snapshot(int argc, char **argv)
 	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", saved, dir, missing,
 	       failed ? "; some could not be written" : "");
 	printf("diagnose it with: clockdoctor check --root %s\n", dir);
-	return failed ? 1 : 0;
+	return cd_report_written("snapshot", failed ? CD_EXIT_FAILED : CD_EXIT_OK);
 }

@@ -65,6 +65,9 @@ struct cd_top_proc {
 	double calls[CD_TSYS_N];        /* estimated calls in the interval (samples x period) */
 	double clocks[CD_TCLOCK_N];     /* the same for clock_gettime by clock id */
 	uint64_t samples;
+	/* calls[] counted in the kernel (BPF, cd_tracer_exact_procs), not
+	 * estimated; the clock ids are still split by the samples. */
+	bool exact;
 	/* Filled by cd_top_finish. */
 	double total;                   /* estimated calls in the interval, all kinds */
 	double rate;                    /* a second */
@@ -120,6 +123,30 @@ uint64_t cd_top_keep_period(uint64_t current, uint64_t wanted);
 /* Fills cpus with up to max CPU numbers; returns how many, or -EINVAL. */
 int cd_parse_cpu_list(const char *s, int *cpus, int max);
 
+/* ---- programs the tracepoints do not see (tracepf.c) ---- */
+
+struct cd_elf_info;
+
+/* Whether the kernel's system-call tracepoints see this program's system
+ * calls.  On x86 and arm64 they ignore compat tasks: trace_get_syscall_nr()
+ * in kernel/trace/trace_syscalls.c with ARCH_TRACE_IGNORE_COMPAT_SYSCALLS
+ * (arch/x86/include/asm/ftrace.h: in_32bit_syscall(), which x32 tasks are
+ * too; arch/arm64 for AArch32 tasks), so a 32-bit or x32 program's time
+ * system calls are in no count. */
+bool cd_trace_sees_program(const struct cd_elf_info *e);
+
+struct cd_unseen {
+	int pid;
+	char comm[17];                  /* printable only */
+	bool x32;                       /* ELF class 32 with the x86-64 machine */
+};
+
+/* The running programs (only pid, when > 0) whose system calls the
+ * tracepoints do not see: up to max in out; returns how many in all.
+ * Programs whose executable cannot be read (kernel threads, another user's
+ * under no privilege) are not counted. */
+int cd_trace_unseen_programs(int pid, struct cd_unseen *out, int max);
+
 /* ---- the kernel side (tracepf.c) ---- */
 
 struct cd_tracer;
@@ -128,6 +155,7 @@ struct cd_trace_opts {
 	int pid;                        /* 0: every process; else also its threads' exact count */
 	uint64_t initial_period;
 	uint64_t target_samples;        /* a second, all CPUs */
+	bool no_bpf;                    /* do not count per process in the kernel: sample only */
 };
 
 /* Why the tracer could not start: a message for the user (what is missing
@@ -151,6 +179,11 @@ double cd_tracer_collect(struct cd_tracer *tr, double secs, const volatile sig_a
  * opts.pid, pid_calls gets that process's threads' exact calls too, or -1
  * for each kind when it could not be counted). */
 void cd_tracer_counts(struct cd_tracer *tr, uint64_t all[CD_TSYS_N], int64_t pid_calls[CD_TSYS_N]);
+/* Each process's exact calls since the last call (measure/bpfcount.c) into
+ * t's rows (created when new), marked exact.  The number of processes, or
+ * -ENOTSUP when they are not counted (cd_tracer_exact_why says why). */
+int cd_tracer_exact_procs(struct cd_tracer *tr, struct cd_top_table *t);
+const char *cd_tracer_exact_why(const struct cd_tracer *tr);
 /* Sets the sample period of every event, first reading the samples taken
  * with the old one into t. */
 void cd_tracer_set_period(struct cd_tracer *tr, uint64_t period, struct cd_top_table *t);

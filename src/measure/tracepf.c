@@ -27,9 +27,13 @@
  * microseconds, is taken for the forced one: rare, and off by one period.)
  */
 #include "measure/trace.h"
+#include "probe/elf.h"
+#include "measure/bpfcount.h"
 #include "util/fsread.h"
+#include "util/printable.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -77,6 +81,8 @@ struct cd_tracer {
 	 * by it, except the first of each event after the change (fresh). */
 	uint64_t *cpu_period;
 	bool *fresh;                /* per fd: its next sample is the forced one */
+	struct cd_bpfcount *bpf;    /* exact calls per process; NULL: sampled only */
+	char bpf_why[600];          /* why not */
 	double dithered_at;         /* now_s() of the last redither */
 	uint64_t rng;
 };
@@ -371,6 +377,11 @@ static int read_cpus(struct cd_tracer *tr)
 	return 0;
 }
 
+static void ignore_counts(void *arg, int pid, const uint64_t calls[CD_TSYS_N])
+{
+	(void)arg, (void)pid, (void)calls;
+}
+
 struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_error *e)
 {
 	memset(e, 0, sizeof *e);
@@ -416,10 +427,22 @@ struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_
 			goto fail;
 	if (tr->pid > 0)
 		open_pid_counters(tr);
+	/* Exact calls per process: a program on each tracepoint, attached
+	 * through the first CPU's events (it runs on every CPU's hits). */
+	if (o->no_bpf) {
+		snprintf(tr->bpf_why, sizeof tr->bpf_why, "--no-bpf");
+	} else {
+		int first[CD_TSYS_N];
+		for (int s = 0; s < CD_TSYS_N; s++)
+			first[s] = tr->fd[s];
+		tr->bpf = cd_bpfcount_open(first, tr->bpf_why, sizeof tr->bpf_why);
+	}
 	/* The counts start now. */
 	uint64_t all[CD_TSYS_N];
 	int64_t pc[CD_TSYS_N];
 	cd_tracer_counts(tr, all, pc);
+	if (tr->bpf)
+		cd_bpfcount_read(tr->bpf, ignore_counts, NULL);
 	return tr;
 fail:
 	cd_tracer_close(tr);
@@ -430,6 +453,7 @@ void cd_tracer_close(struct cd_tracer *tr)
 {
 	if (!tr)
 		return;
+	cd_bpfcount_close(tr->bpf);
 	for (int ci = 0; tr->ring && ci < tr->ncpus; ci++)
 		if (tr->ring[ci])
 			munmap(tr->ring[ci], tr->ring_len + tr->page);
@@ -484,11 +508,67 @@ static void read_comm(int pid, char *comm, size_t len)
 {
 	char path[48], buf[64];
 	snprintf(path, sizeof path, "/proc/%d/comm", pid);
-	/* A comm is at most 15 bytes (TASK_COMM_LEN); cut anything longer. */
-	if (cd_read_small("/", path, buf, sizeof buf) > 0)
-		snprintf(comm, len, "%.15s", buf);
+	/* A comm is at most 15 bytes (TASK_COMM_LEN); cut anything longer.
+	 * Any process may name itself with terminal escapes (prctl). */
+	int n = cd_read_small("/", path, buf, sizeof buf);
+	if (n > 0)
+		cd_printable_copy(comm, len, buf, n < 15 ? (size_t)n : 15);
 	else
 		snprintf(comm, len, "?");      /* it exited before we looked */
+}
+
+bool cd_trace_sees_program(const struct cd_elf_info *e)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	if ((e->kind == CD_ELF_DYNAMIC || e->kind == CD_ELF_STATIC) && e->bits == 32)
+		return false;
+#else
+	(void)e;
+#endif
+	return true;
+}
+
+static bool unseen(int pid, struct cd_unseen *u)
+{
+	char exe[48];
+	struct cd_elf_info e;
+	snprintf(exe, sizeof exe, "/proc/%d/exe", pid);
+	if (cd_elf_classify_file(exe, &e) < 0 || cd_trace_sees_program(&e))
+		return false;
+	u->pid = pid;
+	u->x32 = e.machine == EM_X86_64;
+	read_comm(pid, u->comm, sizeof u->comm);
+	for (char *c = u->comm; *c; c++)   /* a comm is whatever the program set */
+		if (*c < 0x20 || *c >= 0x7f)
+			*c = '?';
+	return true;
+}
+
+int cd_trace_unseen_programs(int pid, struct cd_unseen *out, int max)
+{
+	struct cd_unseen u;
+	if (pid > 0) {
+		if (!unseen(pid, &u))
+			return 0;
+		if (max > 0)
+			out[0] = u;
+		return 1;
+	}
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		int p = atoi(de->d_name);
+		if (p > 0 && unseen(p, &u)) {
+			if (n < max)
+				out[n] = u;
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
 }
 
 /* One PERF_RECORD_SAMPLE of CPU index ci: u32 pid, tid; u32 size; raw
@@ -663,3 +743,31 @@ bool cd_tracer_has(const struct cd_tracer *tr, enum cd_tsys s)
 	return (unsigned)s < CD_TSYS_N && tr->tp[s].have;
 }
 const char *cd_tracer_tracefs(const struct cd_tracer *tr) { return tr->tracefs; }
+
+struct exact_fill {
+	struct cd_tracer *tr;
+	struct cd_top_table *t;
+};
+
+static void fill_exact(void *arg, int pid, const uint64_t calls[CD_TSYS_N])
+{
+	struct exact_fill *x = arg;
+	struct cd_top_proc *p = cd_top_proc_get(x->t, pid);
+	if (!p)
+		return;
+	if (!p->comm[0])
+		read_comm(pid, p->comm, sizeof p->comm);
+	p->exact = true;
+	for (int s = 0; s < CD_TSYS_N; s++)
+		p->calls[s] = (double)calls[s];
+}
+
+int cd_tracer_exact_procs(struct cd_tracer *tr, struct cd_top_table *t)
+{
+	if (!tr->bpf)
+		return -ENOTSUP;
+	struct exact_fill x = { tr, t };
+	return cd_bpfcount_read(tr->bpf, fill_exact, &x);
+}
+
+const char *cd_tracer_exact_why(const struct cd_tracer *tr) { return tr->bpf ? "" : tr->bpf_why; }

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, as_user, codes
+from conftest import FIXTURES, as_user, codes, make_root
 
 CS = "sys/devices/system/clocksource/clocksource0"
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
@@ -95,14 +95,6 @@ def test_help_and_version(cd):
 
 # ---- bad input: any file missing or malformed, never a crash ----
 
-def make_root(tmp_path, files):
-    for rel, data in files.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(data if isinstance(data, bytes) else data.encode())
-    return tmp_path
-
-
 def test_empty_root_is_unknown(cd, tmp_path):
     r = cd("check", "--json", "--root", str(tmp_path))
     doc = r.json()
@@ -130,7 +122,9 @@ def test_every_file_malformed(cd, tmp_path, kind):
         "proc/cpuinfo": data, "proc/cmdline": data, "proc/sys/kernel/osrelease": data,
         "proc/uptime": data, "dmesg.txt": data, "cpuid.txt": data,
         "sys/class/dmi/id/sys_vendor": data, "sys/class/dmi/id/product_name": data,
-        "sys/hypervisor/type": data, "etc/os-release": data,
+        "sys/hypervisor/type": data, "etc/os-release": data, "proc/sys/kernel/arch": data,
+        "etc/lsb-release": data, "etc/redhat-release": data, "etc/debian_version": data,
+        "etc/SuSE-release": data,
     })
     for fmt in ([], ["--json"], ["--prometheus"]):
         r = cd("check", "--root", str(root), *fmt)
@@ -349,6 +343,21 @@ def test_snapshot_round_trip(cd, tmp_path):
     again = cd("snapshot", str(snap))
     assert again.rc == 3 and "not empty" in again.err
     assert cd("snapshot", "--force", str(snap)).rc == 0
+
+
+@pytest.mark.parametrize("content", [b"", b"something\n"])
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_snapshot_into_a_file_is_one_refusal(cd, tmp_path, content, force):
+    """A regular file where the folder should be: one clear line, nothing
+    written, the usage status; never "is not empty" for an empty file, nor a
+    "Not a directory" a file and a "diagnose it with" after them."""
+    f = tmp_path / "notadir"
+    f.write_bytes(content)
+    r = cd("snapshot", *force, str(f))
+    assert r.rc == 3
+    assert r.out == ""
+    assert r.err.count("\n") == 1 and "is not a folder" in r.err, r.err
+    assert f.read_bytes() == content
 
 
 def test_snapshot_unwritable():
