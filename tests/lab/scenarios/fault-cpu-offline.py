@@ -6,8 +6,10 @@ counting a program's system calls on CPU 0 while CPU 1 is offline and on
 CPU 1 after it came back, and `clockdoctor tsc` with CPU 1 offline and
 online again.  Asserted: nothing goes backwards, the library within its
 bound, the accelerator within its allowance; top says on stderr that the
-online CPUs changed and counts the calls made on CPU 0 (within 5%); tsc
-tests the CPUs that are online."""
+online CPUs changed and counts the calls made on CPU 0 (within 5%) (the
+calls made on CPU 1 after it came back are printed: top has no event on a
+CPU brought online, docs/top.md); tsc with CPU 1 offline says unknown (one
+CPU, nothing to compare with), and sound with both online again."""
 import json
 
 from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
@@ -65,7 +67,13 @@ def check(r):
     assert kv["top_rc"] == "0", t.stderr
     assert "online" in t.stderr, t.stderr
     assert abs(seen.get(pid0, 0) - n0) <= 0.05 * n0, (n0, seen, t.stderr)
-    # tsc with CPU 1 offline, then online
+    # tsc with CPU 1 offline (nothing to test the TSC against: unknown, exit
+    # 1, and says why), then online again (the pair tested: sound)
     off, on = r["tsc-offline"], r["tsc-online"]
-    print("fault-cpu-offline tsc: offline rc %s verdict %s; online rc %d verdict %s" % (
-        off.stderr.strip(), off.json.get("verdict"), on.rc, on.json.get("verdict")))
+    print("fault-cpu-offline tsc: CPU 1 offline: %s, %s, sync %s (cpus_online %s); online: %s, sync %s" % (
+        off.stderr.strip().splitlines()[-1], off.json["summary"], off.json["sync"]["status"],
+        off.json["sync"]["cpus_online"], on.json["summary"], on.json["sync"]["status"]))
+    assert off.stderr.strip().endswith("rc=1"), off.stderr
+    assert off.json["verdict"] == "unknown" and off.json["sync"]["cpus_online"] == 1, off.json["sync"]
+    assert on.rc == 0 and on.json["verdict"] == "sound", on.json["summary"]
+    assert on.json["sync"]["cpus_online"] == 2 and len(on.json["sync"]["pairs"]) == 1, on.json["sync"]
