@@ -25,17 +25,13 @@ then the NTP state is reset, and the kernel's clock left 2 s to settle
 The figures of each phase (worst error, worst excess over the bound, the
 bound, time to converge) are printed."""
 from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
-                       STEP_CHECK_NS, check_common, _dyn, workload)
+                       STEP_CHECK_NS, STEPWATCH_END, check_common, stepwatch_result,
+                       stepwatch_start, workload)
 
-PROGRAMS = dict(PROGRAMS)
-PROGRAMS["/usr/local/bin/stepwatch"] = _dyn("stepwatch")
 TIMEOUT = 60
 MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"
 STEPS = workload("fault-ntp", 10, 1, """
-rm -f /tmp/sw.ready
-FASTCLOCK=force clockdoctor run -- stepwatch 4 /tmp/sw.ready > /tmp/sw.out 2>/tmp/sw.err & S=$!
-n=0; until [ -e /tmp/sw.ready ] || [ $n -gt 100 ]; do sleep 0.05; n=$((n+1)); done
-echo "step+ $(clockfault step 2 | %(m)s)"
+%(start)secho "step+ $(clockfault step 2 | %(m)s)"
 sleep 1
 echo "step- $(clockfault step -2 | %(m)s)"
 sleep 1
@@ -44,10 +40,7 @@ sleep 1.5
 echo "pll $(clockfault pll 100000 | %(m)s)"
 sleep 1.5
 echo "freq $(clockfault freq 100 | %(m)s)"
-wait $S; echo "sw_rc=$?"
-echo "sw $(cat /tmp/sw.out)"
-cat /tmp/sw.err >&2
-""" % {"m": MARK}, ways="monotonic boottime") + [
+%(end)s""" % {"m": MARK, "start": stepwatch_start(4), "end": STEPWATCH_END}, ways="monotonic boottime") + [
     ("restore", "clockfault reset && sleep 2"),
 ]
 CLOCKS = ("mono", "rt", "raw", "boot", "tai")
@@ -74,9 +67,7 @@ def check(r):
         "%s max %d over_bound %d (worst %d beyond, first at %.3f s)" % (
             c["name"], c["max_abs_ns"], c["over_bound"], c["over_bound_worst_ns"],
             (c["first_over_bound"] or {}).get("at_s", -1)) for c in a["clocks"])))
-    out = f.fault.stdout.splitlines()
-    sw = dict(x.split("=") for x in [y for y in out if y.startswith("sw ")][0].split()[1:])
-    sw["rc"] = [y for y in out if y.startswith("sw_rc=")][0].split("=")[1]
+    sw = stepwatch_result(f)
     print("fault-ntp accelerator REALTIME (stepwatch): %s" % sw)
 
     for c in ("rt", "tai"):
