@@ -30,8 +30,6 @@ that was beyond the bound (and off by RUN_REPORT_NS or more) to the first
 read within the bound again (fcprobe's bad-run span_to_good_ns); 0 when the
 first read after the fault was already within the bound.
 """
-import json
-
 from fastclock_lab import FC_STEP_CHECK_NS as STEP_CHECK_NS, INVTSC_CPU, PROGRAMS as FC_PROGRAMS, Follow
 from lab import REPO, clockdoctor_path
 
@@ -162,9 +160,6 @@ class Figures:
             for k, v in self.inc.items())
         return ("%s: bound <= %d ns | fcprobe: %s | accuracy: %s | accelerator: %s" % (
             name, s["bound_max"], lib, a, inc))
-
-    def json_line(self, name):
-        return json.dumps({"scenario": name, "summary": self.fo.summary, "marks": self.marks})
 
 
 ALL_CLOCKS = ("mono", "raw", "boot", "rt", "tai")
