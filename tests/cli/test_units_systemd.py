@@ -24,6 +24,16 @@ CONTRIB = ROOT / "contrib"
 BOOT_S = 90          # at most, for the container to start the unit and report
 
 
+def installed(name):
+    """contrib's unit as installed with the command in /opt/cd (this
+    machine's /usr is read-only in the container): a .in file's @BINDIR@
+    replaced, or the folder a plain unit names."""
+    src = CONTRIB / (name + ".in")
+    if src.exists():
+        return src.read_text().replace("@BINDIR@", "/opt/cd")
+    return (CONTRIB / name).read_text().replace("/usr/local/bin/", "/opt/cd/")
+
+
 def boot(tmp_path, unit_name, unit_text, settle_s=0):
     """Boot the container with unit_text as /etc/systemd/system/unit_name
     and the command at /opt/cd/clockdoctor; a driver unit starts the unit,
@@ -74,8 +84,7 @@ def boot(tmp_path, unit_name, unit_text, settle_s=0):
 
 
 def test_check_service_runs_under_its_sandbox(tmp_path):
-    unit = (CONTRIB / "clockdoctor-check.service.in").read_text().replace("@BINDIR@", "/opt/cd")
-    out = boot(tmp_path, "clockdoctor-check.service", unit)
+    out = boot(tmp_path, "clockdoctor-check.service", installed("clockdoctor-check.service"))
     journal = (out / "journal").read_text(errors="replace")
     assert (out / "result").read_text().strip() == "success", journal
     # The folder did not exist: the unit made it, and the file is whole.
@@ -90,10 +99,7 @@ def test_check_service_runs_under_its_sandbox(tmp_path):
 
 
 def test_watch_service_runs_under_its_sandbox(tmp_path):
-    # The binary's folder is the only change: this machine's /usr is
-    # read-only in the container.
-    unit = (CONTRIB / "clockdoctor-watch.service").read_text().replace("/usr/local/bin/", "/opt/cd/")
-    out = boot(tmp_path, "clockdoctor-watch.service", unit, settle_s=2)
+    out = boot(tmp_path, "clockdoctor-watch.service", installed("clockdoctor-watch.service"), settle_s=2)
     journal = (out / "journal").read_text(errors="replace")
     assert (out / "active").read_text().strip() == "active", journal
     assert "clockdoctor_watch_last_update_timestamp_seconds " in (out / "clockdoctor-watch.prom").read_text()
