@@ -34,22 +34,27 @@ def installed(name):
     return (CONTRIB / name).read_text().replace("/usr/local/bin/", "/opt/cd/")
 
 
-def boot(tmp_path, unit_name, unit_text, settle_s=0):
+def boot(tmp_path, unit_name, unit_text, settle_s=0, also=None, then=""):
     """Boot the container with unit_text as /etc/systemd/system/unit_name
-    and the command at /opt/cd/clockdoctor; a driver unit starts the unit,
-    waits settle_s, and leaves in tmp_path/out its Result= (result), whether
-    it is active (active), its journal (journal) and the textfile folder's
-    files.  Returns that folder; the container is stopped either way."""
+    (and the units of also, name: text) and the command at
+    /opt/cd/clockdoctor; a driver unit starts the unit, waits settle_s, and
+    leaves in tmp_path/out its Result= (result), whether it is active
+    (active), its journal (journal) and the textfile folder's files, then
+    runs the shell commands then.  Returns that folder; the container is
+    stopped either way."""
     script = ("systemctl start {u}; sleep {s}; systemctl show -p Result --value {u} > /out/result; "
               "systemctl is-active {u} > /out/active; journalctl -u {u} --no-pager -o cat > /out/journal; "
-              "cp /var/lib/node_exporter/textfile_collector/* /out/ || true").format(u=unit_name, s=settle_s)
+              "cp /var/lib/node_exporter/textfile_collector/* /out/; {t}").format(u=unit_name, s=settle_s,
+                                                                                  t=then or "true")
+    units_in = dict(also or {}, **{unit_name: unit_text})
     nspawn = need_tool("systemd-nspawn", "systemd-container", "the units NOT run by systemd")
     if os.geteuid() != 0:
         pytest.skip("systemd-nspawn needs root")
     units, out = tmp_path / "units", tmp_path / "out"
     units.mkdir()
     out.mkdir()
-    (units / unit_name).write_text(unit_text)
+    for name, text in units_in.items():
+        (units / name).write_text(text)
     (units / "cdtest.service").write_text(
         "[Unit]\nDescription=start the unit under test and report\n"
         "[Service]\nType=oneshot\nExecStart=/bin/sh -c '%s; touch /out/done'\n" % script)
@@ -57,7 +62,7 @@ def boot(tmp_path, unit_name, unit_text, settle_s=0):
     argv = [nspawn, "--quiet", "--register=no", "--keep-unit", "--directory=/", "--volatile=yes",
             "--private-network", "--capability=CAP_SYSLOG", "--system-call-filter=syslog",
             "--bind-ro=%s:/opt/cd/clockdoctor" % (tmp_path / "clockdoctor"),
-            "--bind-ro=%s:/etc/systemd/system/%s" % (units / unit_name, unit_name),
+            *["--bind-ro=%s:/etc/systemd/system/%s" % (units / name, name) for name in units_in],
             "--bind-ro=%s:/etc/systemd/system/cdtest.service" % (units / "cdtest.service"),
             # An empty /etc would have the first-boot wizard wait for a keyboard.
             "--bind-ro=/dev/null:/etc/systemd/system/systemd-firstboot.service",
@@ -84,7 +89,11 @@ def boot(tmp_path, unit_name, unit_text, settle_s=0):
 
 
 def test_check_service_runs_under_its_sandbox(tmp_path):
-    out = boot(tmp_path, "clockdoctor-check.service", installed("clockdoctor-check.service"))
+    timer = (CONTRIB / "clockdoctor-check.timer").read_text()
+    out = boot(tmp_path, "clockdoctor-check.service", installed("clockdoctor-check.service"),
+               also={"clockdoctor-check.timer": timer},
+               then="systemctl start clockdoctor-check.timer; "
+                    "systemctl show -p ActiveState -p Triggers --value clockdoctor-check.timer > /out/timer")
     journal = (out / "journal").read_text(errors="replace")
     assert (out / "result").read_text().strip() == "success", journal
     # The folder did not exist: the unit made it, and the file is whole.
@@ -96,6 +105,8 @@ def test_check_service_runs_under_its_sandbox(tmp_path):
     # (syslog(2), allowed by the unit).
     assert "path: seen by a seccomp filter, exact" in journal, journal
     assert "kernel log: ring," in journal, journal
+    # The timer starts, and it is this service it runs.
+    assert set((out / "timer").read_text().split()) == {"clockdoctor-check.service", "active"}
 
 
 def test_watch_service_runs_under_its_sandbox(tmp_path):
