@@ -120,6 +120,16 @@ static void derive_log(struct cd_ctx *c)
 				c->warp = e;
 			c->rejected_sync = true;
 			break;
+		/* check_tsc_sync_source() (arch/x86/kernel/tsc_sync.c) prints
+		 * this header only when it measured a warp (pr_warn; a pass is
+		 * pr_debug, or ": passed." on the same line in 2.6.x, which
+		 * klog.c drops): alone, with its Measured line cut off or
+		 * grepped away, it is the failure all the same. */
+		case CD_EV_TSC_SYNC_HEADER:
+			if (!c->sync_header)
+				c->sync_header = e;
+			c->rejected_sync = true;
+			break;
 		case CD_EV_TSC_UNSTABLE:
 			if (!c->unstable)
 				c->unstable = e;

@@ -27,6 +27,7 @@ struct cd_ctx {
 	struct cd_cs_verdict best_v;
 
 	const struct cd_event *warp;      /* "Measured N cycles TSC warp" */
+	const struct cd_event *sync_header; /* "TSC synchronization [CPU#a -> CPU#b]:" */
 	const struct cd_event *unstable;  /* the first "Marking TSC unstable due to" */
 	bool rejected_sync, rejected_watchdog, rejected_other;
 	const struct cd_event *wd_skew, *wd_delta, *wd_readback;

@@ -261,11 +261,26 @@ static const char *skip_wall_clock(const char *p)
 	return p;
 }
 
+/* `grep -H` (or grep over several files) puts the file's name and a colon
+ * before each line: "/var/log/kern.log:Feb  2 17:33:32 host kernel: ...".
+ * A name with a '/' or a '.' in it, its colon followed by no blank, is
+ * such a prefix; a message's own "subsystem: " always has the blank. */
+static const char *skip_grep_file(const char *p)
+{
+	size_t n = strcspn(p, ": \t");
+
+	if (n == 0 || n > 255 || p[n] != ':' || p[n + 1] == 0 || is_space(p[n + 1]) ||
+	    (!memchr(p, '/', n) && !memchr(p, '.', n)))
+		return p;
+	return p + n + 1;
+}
+
 /* Strip whichever prefix the line has; *ts = -1 when it gives no time. */
 static const char *strip_prefix(const char *p, double *ts, bool *kmsg)
 {
 	*ts = -1;
 	*kmsg = false;
+	p = skip_grep_file(p);
 	if (p[0] == '<' && is_digit(p[1])) {   /* syslog(2) level, "<6>" */
 		const char *q = p + 1;
 		while (is_digit(*q) && q < p + 4)
@@ -277,6 +292,10 @@ static const char *strip_prefix(const char *p, double *ts, bool *kmsg)
 		return p;
 	}
 	p = skip_wall_clock(p);
+	/* syslog without its date ("kernel: [  384.258940] msg"), as some
+	 * appliances and forum posts keep it */
+	if (starts(p, "kernel: ["))
+		p = skip_spaces(p + 7);
 	if (parse_bracket_ts(&p, ts))
 		p = skip_host_kernel(skip_caller(p));
 	return skip_spaces(p);
@@ -355,7 +374,12 @@ static struct cd_event *wd_part(struct kstate *st, bool *has_part)
 	if (st->wd < 0 || st->wd >= st->log->n_events || *has_part || !near)
 		wd_open(st, add(st, CD_EV_WATCHDOG_SKEW));
 	*has_part = true;
-	return st->wd >= 0 ? &st->log->events[st->wd] : &st->scratch;
+	struct cd_event *ev = st->wd >= 0 ? &st->log->events[st->wd] : &st->scratch;
+	/* A header that lost its time stamp (a log pasted from a console) is
+	 * dated by the first line of its report that kept one. */
+	if (ev->ts < 0 && st->ts >= 0)
+		ev->ts = st->wd_ts = st->ts;
+	return ev;
 }
 
 /* A continuation line of the watchdog's report, kept as the kernel printed

@@ -184,12 +184,16 @@ static void clocksource_from_log(struct cd_facts *f)
 	if (pick < 0)
 		return;
 	const struct cd_event *e = &f->klog.events[pick];
-	/* A switch to the TSC that the kernel marked unstable after it: the
-	 * kernel has left it, and the line saying for what is not here. */
+	/* A switch to the TSC that the kernel marked unstable after it (or
+	 * whose watchdog report, cut before its watchdog's line, demoted it):
+	 * the kernel has left it, and the line saying for what is not here. */
 	for (int i = pick + 1; e->kind == CD_EV_CS_SWITCHED && strncmp(e->name, "tsc", 3) == 0 &&
-	                       i < f->klog.n_events; i++)
-		if (f->klog.events[i].kind == CD_EV_TSC_UNSTABLE)
+	                       i < f->klog.n_events; i++) {
+		const struct cd_event *later = &f->klog.events[i];
+		if (later->kind == CD_EV_TSC_UNSTABLE ||
+		    (later->kind == CD_EV_WATCHDOG_SKEW && strncmp(later->name, "tsc", 3) == 0))
 			return;
+	}
 	snprintf(f->cs.current, sizeof f->cs.current, "%s", e->kind == CD_EV_CS_SWITCHED ? e->name : e->name2);
 	f->cs.have_current = true;
 	f->cs.from_log = true;

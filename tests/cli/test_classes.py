@@ -92,6 +92,23 @@ def test_a_tsc_marked_unstable_after_the_switch_is_not_current(cd, tmp_path):
     assert "read by the vDSO" not in doc["verdict"]
 
 
+def test_a_watchdog_report_after_the_switch_to_tsc_means_the_tsc_is_left(cd, tmp_path):
+    # A journal cut after the watchdog's report, before its watchdog line and
+    # the switch: the kernel left the TSC all the same.
+    log = ("Dec 24 21:07:07 kernel: clocksource: Switched to clocksource tsc\n"
+           "Dec 24 21:47:28 kernel: clocksource: timekeeping watchdog on CPU12: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+           "Dec 24 21:47:28 kernel: clocksource:                       'tsc' cs_nsec: 503646106 cs_now: 74ca94f19b5 cs_last: 74c466e112f mask: ffffffffffffffff\n")
+    doc = check(cd, make_root(tmp_path / "a", {"dmesg.txt": log}))
+    assert doc["clocksource"]["current"] is None
+    wd = codes(doc)["tsc-unstable-watchdog"]
+    assert "cs_nsec: 503646106" in evidence(wd)
+    assert "does not slow time calls" not in wd["fix"]["now"]
+    # A report about another clocksource leaves the switch to the TSC in force.
+    other = log.replace("'tsc' as unstable", "'hpet' as unstable").replace("'tsc' cs_nsec", "'hpet' cs_nsec")
+    doc = check(cd, make_root(tmp_path / "b", {"dmesg.txt": other}))
+    assert doc["clocksource"]["current"] == "tsc"
+
+
 def test_watchdog_report_names_the_clocksource_it_left(cd, tmp_path):
     # A grepped log: the watchdog's report, no switch line. The kernel goes to the watchdog.
     log = ("[ 3007.005852] clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
