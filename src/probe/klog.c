@@ -700,6 +700,15 @@ static const struct plain {
 	{ "TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs" },
 	/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x */
 	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL },
+	/* Only Linux's Hyper-V guest code prints the host's build: x86
+	 * ms_hyperv_init_platform() "Hyper-V Host Build:%d-%d.%d-%d-%d.%d"
+	 * (arch/x86/kernel/cpu/mshyperv.c; older vmbus code in
+	 * drivers/hv/connection.c the same with "; Vmbus version:%d.%d"), arm64
+	 * and later kernels "Hyper-V: Host Build %d.%d.%d.%d-%d-%d"
+	 * (drivers/hv/hv_common.c).  A log whose "Hypervisor detected:" line is
+	 * gone still names Hyper-V by them. */
+	{ "Hyper-V Host Build:", CD_EV_HYPERVISOR, "Microsoft Hyper-V" },
+	{ "Hyper-V: Host Build ", CD_EV_HYPERVISOR, "Microsoft Hyper-V" },
 	/* Only a 32-bit x86 kernel prints these: arch/x86/mm/init_32.c "%ldMB
 	 * HIGHMEM available." / "%ldMB LOWMEM available.", and the 32-bit
 	 * compat vDSO of 2.6.x kernels at the fixmap address ffffe000
