@@ -219,6 +219,32 @@ static void derive_tick_left(struct cd_ctx *c)
 	c->tick_left = tsc_out && no_ref && !paravirt;
 }
 
+/* See only_slow in rules.h.  The TSC is left out when the log says the
+ * kernel rejected it (it cannot come back), as in derive(); a clocksource
+ * this tool does not know, or that the vDSO may read, ends the case. */
+static void derive_only_slow(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	char list[sizeof c->only_slow] = "";
+	int n = 0;
+	if (c->cur_known || !f->cs.have_available)
+		return;
+	for (int i = 0; i < f->cs.n_available; i++) {
+		struct cd_cs_verdict v;
+		if ((c->rejected_sync || c->rejected_watchdog || c->rejected_other) &&
+		    strncmp(f->cs.available[i], "tsc", 3) == 0)
+			continue;
+		cd_clocksource_verdict(f->cs.available[i], f, &v);
+		/* rank 1 under a vDSO without clock_gettime is the kernel's doing,
+		 * not the clocksource's: fix-needs-newer-kernel says so. */
+		if (v.vdso != CD_VDSO_NO || v.rank <= 1)
+			return;
+		cd_appendf(list, sizeof list, "%s%s", n++ ? " or " : "", f->cs.available[i]);
+	}
+	if (n > 0)
+		snprintf(c->only_slow, sizeof c->only_slow, "%s", list);
+}
+
 static void derive(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
@@ -255,13 +281,14 @@ static void derive(struct cd_ctx *c)
 	c->no_vdso_time = cd_kernel_no_vdso_time(f);
 	cd_derive_tsc_unsafe(c);
 	derive_tick_left(c);
+	derive_only_slow(c);
 }
 
 const char *cd_cs_name(const struct cd_ctx *c)
 {
 	if (c->cur_known)
 		return c->f->cs.current;
-	return c->tick_left ? "jiffies, refined-jiffies or pit" : "unknown";
+	return c->tick_left ? "jiffies, refined-jiffies or pit" : c->only_slow[0] ? c->only_slow : "unknown";
 }
 
 bool cd_current_is(const struct cd_ctx *c, const char *name)
@@ -647,6 +674,38 @@ static void rule_tick_based_left(struct cd_ctx *c)
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 }
 
+/* No current clocksource is known, and every listed one is a system call
+ * (derive_only_slow). */
+static void rule_only_slow_listed(struct cd_ctx *c)
+{
+	if (!c->only_slow[0] || c->tick_left)
+		return;
+	const struct cd_facts *f = c->f;
+	struct cd_finding *x = cd_add_finding(c, "slow-clocksource", CD_SEV_CRITICAL,
+	                           "Time calls are system calls: every clocksource this kernel lists (%s) "
+	                           "is one the vDSO cannot read", c->only_slow);
+	char list[CD_EVIDENCE_MAX] = "";
+	for (int i = 0; i < f->cs.n_available; i++)
+		cd_appendf(list, sizeof list, "%s%s", i ? " " : "", f->cs.available[i]);
+	cd_evidence(x, "available_clocksource: %s (" CS_PATH "available_clocksource)", list);
+	cd_evidence(x, "current clocksource: not readable here (no current_clocksource), so it is one of these");
+	for (int i = 0; i < f->cs.n_available; i++) {
+		struct cd_cs_verdict v;
+		cd_clocksource_verdict(f->cs.available[i], f, &v);
+		if (v.rank > 1)
+			cd_evidence(x, "%s: %s; typical cost %s a call", f->cs.available[i], v.why, v.typical);
+	}
+	if (c->rejected_sync || c->rejected_watchdog || c->rejected_other)
+		cd_evidence(x, "the TSC, rejected by the kernel (see the findings below), cannot come back "
+		            "before a reboot");
+	cd_appendf(x->fix_now, sizeof x->fix_now,
+	           "Nothing can be switched now: no faster clocksource is listed in available_clocksource. "
+	           "Programs that can live with 1-4 ms resolution can use CLOCK_MONOTONIC_COARSE or "
+	           "CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+	cd_lasting_fix(c, x);
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+}
+
 static void rule_vdso_fallback(struct cd_ctx *c)
 {
 	if (c->n_fallback == 0)
@@ -889,7 +948,7 @@ static void verdict_line(struct cd_ctx *c)
 			         cs, c->mono->ns_per_call);
 		else
 			snprintf(v, cap, "time calls are system calls (clocksource %s, %s)", cs,
-			         c->cur_known ? c->cur.typical : c->tick_left ? "a system call each" : "cost unknown");
+			         c->cur_known ? c->cur.typical : c->tick_left || c->only_slow[0] ? "a system call each" : "cost unknown");
 		break;
 	case CD_STATUS_WARNING:
 		snprintf(v, cap, "clocksource %s; %s needs attention", cs, r->f[0].code);
@@ -923,6 +982,7 @@ void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements
 
 	rule_slow_clocksource(&c);
 	rule_tick_based_left(&c);
+	rule_only_slow_listed(&c);
 	rule_vdso_fallback(&c);
 	rule_kvmclock(&c);
 	rule_xen(&c);

@@ -52,6 +52,11 @@ struct cd_ctx {
 	 * the tick-based ones (jiffies, refined-jiffies, pit): see
 	 * rule_tick_based_left in rules.c. */
 	bool tick_left;
+	/* No current clocksource is known, but available_clocksource is, and
+	 * every one it lists is one the vDSO cannot read: whichever is current,
+	 * time calls are system calls.  only_slow names them ("hpet or
+	 * acpi_pm"); "" when this is not the case. */
+	char only_slow[64];
 };
 
 /* Building findings. */

@@ -615,6 +615,49 @@ static void test_rhel6_no_failover(void)
 	free(f);
 }
 
+/* No current_clocksource, only the list: when every listed clocksource is
+ * a system call, whichever is current is one. */
+static void test_only_slow_listed(void)
+{
+	static const struct { const char *available, *log; bool fires; } cases[] = {
+		{ "hpet acpi_pm", NULL, true },
+		{ "acpi_pm", NULL, true },
+		{ "hpet acpi_pm", NULL, true },
+		/* a TSC the kernel rejected cannot come back */
+		{ "tsc hpet acpi_pm", "[    0.144008] Marking TSC unstable due to check_tsc_sync_source failed\n", true },
+		{ "tsc hpet acpi_pm", NULL, false },
+		{ "kvm-clock hpet acpi_pm", NULL, false },
+		{ "hpet some_new_clock", NULL, false },
+		{ "arch_sys_counter", NULL, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct cd_facts *f = facts(NULL, cases[i].available, i == 2 ? NULL : "6.1.0-1-amd64");
+		if (cases[i].log)
+			log_text(f, cases[i].log);
+		struct cd_report r;
+		cd_diagnose(f, NULL, &r);
+		const struct cd_finding *x = find(&r, "slow-clocksource");
+		if (!x != !cases[i].fires)
+			fprintf(stderr, "  available: %s\n", cases[i].available);
+		CHECK_INT(x != NULL, cases[i].fires);
+		if (cases[i].fires) {
+			CHECK_INT(r.status, CD_STATUS_CRITICAL);
+			CHECK(x && strstr(x->title, "every clocksource this kernel lists"));
+			CHECK(strstr(r.verdict, "a system call each") != NULL);
+		} else {
+			CHECK(strstr(r.verdict, " or ") == NULL);
+		}
+		free(f);
+	}
+	/* A current clocksource known is the rule's own business. */
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", "6.1.0-1-amd64");
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	const struct cd_finding *x = find(&r, "slow-clocksource");
+	CHECK(x && !strstr(x->title, "every clocksource this kernel lists"));
+	free(f);
+}
+
 int main(void)
 {
 	test_acpi_pm_after_warp();
@@ -633,5 +676,6 @@ int main(void)
 	test_newer_kernel_advice();
 	test_sync_evidence();
 	test_rhel6_no_failover();
+	test_only_slow_listed();
 	return unit_done("rules");
 }
