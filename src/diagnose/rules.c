@@ -219,32 +219,6 @@ static void derive_tick_left(struct cd_ctx *c)
 	c->tick_left = tsc_out && no_ref && !paravirt;
 }
 
-/* See only_slow in rules.h.  The TSC is left out when the log says the
- * kernel rejected it (it cannot come back), as in derive(); a clocksource
- * this tool does not know, or that the vDSO may read, ends the case. */
-static void derive_only_slow(struct cd_ctx *c)
-{
-	const struct cd_facts *f = c->f;
-	char list[sizeof c->only_slow] = "";
-	int n = 0;
-	if (c->cur_known || !f->cs.have_available)
-		return;
-	for (int i = 0; i < f->cs.n_available; i++) {
-		struct cd_cs_verdict v;
-		if ((c->rejected_sync || c->rejected_watchdog || c->rejected_other) &&
-		    strncmp(f->cs.available[i], "tsc", 3) == 0)
-			continue;
-		cd_clocksource_verdict(f->cs.available[i], f, &v);
-		/* rank 1 under a vDSO without clock_gettime is the kernel's doing,
-		 * not the clocksource's: fix-needs-newer-kernel says so. */
-		if (v.vdso != CD_VDSO_NO || v.rank <= 1)
-			return;
-		cd_appendf(list, sizeof list, "%s%s", n++ ? " or " : "", f->cs.available[i]);
-	}
-	if (n > 0)
-		snprintf(c->only_slow, sizeof c->only_slow, "%s", list);
-}
-
 static void derive(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
@@ -253,6 +227,12 @@ static void derive(struct cd_ctx *c)
 		cd_clocksource_verdict(f->cs.current, f, &c->cur);
 	}
 	derive_log(c);
+	/* only_slow (rules.h): while every candidate is a system call.  A
+	 * clocksource this tool does not know, or that the vDSO may read, ends
+	 * it; so does rank 1 under a vDSO without clock_gettime, which is the
+	 * kernel's doing, not the clocksource's (fix-needs-newer-kernel). */
+	char slow[sizeof c->only_slow] = "";
+	bool all_slow = !c->cur_known && f->cs.have_available;
 	for (int i = 0; i < f->cs.n_available; i++) {
 		struct cd_cs_verdict v;
 		/* The kernel refuses to switch to a clocksource it marked unstable,
@@ -265,7 +245,11 @@ static void derive(struct cd_ctx *c)
 			c->best = f->cs.available[i];
 			c->best_v = v;
 		}
+		all_slow = all_slow && v.vdso == CD_VDSO_NO && v.rank > 1;
+		cd_appendf(slow, sizeof slow, "%s%s", slow[0] ? " or " : "", f->cs.available[i]);
 	}
+	if (all_slow && slow[0])
+		snprintf(c->only_slow, sizeof c->only_slow, "%s", slow);
 	if (c->m && c->m->done) {
 		for (int i = 0; i < c->m->n; i++) {
 			const struct cd_clock_cost *k = &c->m->c[i];
@@ -281,7 +265,6 @@ static void derive(struct cd_ctx *c)
 	c->no_vdso_time = cd_kernel_no_vdso_time(f);
 	cd_derive_tsc_unsafe(c);
 	derive_tick_left(c);
-	derive_only_slow(c);
 }
 
 const char *cd_cs_name(const struct cd_ctx *c)
@@ -675,7 +658,7 @@ static void rule_tick_based_left(struct cd_ctx *c)
 }
 
 /* No current clocksource is known, and every listed one is a system call
- * (derive_only_slow). */
+ * (only_slow, set by derive()). */
 static void rule_only_slow_listed(struct cd_ctx *c)
 {
 	if (!c->only_slow[0] || c->tick_left)
