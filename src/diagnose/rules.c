@@ -426,6 +426,17 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		           "without it once (from the boot menu) before removing it for good.\n");
 		return;
 	}
+	/* kvm-clock's vDSO mode is set for x86-64 only (clocksources.c), so no
+	 * newer 32-bit kernel helps; the 32-bit vDSO reads the TSC from
+	 * FC_KV_X86_32_VDSO_GETTIME on. */
+	if (c->bit32 && cd_current_is(c, "kvm-clock")) {
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "No 32-bit kernel reads kvm-clock in its vDSO. A 64-bit x86 kernel does (from "
+		           FC_KV_STR(FC_KV_KVMCLOCK_VDSO) ", while the host gives a stable TSC); it also runs "
+		           "32-bit programs. On a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME)
+		           " or later, clocksource=tsc is read in the vDSO, if the TSC is stable.\n");
+		return;
+	}
 	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, FC_KV_KVMCLOCK_VDSO) == 0) {
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "A kernel " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) " or later reads kvm-clock in the vDSO when "
@@ -598,7 +609,7 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 	}
 	cd_evidence(x, "kernel %s: %s; typical cost %s a call",
 	         f->kernel.have_release ? f->kernel.release : "(version unknown)", c->cur.why, c->cur.typical);
-	if (c->no_vdso_time)
+	if (c->bit32)
 		bit32_evidence(c, x);
 	if (measured && c->mono)
 		cd_evidence(x, "measured CLOCK_MONOTONIC: %.0f ns a call, %.2f times a forced system call",

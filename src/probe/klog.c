@@ -716,6 +716,12 @@ static const struct plain {
 	{ "MB HIGHMEM available", CD_EV_X86_32BIT, "highmem" },
 	{ "MB LOWMEM available", CD_EV_X86_32BIT, "lowmem" },
 	{ "Compat vDSO mapped to ffffe000", CD_EV_X86_32BIT, "compat-vdso" },
+	/* A decoded backtrace through the 32-bit kernel's entry code
+	 * ("ret_from_fork (arch/x86/entry/entry_32.S:772)"): entry_32.S is
+	 * built only for CONFIG_X86_32 (arch/x86/entry/Makefile; before 4.2
+	 * arch/x86/kernel/entry_32.S); a 64-bit kernel's compat entry is
+	 * entry_64_compat.S. */
+	{ "/entry_32.S:", CD_EV_X86_32BIT, "entry_32" },
 };
 
 static bool rec_plain(struct kstate *st, const char *m)

@@ -166,6 +166,21 @@ def test_i386_kernel_has_no_vdso_time(cd, tmp_path):
     assert "7a59ed415f5b" in ev and "3200MB HIGHMEM available." in ev
 
 
+def test_i386_kernel_on_kvm_clock_from_a_backtrace(cd, tmp_path):
+    # No release, no sysfs: a backtrace through entry_32.S says 32-bit, and
+    # no 32-bit kernel reads kvm-clock in its vDSO.
+    log = ("[    3.225961][    T1] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.12.0-1 04/01/2014\n"
+           "[ 3.256402][ T1] ret_from_fork (arch/x86/entry/entry_32.S:772) \n"
+           "[    3.518469][    T1] clocksource: Switched to clocksource kvm-clock\n")
+    doc = check(cd, make_root(tmp_path / "a", {"dmesg.txt": log}))
+    slow = codes(doc)["slow-clocksource"]
+    assert slow["severity"] == "critical" and doc["hypervisor"]["name"] == "kvm"
+    assert "entry_32.S" in evidence(slow) and "64-bit x86 kernel" in slow["fix"]["lasting"]
+    # The same on a 64-bit kernel is a kvm-clock guest like any other.
+    doc = check(cd, make_root(tmp_path / "b", {"dmesg.txt": log.replace("entry_32.S", "entry_64.S")}))
+    assert "slow-clocksource" not in codes(doc)
+
+
 def test_i386_kernel_on_tsc_is_told_once(cd, tmp_path):
     root = make_root(tmp_path, {f"{CS}/current_clocksource": "tsc\n", "dmesg.txt": I386_LOG,
                                 "proc/sys/kernel/osrelease": "2.6.24-19-generic\n",
@@ -175,7 +190,8 @@ def test_i386_kernel_on_tsc_is_told_once(cd, tmp_path):
     c = codes(doc)
     assert "slow-clocksource" not in c   # the clocksource is not the cause
     newer = c["fix-needs-newer-kernel"]
-    assert newer["severity"] == "info" and "even on tsc" in newer["title"]
+    assert newer["severity"] == "warning" and "even on tsc" in newer["title"]
+    assert doc["status"] == "warning"
     assert "read by the vDSO" not in doc["verdict"]
 
 

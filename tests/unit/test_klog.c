@@ -342,6 +342,13 @@ static void test_dmi_and_32bit(void)
 	/* A 64-bit kernel's memory lines are not these */
 	l = parse("[    0.000000] Memory: 16314540K/16651036K available (12288K kernel code)\n");
 	CHECK_INT(count(l, CD_EV_X86_32BIT), 0);
+	/* A decoded backtrace through the 32-bit entry code (lkp-robot, 5.17 i386) */
+	e = only("[ 3.256402][ T1] ret_from_fork (arch/x86/entry/entry_32.S:772) \n", CD_EV_X86_32BIT);
+	CHECK_STR(e->name, "entry_32");
+	/* ... and not the 64-bit kernel's, nor its compat entry for 32-bit programs */
+	l = parse("[ 5.1] ret_from_fork (arch/x86/entry/entry_64.S:295)\n"
+	          "[ 5.2] entry_SYSENTER_compat_after_hwframe (arch/x86/entry/entry_64_compat.S:122)\n");
+	CHECK_INT(count(l, CD_EV_X86_32BIT), 0);
 }
 
 static void test_watchdog(void)
