@@ -403,6 +403,15 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 {
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
+	/* An arm64 counter erratum: the workaround is what keeps time right on
+	 * this chip, and no TSC exists to fall back to. */
+	if (cd_current_is(c, "arch_sys_counter")) {
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Nothing to change in the kernel: this SoC's counter needs the workaround, or "
+		           "time reads can jump. Programs that read the time often can use "
+		           "CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+		return;
+	}
 	if (k->cmd_clocksource[0] && strcmp(k->cmd_clocksource, "tsc") != 0) {
 		cd_act_remove_param(x, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
 		return;
@@ -551,6 +560,10 @@ static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
 			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH "): the "
 			            "watchdog that demoted the TSC, which the kernel then switches to as the "
 			            "best-rated clocksource left", f->cs.current);
+		else if (e->kind == CD_EV_CS_REGISTERED)
+			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH ", no switch "
+			            "line): registered, and the best-rated clocksource an ARM kernel has",
+			            f->cs.current);
 		else
 			cd_evidence(x, "current clocksource: %s, from the kernel log's last switch (no " CS_PATH ")",
 			            f->cs.current);

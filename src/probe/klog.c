@@ -536,6 +536,21 @@ static bool rec_switch(struct kstate *st, const char *m)
 	return p != NULL;
 }
 
+/* kernel/time/clocksource.c __clocksource_update_freq_scale(), about 4.1+:
+ * "%s: mask: 0x%llx max_cycles: 0x%llx, max_idle_ns: %lld ns" (pr_fmt
+ * "clocksource: " from about 4.2), once for each clocksource registered:
+ * name = the clocksource. */
+static bool rec_registered(struct kstate *st, const char *m)
+{
+	const char *p = starts(m, "clocksource: ") ? m + 13 : m;
+	size_t n = strcspn(p, ": \t");
+
+	if (n == 0 || n >= CD_NAME_MAX || !starts(p + n, ": mask: 0x") || !strstr(p + n, " max_cycles: "))
+		return false;
+	copy_clean(add(st, CD_EV_CS_REGISTERED)->name, CD_NAME_MAX, p, n);
+	return true;
+}
+
 /* arch/x86/kernel/tsc_sync.c check_tsc_sync_source(), 2.6.18 to 6.x: "TSC
  * synchronization [CPU#%d -> CPU#%d]:" then "Measured %Ld cycles TSC warp
  * between CPUs, turning off TSC clock." (the pr_debug "...]: passed" is no
@@ -746,7 +761,7 @@ typedef bool (*recogniser)(struct kstate *st, const char *m);
 /* Tried in order; the watchdog's own lines come before the plain phrases. */
 static const recogniser recognisers[] = {
 	rec_boot, rec_wd_counters, rec_wd_skewed, rec_wd_header, rec_readback,
-	rec_cs_delta, rec_switch, rec_sync, rec_tsc_adjust, rec_freq, rec_xen,
+	rec_cs_delta, rec_switch, rec_registered, rec_sync, rec_tsc_adjust, rec_freq, rec_xen,
 	rec_arch_timer, rec_dmi, rec_plain,
 };
 

@@ -440,3 +440,35 @@ def test_unreadable_log_is_named_not_read_as_silence(cd, tmp_path):
     lasting = codes(check(cd, root))["slow-clocksource"]["fix"]["lasting"]
     assert "The kernel log does not say why" in lasting
 
+
+# ---- arm64: an erratum whose workaround drops the vDSO, from the log alone ----
+
+ARM64_LOG = (
+    "[    0.000000] Booting Linux on physical CPU 0x0000000000 [0x410fd034]\n"
+    "[    0.000000] Linux version 6.9.2-pine64-plus (builder@host) (aarch64-linux-gnu-gcc 12.2.0) #1 SMP\n"
+    "{workaround}"
+    "[    0.000000] arch_timer: cp15 timer(s) running at 24.00MHz (phys).\n"
+    "[    0.000000] clocksource: arch_sys_counter: mask: 0xffffffffffffff max_cycles: 0x588fe9dc0, max_idle_ns: 440795202592 ns\n")
+
+
+def test_arm64_erratum_that_traps_the_counter_is_a_system_call(cd, tmp_path):
+    log = ARM64_LOG.format(workaround="[    0.000000] arch_timer: Enabling global workaround for Allwinner erratum UNKNOWN1\n"
+                                      "[    0.000000] arch_timer: CPU0: Trapping CNTVCT access\n")
+    doc = check(cd, make_root(tmp_path, {"dmesg.txt": log}))
+    assert doc["clocksource"]["current"] == "arch_sys_counter"
+    slow = codes(doc)["slow-clocksource"]
+    assert slow["severity"] == "critical" and "Allwinner erratum UNKNOWN1" in evidence(slow)
+    assert "TSC" not in slow["fix"]["lasting"]
+
+
+def test_arm64_healthy_or_harmless_erratum_stays_quiet(cd, tmp_path):
+    # No workaround, and ARM erratum 1418040 (only the compat vDSO): the vDSO reads the counter.
+    for i, wa in enumerate(["", "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n"]):
+        doc = check(cd, make_root(tmp_path / str(i), {"dmesg.txt": ARM64_LOG.format(workaround=wa)}))
+        assert doc["status"] == "ok" and doc["clocksource"]["current"] == "arch_sys_counter"
+        assert "slow-clocksource" not in codes(doc)
+    # An x86 log's registered clocksources say nothing of the one in force.
+    x86 = ("[    0.042073] clocksource: hpet: mask: 0xffffffff max_cycles: 0xffffffff, max_idle_ns: 133484873504 ns\n"
+           "[    0.062096] clocksource: tsc-early: mask: 0xffffffffffffffff max_cycles: 0x2e09cc5255e, max_idle_ns: 440795261586 ns\n")
+    doc = check(cd, make_root(tmp_path / "x86", {"dmesg.txt": x86}))
+    assert doc["clocksource"]["current"] is None

@@ -218,7 +218,7 @@ static void test_fixture_qemu(void)
 	const struct cd_event *e;
 	CHECK_INT(l->lines, 380);
 	CHECK_INT(l->reaches_boot, 1);
-	CHECK_INT(l->n_events, 6);
+	CHECK_INT(l->n_events, 10);  /* 6, and 4 clocksources registered */
 	CHECK((e = find(l, CD_EV_KERNEL_VERSION, 0)) && strcmp(e->name, "6.1.0-56-amd64") == 0);
 	CHECK((e = find(l, CD_EV_DMI, 0)) && strncmp(e->line, "DMI: QEMU Standard PC", 21) == 0);
 	CHECK_INT(count(l, CD_EV_CMDLINE), 1);   /* "Kernel command line:" is the same */
@@ -345,6 +345,15 @@ static void test_dmi_and_32bit(void)
 	/* A decoded backtrace through the 32-bit entry code (lkp-robot, 5.17 i386) */
 	e = only("[ 3.256402][ T1] ret_from_fork (arch/x86/entry/entry_32.S:772) \n", CD_EV_X86_32BIT);
 	CHECK_STR(e->name, "entry_32");
+	/* Each clocksource registered, in both pr_fmt eras; other "mask:" lines are not */
+	l = parse("[    0.000000] clocksource: arch_sys_counter: mask: 0xffffffffffffff max_cycles: 0x588fe9dc0, max_idle_ns: 440795202592 ns\n"
+	          "[    0.000000] clocksource: tsc-early: mask: 0xffffffffffffffff max_cycles: 0x2e09cc5255e, max_idle_ns: 440795261586 ns\n"
+	          "[    0.104000] hpet: mask: 0xffffffff max_cycles: 0xffffffff, max_idle_ns: 133484873504 ns\n"
+	          "[    0.200000] clocksource: 'hpet' wd_now: 1 wd_last: 0 mask: ffffffff\n"
+	          "[    0.300000] irq: mask: 0x1 something else\n");
+	CHECK_INT(count(l, CD_EV_CS_REGISTERED), 3);
+	CHECK((e = find(l, CD_EV_CS_REGISTERED, 0)) && strcmp(e->name, "arch_sys_counter") == 0);
+	CHECK((e = find(l, CD_EV_CS_REGISTERED, 2)) && strcmp(e->name, "hpet") == 0);
 	/* ... and not the 64-bit kernel's, nor its compat entry for 32-bit programs */
 	l = parse("[ 5.1] ret_from_fork (arch/x86/entry/entry_64.S:295)\n"
 	          "[ 5.2] entry_SYSENTER_compat_after_hwframe (arch/x86/entry/entry_64_compat.S:122)\n");
