@@ -125,8 +125,16 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	if (e && e->ts >= 0)
 		cd_fmt_duration(when, sizeof when, e->ts);
 	const char *wd = c->wd_skew && c->wd_skew->name2[0] ? c->wd_skew->name2 : NULL;
+	/* RHEL 6 fails over only with clocksource_failover: without it the
+	 * line is a report, and the kernel keeps the clocksource it had. */
+	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
+	bool kept = failover_hint && !f->kernel.cmd_clocksource_failover && !c->wd_skew;
 	struct cd_finding *x;
-	if (wd)
+	if (kept)
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog found the TSC unstable after %s of uptime (without "
+		        "clocksource_failover this kernel only reports it)", when);
+	else if (wd)
 		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
 		        "The clocksource watchdog rejected the TSC after %s of uptime, against %s", when, wd);
 	else
@@ -150,14 +158,10 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns against a limit of %lld ns): "
 		            "a sign of SMIs, NMIs or an overloaded host rather than of a bad TSC",
 		         (long long)c->wd_readback->value, (long long)c->wd_readback->value2);
-	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
 	if (failover_hint)
 		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
 		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
 
-	/* RHEL 6 fails over only with clocksource_failover: without it the
-	 * line is a report, and the kernel keeps the clocksource it had. */
-	bool kept = failover_hint && !f->kernel.cmd_clocksource_failover;
 	if (kept || cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
 		/* The size of the disagreement as the kernel printed it. */
 		char by[80] = "";
