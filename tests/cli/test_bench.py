@@ -256,8 +256,10 @@ def test_clocksources_text(cd, fake):
 
 def start_switching(fake, *extra):
     """A long run in the background; returns it once it has switched away
-    (to hpet first, so that the switch comes at once)."""
-    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "bench", "--clocksources", "hpet,kvm-clock,tsc", "-c",
+    (to hpet first, so that the switch comes at once).  The original, tsc,
+    is not in the list: until the run ends the clocksource is never tsc,
+    however far a loaded machine lets it get."""
+    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "bench", "--clocksources", "hpet,kvm-clock", "-c",
                           "monotonic", "-d", "20", *extra], env=dict(os.environ, **fake.env), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
@@ -293,11 +295,11 @@ def test_ctrl_c_ends_early_and_reports(fake):
 
 def test_kill_9_then_restore(cd, fake):
     p = start_switching(fake)
-    switched = fake.now()
     p.kill()
     p.communicate(timeout=30)
     assert p.returncode == -signal.SIGKILL
-    assert fake.now() == switched and fake.record.exists()
+    switched = fake.now()     # where the kill left it
+    assert switched in ("hpet", "kvm-clock") and fake.record.exists()
     r = cd("bench", "--restore", env=fake.env)
     assert r.rc == 0, r.err
     assert "restored clocksource tsc (it was %s" % switched in r.out
