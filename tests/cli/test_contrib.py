@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
-from conftest import BINARY, ROOT
+from conftest import BINARY, ROOT, make_env
 
 CONTRIB = ROOT / "contrib"
-UNIT = CONTRIB / "clockdoctor-watch.service"
+UNIT_NAME = "clockdoctor-watch.service"
+UNIT_IN = CONTRIB / (UNIT_NAME + ".in")
 RULES = CONTRIB / "prometheus" / "clockdoctor.rules.yml"
 RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
 
@@ -29,38 +30,51 @@ def need(tool, package):
     pytest.skip(msg)
 
 
-def unit_root(tmp_path, unit_text):
+def render_unit(tmp_path, bindir="/usr/local/bin"):
+    """The unit as the build writes it for an install's BINDIR (into a build
+    folder of the test's own)."""
+    b = tmp_path / "render"
+    subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "BINDIR=%s" % bindir,
+                    "%s/contrib/%s" % (b, UNIT_NAME)], cwd=ROOT, check=True, capture_output=True,
+                   timeout=120, env=make_env())
+    return (b / "contrib" / UNIT_NAME).read_text()
+
+
+def unit_root(tmp_path, unit_text, bindir, unitdir):
     """A root for `systemd-analyze verify --root`: the system's own units
-    (sysinit.target and the rest that a service pulls in), the unit under
-    /etc/systemd/system, and the commands it runs at the paths it names (the
-    freshly built clockdoctor for /usr/local/bin/clockdoctor), so that the
-    check of ExecStart= is real, not waived."""
+    (sysinit.target and the rest that a service pulls in), the unit where it
+    is installed, and the commands it runs at the paths it names (the
+    freshly built clockdoctor in BINDIR), so that the check of ExecStart= is
+    real, not waived."""
     root = tmp_path / "root"
-    for d in ("usr/lib/systemd", "etc/systemd/system", "usr/local/bin", "bin"):
-        (root / d).mkdir(parents=True)
-    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
-    shutil.copy2(BINARY, root / "usr/local/bin/clockdoctor")
+    for d in ("usr/lib/systemd", bindir.lstrip("/"), unitdir.lstrip("/"), "bin"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True,
+                    dirs_exist_ok=True)
+    shutil.copy2(BINARY, root / bindir.lstrip("/") / "clockdoctor")
     shutil.copy2(shutil.which("mkdir"), root / "bin/mkdir")
-    (root / "etc/systemd/system" / UNIT.name).write_text(unit_text)
-    man = tmp_path / "man" / "man1"
-    man.mkdir(parents=True)
-    shutil.copy2(ROOT / "docs/clockdoctor.1", man / "clockdoctor.1")
+    (root / unitdir.lstrip("/") / UNIT_NAME).write_text(unit_text)
     return root
 
 
-def verify(tmp_path, unit_text):
+def verify(tmp_path, unit_text, bindir="/usr/local/bin", unitdir="/etc/systemd/system", mandir=None):
+    """systemd-analyze verify of the unit installed in unitdir; mandir holds
+    the man pages as installed (default: this tree's, as the build writes
+    them) for Documentation=man:clockdoctor(1)."""
     tool = need("systemd-analyze", "systemd")
-    root = unit_root(tmp_path, unit_text)
-    # MANPATH: Documentation=man:clockdoctor(1) is checked against this
-    # tree's man page, as `make install` would put it.
-    env = dict(os.environ, MANPATH=str(tmp_path / "man"), SYSTEMD_LOG_COLOR="0")
-    p = subprocess.run([tool, "verify", "--root=%s" % root, "/etc/systemd/system/" + UNIT.name],
+    root = unit_root(tmp_path, unit_text, bindir, unitdir)
+    if mandir is None:
+        mandir = tmp_path / "man"
+        (mandir / "man1").mkdir(parents=True)
+        shutil.copy2(ROOT / "docs/clockdoctor.1", mandir / "man1" / "clockdoctor.1")
+    env = dict(os.environ, MANPATH=str(mandir), SYSTEMD_LOG_COLOR="0")
+    p = subprocess.run([tool, "verify", "--root=%s" % root, "%s/%s" % (unitdir, UNIT_NAME)],
                        capture_output=True, text=True, timeout=120, env=env)
     return p.returncode, (p.stdout + p.stderr).strip()
 
 
 def test_unit_verifies(tmp_path):
-    rc, out = verify(tmp_path, UNIT.read_text())
+    rc, out = verify(tmp_path, render_unit(tmp_path))
     # Not only the exit status: verify says "Unknown key ..." and still
     # exits 0, so any word from it is a failure.
     assert (rc, out) == (0, "")
@@ -74,14 +88,20 @@ def test_unit_verifies(tmp_path):
 ])
 def test_verify_catches_mistakes(tmp_path, change, words):
     """The check above is strict: each of these mistakes makes it fail."""
-    text = UNIT.read_text()
+    text = render_unit(tmp_path)
     assert change[0] in text
     rc, out = verify(tmp_path, text.replace(change[0], change[1], 1))
     assert words in out, out
 
 
-def test_unit_least_privilege():
-    text = UNIT.read_text()
+def test_unit_takes_the_install_bindir(tmp_path):
+    """No install path written in the source: the build writes BINDIR in."""
+    assert "/usr/local" not in UNIT_IN.read_text()
+    assert "ExecStart=/opt/cd/bin/clockdoctor watch " in render_unit(tmp_path, "/opt/cd/bin")
+
+
+def test_unit_least_privilege(tmp_path):
+    text = render_unit(tmp_path)
     for line in ("CapabilityBoundingSet=CAP_SYSLOG", "NoNewPrivileges=yes", "ProtectSystem=strict",
                  "ReadWritePaths=/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
                  "DevicePolicy=closed", "DeviceAllow=/dev/kmsg r",
