@@ -69,7 +69,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 DEPS     := $(MOD_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all test unit unit-san cli lab arm64 fuzz install clean lib
+.PHONY: all test unit unit-san cli lab arm64 fuzz install clean lib package-test
 all: $(B)/clockdoctor $(UNIT_BIN) lib
 
 $(B)/obj/%.o: %.c
@@ -222,6 +222,12 @@ unit-san:
 cli: $(B)/clockdoctor
 	CLOCKDOCTOR=$(CURDIR)/$(B)/clockdoctor $(PYTHON) -m pytest -q tests/cli
 
+# The packages built, installed into an empty root, run there and purged;
+# lintian; the RPM's contents (tests/pkg; about a minute).  Once, plain.
+.PHONY: package-test
+package-test:
+	$(PYTHON) -m pytest -q tests/pkg
+
 lab: build/clockdoctor build/libfastclock.a
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) -m pytest -q tests/lab
 
@@ -237,6 +243,7 @@ test: all
 	$(MAKE) --no-print-directory SANITIZE=1 cli
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory arm64
+	$(MAKE) --no-print-directory package-test
 	$(MAKE) --no-print-directory lab
 
 # libfastclock's threads, forks and signal handlers under ThreadSanitizer

@@ -15,32 +15,34 @@ from conftest import BINARY, ROOT, make_env
 CONTRIB = ROOT / "contrib"
 UNIT_NAME = "clockdoctor-watch.service"
 UNIT_IN = CONTRIB / (UNIT_NAME + ".in")
+# every unit the build writes and make install installs
+UNITS = sorted(p.name[:-3] for p in CONTRIB.glob("*.service.in"))
 RULES = CONTRIB / "prometheus" / "clockdoctor.rules.yml"
 RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
 
 
-def need(tool, package):
+def need(tool, package, what="contrib/"):
     path = shutil.which(tool)
     if path:
         return path
-    msg = "%s is not installed (apt-get install %s): contrib/ NOT checked" % (tool, package)
+    msg = "%s is not installed (apt-get install %s): %s NOT checked" % (tool, package, what)
     if os.environ.get("CI") == "true" or os.environ.get("LAB_REQUIRE") == "1":
         pytest.fail(msg, pytrace=False)
     sys.__stderr__.write("\n!!! SKIPPED: %s\n" % msg)
     pytest.skip(msg)
 
 
-def render_unit(tmp_path, bindir="/usr/local/bin"):
+def render_unit(tmp_path, bindir="/usr/local/bin", name=UNIT_NAME):
     """The unit as the build writes it for an install's BINDIR (into a build
     folder of the test's own)."""
     b = tmp_path / "render"
     subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "BINDIR=%s" % bindir,
-                    "%s/contrib/%s" % (b, UNIT_NAME)], cwd=ROOT, check=True, capture_output=True,
+                    "%s/contrib/%s" % (b, name)], cwd=ROOT, check=True, capture_output=True,
                    timeout=120, env=make_env())
-    return (b / "contrib" / UNIT_NAME).read_text()
+    return (b / "contrib" / name).read_text()
 
 
-def unit_root(tmp_path, unit_text, bindir, unitdir):
+def unit_root(tmp_path, unit_text, bindir, unitdir, name):
     """A root for `systemd-analyze verify --root`: the system's own units
     (sysinit.target and the rest that a service pulls in), the unit where it
     is installed, and the commands it runs at the paths it names (the
@@ -53,28 +55,31 @@ def unit_root(tmp_path, unit_text, bindir, unitdir):
                     dirs_exist_ok=True)
     shutil.copy2(BINARY, root / bindir.lstrip("/") / "clockdoctor")
     shutil.copy2(shutil.which("mkdir"), root / "bin/mkdir")
-    (root / unitdir.lstrip("/") / UNIT_NAME).write_text(unit_text)
+    (root / unitdir.lstrip("/") / name).write_text(unit_text)
     return root
 
 
-def verify(tmp_path, unit_text, bindir="/usr/local/bin", unitdir="/etc/systemd/system", mandir=None):
+def verify(tmp_path, unit_text, bindir="/usr/local/bin", unitdir="/etc/systemd/system", mandir=None,
+           name=UNIT_NAME):
     """systemd-analyze verify of the unit installed in unitdir; mandir holds
     the man pages as installed (default: this tree's, as the build writes
     them) for Documentation=man:clockdoctor(1)."""
     tool = need("systemd-analyze", "systemd")
-    root = unit_root(tmp_path, unit_text, bindir, unitdir)
+    root = unit_root(tmp_path, unit_text, bindir, unitdir, name)
     if mandir is None:
         mandir = tmp_path / "man"
         (mandir / "man1").mkdir(parents=True)
-        shutil.copy2(ROOT / "docs/clockdoctor.1", mandir / "man1" / "clockdoctor.1")
+        for page in (ROOT / "docs").glob("*.1"):
+            shutil.copy2(page, mandir / "man1" / page.name)
     env = dict(os.environ, MANPATH=str(mandir), SYSTEMD_LOG_COLOR="0")
-    p = subprocess.run([tool, "verify", "--root=%s" % root, "%s/%s" % (unitdir, UNIT_NAME)],
+    p = subprocess.run([tool, "verify", "--root=%s" % root, "%s/%s" % (unitdir, name)],
                        capture_output=True, text=True, timeout=120, env=env)
     return p.returncode, (p.stdout + p.stderr).strip()
 
 
-def test_unit_verifies(tmp_path):
-    rc, out = verify(tmp_path, render_unit(tmp_path))
+@pytest.mark.parametrize("name", UNITS)
+def test_unit_verifies(tmp_path, name):
+    rc, out = verify(tmp_path, render_unit(tmp_path, name=name), name=name)
     # Not only the exit status: verify says "Unknown key ..." and still
     # exits 0, so any word from it is a failure.
     assert (rc, out) == (0, "")
@@ -94,10 +99,12 @@ def test_verify_catches_mistakes(tmp_path, change, words):
     assert words in out, out
 
 
-def test_unit_takes_the_install_bindir(tmp_path):
+@pytest.mark.parametrize("name", UNITS)
+def test_unit_takes_the_install_bindir(tmp_path, name):
     """No install path written in the source: the build writes BINDIR in."""
-    assert "/usr/local" not in UNIT_IN.read_text()
-    assert "ExecStart=/opt/cd/bin/clockdoctor watch " in render_unit(tmp_path, "/opt/cd/bin")
+    assert len(UNITS) >= 2
+    assert "/usr/local" not in (CONTRIB / (name + ".in")).read_text()
+    assert "ExecStart=/opt/cd/bin/clockdoctor " in render_unit(tmp_path, "/opt/cd/bin", name)
 
 
 def test_unit_least_privilege(tmp_path):

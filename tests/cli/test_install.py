@@ -45,6 +45,7 @@ def test_make_install_destdir(tmp_path):
     assert (out.returncode, out.stdout) == (0, "clockdoctor %s\n" % version)
     assert (usr / "lib/libfastclock-preload.so").exists()
     assert (usr / "lib/systemd/system/clockdoctor-watch.service").exists()
+    assert (usr / "lib/systemd/system/clockdoctor-tsc.service").exists()
     assert (usr / "share/clockdoctor/prometheus/clockdoctor.rules.yml").exists()
     # one man page a subcommand, as git and perf have, each with the version
     man1 = usr / "share/man/man1"
@@ -99,16 +100,19 @@ def test_man_finds_the_library_functions(tmp_path):
         assert "FASTCLOCK(3)" in p.stdout and "fc_now_ns" in p.stdout
 
 
-def test_installed_unit_verifies(tmp_path):
-    """The unit as installed names the installed command and passes
+def test_installed_units_verify(tmp_path):
+    """Each unit as installed names the installed command and passes
     systemd-analyze verify (skipped loudly without it, failed under CI)."""
-    from test_contrib import UNIT_NAME, verify
+    from test_contrib import UNITS, verify
     dest = installed(tmp_path)
     unitdir = "/usr/lib/systemd/system"
-    text = (dest / unitdir.lstrip("/") / UNIT_NAME).read_text()
-    assert "ExecStart=/usr/bin/clockdoctor watch " in text
-    rc, out = verify(tmp_path, text, bindir="/usr/bin", unitdir=unitdir, mandir=dest / "usr/share/man")
-    assert (rc, out) == (0, "")
+    assert sorted(os.listdir(dest / unitdir.lstrip("/"))) == UNITS
+    for name in UNITS:
+        text = (dest / unitdir.lstrip("/") / name).read_text()
+        assert "ExecStart=/usr/bin/clockdoctor " in text, name
+        rc, out = verify(tmp_path / name, text, bindir="/usr/bin", unitdir=unitdir,
+                         mandir=dest / "usr/share/man", name=name)
+        assert (rc, out) == (0, ""), name
 
 
 def test_run_finds_the_accelerator_in_the_installed_preloaddir(tmp_path):
