@@ -26,6 +26,7 @@ INCLUDEDIR     ?= $(PREFIX)/include
 DATADIR        ?= $(PREFIX)/share
 MANDIR         ?= $(DATADIR)/man
 DOCDIR         ?= $(DATADIR)/doc/clockdoctor
+EXAMPLESDIR    ?= $(DOCDIR)/examples
 PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
 # the accelerator, for LD_PRELOAD: a plugin, not a library to link with
 PRELOADDIR     ?= $(LIBDIR)
@@ -174,7 +175,7 @@ endef
 $(B)/gen/version: FORCE
 	$(call cd_stamp,'$(VERSION)')
 $(B)/gen/paths: FORCE
-	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)')
+	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)')
 $(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
 # `run` looks for the accelerator where `make install` puts it.
 $(B)/obj/src/run.o: CPPFLAGS += -DCD_PRELOADDIR='"$(PRELOADDIR)"'
@@ -183,7 +184,7 @@ $(B)/obj/src/run.o: $(B)/gen/paths
 # Man pages and systemd units are written from their sources with the
 # version and the install paths; nothing installed names @...@ or $(...).
 CD_SUBST := sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-                -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+                -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' \
                 -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g'
 MAN1_SRC := $(sort $(wildcard docs/*.1))
 MAN3_SRC := $(sort $(wildcard docs/*.3))
@@ -195,6 +196,8 @@ FC_FUNCS := $(shell sed -n 's/^FC_API[^$(OPEN_PAREN)]*[ *]\(fc_[a-z0-9_]*\)$(OPE
 UNIT_SRC := $(sort $(wildcard contrib/*.service.in contrib/*.timer.in))
 UNIT_OUT := $(UNIT_SRC:contrib/%.in=$(B)/contrib/%)
 RULES_SRC := $(sort $(wildcard contrib/prometheus/*.rules.yml))
+# the documents the man pages refer to, installed where they say
+DOC_SRC  := $(sort $(wildcard docs/*.md)) docs/bench_example.txt
 .PHONY: man units
 man: $(MAN_OUT)
 units: $(UNIT_OUT)
@@ -294,7 +297,7 @@ shipped: $(B)/clockdoctor lib man units
 install: shipped
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(SYSTEMDUNITDIR) \
-	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DOCDIR)/examples
+	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)
 	$(INSTALL) -m 0755 $(B)/clockdoctor $(DESTDIR)$(BINDIR)/clockdoctor
 	$(INSTALL) -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
 	$(INSTALL) -m 0644 $(B)/libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER)
@@ -308,7 +311,8 @@ install: shipped
 	for f in $(FC_FUNCS); do echo '.so man3/fastclock.3' > $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; done
 	$(INSTALL) -m 0644 $(UNIT_OUT) $(DESTDIR)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 0644 $(RULES_SRC) $(DESTDIR)$(PROMRULESDIR)/
-	$(INSTALL) -m 0644 examples/fastclock-example.c $(DESTDIR)$(DOCDIR)/examples/
+	$(INSTALL) -m 0644 $(DOC_SRC) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 examples/fastclock-example.c $(DESTDIR)$(EXAMPLESDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clockdoctor \
@@ -320,8 +324,8 @@ uninstall:
 	    $(FC_FUNCS:%=$(DESTDIR)$(MANDIR)/man3/%.3) \
 	    $(UNIT_OUT:$(B)/contrib/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%) \
 	    $(RULES_SRC:contrib/prometheus/%=$(DESTDIR)$(PROMRULESDIR)/%) \
-	    $(DESTDIR)$(DOCDIR)/examples/fastclock-example.c
-	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) 2>/dev/null
+	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c
+	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/clockdoctor 2>/dev/null
 
 # ---- packages: make deb, make rpm (docs/operators.md) ----

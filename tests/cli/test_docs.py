@@ -110,3 +110,19 @@ def test_every_library_function_is_on_its_page():
     for f in exported:
         assert re.search(r"\b%s\b" % f, name_line), f
         assert re.search(r"\b%s\(" % f, synopsis), f
+
+
+def test_the_documents_the_pages_name_are_installed():
+    """A page names a document by its installed path (@DOCDIR@/NAME, written
+    in by the build): each is a file in docs/ that make install installs."""
+    named = set()
+    for p in list((ROOT / "docs").glob("*.1")) + [ROOT / "docs/fastclock.3"]:
+        text = p.read_text()
+        assert not re.search(r"(?<![/\w])docs/\w", text), p.name  # a path in this tree, not the install's
+        named |= set(re.findall(r"@DOCDIR@/([A-Za-z0-9_-]+\.(?:md|txt))", text))
+    assert {"findings.md", "json.md", "run.md", "bench_example.txt"} <= named, named
+    makefile = (ROOT / "Makefile").read_text()
+    assert "DOC_SRC  := $(sort $(wildcard docs/*.md)) docs/bench_example.txt" in makefile
+    for name in named:
+        assert (ROOT / "docs" / name).is_file(), name
+        assert name.endswith(".md") or name == "bench_example.txt", name

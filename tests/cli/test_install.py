@@ -157,6 +157,9 @@ def test_install_library_and_build_the_example_with_pkg_config(tmp_path):
     assert all(s.startswith("fc_") for s in exported), exported
     assert (usr / "share/man/man3/fastclock.3").read_text().startswith(".TH FASTCLOCK 3")
     example = usr / "share/doc/clockdoctor/examples/fastclock-example.c"
+    assert (usr / "share/doc/clockdoctor/findings.md").exists()
+    assert "share/doc/clockdoctor/examples/fastclock-example.c" in \
+        (usr / "share/man/man3/fastclock.3").read_text()
     assert example.exists()
     pc = (usr / "lib/pkgconfig/fastclock.pc").read_text()
     assert "libdir=/usr/lib\n" in pc and "includedir=/usr/include\n" in pc
