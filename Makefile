@@ -193,8 +193,10 @@ MAN_OUT  := $(MAN1_SRC:docs/%=$(B)/man/%) $(MAN3_SRC:docs/%=$(B)/man/%)
 # (the parenthesis is a variable: make would count it)
 OPEN_PAREN := (
 FC_FUNCS := $(shell sed -n 's/^FC_API[^$(OPEN_PAREN)]*[ *]\(fc_[a-z0-9_]*\)$(OPEN_PAREN).*/\1/p' include/fastclock.h)
-UNIT_SRC := $(sort $(wildcard contrib/*.service.in contrib/*.timer.in))
-UNIT_OUT := $(UNIT_SRC:contrib/%.in=$(B)/contrib/%)
+# units: NAME.in written with the paths, or NAME (no path in it) as it is
+UNIT_SRC := $(sort $(wildcard contrib/*.service.in contrib/*.timer.in contrib/*.service contrib/*.timer))
+UNIT_OUT := $(patsubst contrib/%.in,$(B)/contrib/%,$(filter %.in,$(UNIT_SRC))) \
+            $(patsubst contrib/%,$(B)/contrib/%,$(filter-out %.in,$(UNIT_SRC)))
 RULES_SRC := $(sort $(wildcard contrib/prometheus/*.rules.yml))
 # the documents the man pages refer to, installed where they say
 DOC_SRC  := $(sort $(wildcard docs/*.md)) docs/bench_example.txt
@@ -210,6 +212,10 @@ $(B)/man/%: docs/% $(B)/gen/version $(B)/gen/paths
 $(B)/contrib/%: contrib/%.in $(B)/gen/paths
 	@mkdir -p $(dir $@)
 	$(CD_SUBST) $< > $@
+
+$(B)/contrib/%: contrib/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 -include $(DEPS)
 

@@ -15,8 +15,11 @@ from conftest import BINARY, ROOT, make_env
 CONTRIB = ROOT / "contrib"
 UNIT_NAME = "clockdoctor-watch.service"
 UNIT_IN = CONTRIB / (UNIT_NAME + ".in")
-# every unit the build writes and make install installs
-UNITS = sorted(p.name[:-3] for p in CONTRIB.glob("*.service.in"))
+# every unit the build writes (from NAME.in, or NAME as it is) and make
+# install installs
+UNITS = sorted({p.name[:-3] if p.name.endswith(".in") else p.name
+                for pattern in ("*.service.in", "*.timer.in", "*.service", "*.timer")
+                for p in CONTRIB.glob(pattern)})
 RULES = CONTRIB / "prometheus" / "clockdoctor.rules.yml"
 RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
 
@@ -32,17 +35,22 @@ def need(tool, package, what="contrib/"):
     pytest.skip(msg)
 
 
-def render_unit(tmp_path, bindir="/usr/local/bin", name=UNIT_NAME):
-    """The unit as the build writes it for an install's BINDIR (into a build
-    folder of the test's own)."""
+def render_units(tmp_path, bindir="/usr/local/bin"):
+    """Every unit as the build writes it for an install's BINDIR (into a
+    build folder of the test's own): {name: text}."""
     b = tmp_path / "render"
-    subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "BINDIR=%s" % bindir,
-                    "%s/contrib/%s" % (b, name)], cwd=ROOT, check=True, capture_output=True,
-                   timeout=120, env=make_env())
-    return (b / "contrib" / name).read_text()
+    subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "BINDIR=%s" % bindir, "units"],
+                   cwd=ROOT, check=True, capture_output=True, timeout=120, env=make_env())
+    units = {p.name: p.read_text() for p in (b / "contrib").iterdir()}
+    assert sorted(units) == UNITS
+    return units
 
 
-def unit_root(tmp_path, unit_text, bindir, unitdir, name):
+def render_unit(tmp_path, bindir="/usr/local/bin", name=UNIT_NAME):
+    return render_units(tmp_path, bindir)[name]
+
+
+def unit_root(tmp_path, units, bindir, unitdir):
     """A root for `systemd-analyze verify --root`: the system's own units
     (sysinit.target and the rest that a service pulls in), the unit where it
     is installed, and the commands it runs at the paths it names (the
@@ -55,17 +63,18 @@ def unit_root(tmp_path, unit_text, bindir, unitdir, name):
                     dirs_exist_ok=True)
     shutil.copy2(BINARY, root / bindir.lstrip("/") / "clockdoctor")
     shutil.copy2(shutil.which("mkdir"), root / "bin/mkdir")
-    (root / unitdir.lstrip("/") / name).write_text(unit_text)
+    for name, text in units.items():
+        (root / unitdir.lstrip("/") / name).write_text(text)
     return root
 
 
 def verify(tmp_path, unit_text, bindir="/usr/local/bin", unitdir="/etc/systemd/system", mandir=None,
-           name=UNIT_NAME):
-    """systemd-analyze verify of the unit installed in unitdir; mandir holds
-    the man pages as installed (default: this tree's, as the build writes
-    them) for Documentation=man:clockdoctor(1)."""
+           name=UNIT_NAME, others=None):
+    """systemd-analyze verify of the unit installed in unitdir, beside the
+    others (the units a timer starts); mandir holds the man pages as
+    installed (default: this tree's) for Documentation=man:...(1)."""
     tool = need("systemd-analyze", "systemd")
-    root = unit_root(tmp_path, unit_text, bindir, unitdir, name)
+    root = unit_root(tmp_path, dict(others or {}, **{name: unit_text}), bindir, unitdir)
     if mandir is None:
         mandir = tmp_path / "man"
         (mandir / "man1").mkdir(parents=True)
@@ -79,7 +88,8 @@ def verify(tmp_path, unit_text, bindir="/usr/local/bin", unitdir="/etc/systemd/s
 
 @pytest.mark.parametrize("name", UNITS)
 def test_unit_verifies(tmp_path, name):
-    rc, out = verify(tmp_path, render_unit(tmp_path, name=name), name=name)
+    units = render_units(tmp_path)
+    rc, out = verify(tmp_path, units[name], name=name, others=units)
     # Not only the exit status: verify says "Unknown key ..." and still
     # exits 0, so any word from it is a failure.
     assert (rc, out) == (0, "")
@@ -99,12 +109,16 @@ def test_verify_catches_mistakes(tmp_path, change, words):
     assert words in out, out
 
 
-@pytest.mark.parametrize("name", UNITS)
-def test_unit_takes_the_install_bindir(tmp_path, name):
-    """No install path written in the source: the build writes BINDIR in."""
-    assert len(UNITS) >= 2
-    assert "/usr/local" not in (CONTRIB / (name + ".in")).read_text()
-    assert "ExecStart=/opt/cd/bin/clockdoctor " in render_unit(tmp_path, "/opt/cd/bin", name)
+def test_units_take_the_install_bindir(tmp_path):
+    """No install path written in the sources: the build writes BINDIR in."""
+    sources = [p for p in CONTRIB.iterdir() if p.name.endswith((".service", ".timer", ".service.in", ".timer.in"))]
+    assert len(sources) >= 2
+    for p in sources:
+        assert "/usr/local" not in p.read_text(), p.name
+    units = render_units(tmp_path, "/opt/cd/bin")
+    for name, text in units.items():
+        if name.endswith(".service"):
+            assert "ExecStart=/opt/cd/bin/clockdoctor " in text, name
 
 
 def test_unit_least_privilege(tmp_path):
