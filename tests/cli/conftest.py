@@ -5,6 +5,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -55,6 +56,20 @@ def cd():
     if not os.access(BINARY, os.X_OK):
         pytest.fail(f"{BINARY} is not built: run make first")
     return run
+
+
+def need_tool(tool, package, what):
+    """The path of tool (a name on PATH, or a path).  Missing, it fails the
+    test under CI (CI=true) or LAB_REQUIRE=1, and skips loudly otherwise,
+    saying what is then not tested."""
+    path = tool if os.sep in tool else shutil.which(tool)
+    if path and os.access(path, os.X_OK):
+        return path
+    msg = "%s is not installed (apt-get install %s): %s" % (tool, package, what)
+    if os.environ.get("CI") == "true" or os.environ.get("LAB_REQUIRE") == "1":
+        pytest.fail(msg, pytrace=False)
+    sys.__stderr__.write("\n!!! SKIPPED: %s\n" % msg)
+    pytest.skip(msg)
 
 
 def codes(doc):

@@ -6,11 +6,10 @@ LAB_REQUIRE=1, and skips loudly otherwise."""
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from conftest import BINARY, ROOT, make_env
+from conftest import BINARY, ROOT, make_env, need_tool
 
 CONTRIB = ROOT / "contrib"
 UNIT_NAME = "clockdoctor-watch.service"
@@ -24,15 +23,8 @@ RULES = CONTRIB / "prometheus" / "clockdoctor.rules.yml"
 RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
 
 
-def need(tool, package, what="contrib/"):
-    path = shutil.which(tool)
-    if path:
-        return path
-    msg = "%s is not installed (apt-get install %s): %s NOT checked" % (tool, package, what)
-    if os.environ.get("CI") == "true" or os.environ.get("LAB_REQUIRE") == "1":
-        pytest.fail(msg, pytrace=False)
-    sys.__stderr__.write("\n!!! SKIPPED: %s\n" % msg)
-    pytest.skip(msg)
+def need(tool, package):
+    return need_tool(tool, package, "contrib/ NOT checked")
 
 
 def render_units(tmp_path, bindir="/usr/local/bin"):

@@ -22,8 +22,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests/cli"))
-from conftest import make_env as plain_make_env  # noqa: E402  (tests/cli's helpers)
-from test_contrib import need as need_tool  # noqa: E402
+from conftest import make_env as plain_make_env, need_tool  # noqa: E402  (tests/cli's helpers)
 
 
 def make_env(**extra):
@@ -34,7 +33,7 @@ PACKAGES = ("clockdoctor", "libfastclock0", "libfastclock-dev")
 
 
 def need(tool, package):
-    return need_tool(tool, package, "the packages are")
+    return need_tool(tool, package, "the packages are NOT checked")
 
 
 def make(*args, timeout=300, **env):
