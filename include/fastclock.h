@@ -138,7 +138,8 @@ struct fc_info {
 	char freq_from[24];          /* where it came from: "cpuid-0x15", "hypervisor-leaf", "perf-page",
 	                                "cntfrq", "verdict", "measured" (refined against the kernel) */
 	double freq_err_ppm;         /* the estimate's uncertainty */
-	int64_t error_bound_ns;      /* |fc_now_ns() - CLOCK_MONOTONIC| now is at most this (0: kernel source) */
+	int64_t error_bound_ns;      /* |fc_now_ns() - CLOCK_MONOTONIC| now is at most this (kernel
+	                                source: how far its floors are still ahead of the kernel) */
 	int64_t last_sync_ns;        /* CLOCK_MONOTONIC of the last re-anchor (0: never) */
 	int64_t sync_interval_ns;    /* the re-anchor period */
 	uint64_t syncs;              /* re-anchors since start */

@@ -10,23 +10,38 @@
  * signal handler that interrupted the writer.  There is no thread: the
  * reader that finds the line due re-anchors it, if it wins a trylock.
  *
- * Never backwards, by construction, and without trusting any error bound:
- * each line is a function of the counter fixed when it is published,
+ * Never backwards, by construction, and never behind or stale, whatever
+ * the scheduler does to the thread that re-anchors:
  *
- *   F(t) = the line up to its end H (re-anchoring is due some time before
- *          H), then the line's value at H plus (t - H) at the slope less
- *          MAX_DOWN, for at most CAP_NS, then that value,
+ *   - Each line is a function of the counter fixed when it is published,
+ *     F(t) = the line up to its end H (re-anchoring is due some time before
+ *     H), then its value at H.  A new line (any positive slope) is started
+ *     at ta at or above F at ta and at H: F being concave and the new line
+ *     straight, it is above F for every t >= ta, so nothing the old copy
+ *     handed out exceeds what the new one hands out later.
+ *   - A read that finds the line due re-anchors if it wins a trylock.  A
+ *     read past H while another thread holds the lock (preempted, its vCPU
+ *     descheduled) does not stand still on F(H): it reads the kernel's clock
+ *     itself and serves max(kernel, F, floor), and raises the floor, which
+ *     every read then serves at least (the fast path loads it beside the
+ *     line).  The worst case of a starved writer is a kernel read, never a
+ *     stale value.
+ *   - A read more than CHECK_AFTER_NS of counter after the last one served
+ *     (hw) compares the line with the kernel before serving it: a suspend,
+ *     a VM paused or migrated, or a forked child in another time namespace
+ *     shows there as a line ahead of (or behind) the kernel, and the line is
+ *     replaced at once.  When the line is ahead by more than that gap could
+ *     explain, nothing was served past the pause (every read after it was
+ *     checked), so the new line starts at the kernel plus the old bound, not
+ *     at F.
+ *   - What a forked child must not inherit (the locks, hw) is in a page
+ *     marked MADV_WIPEONFORK, zeroed in the child of fork, _Fork or clone
+ *     whether or not atfork handlers ran (struct fc_mm).
  *
- * which every reader of that copy follows, whatever the writer is doing
- * (preempted, its vCPU descheduled, dead in a forked child).  A new line
- * with slope m (never less than the old slope less MAX_DOWN) is started at
- * ta so that it is at or above F at ta and at F's two corners after ta;
- * F being concave and the new line straight, it is then above F for every
- * t >= ta, so nothing the old copy handed out, before or after the new one
- * is published, exceeds what the new one hands out later.  Kernel mode is
- * floored at F's final value.  This relies, like the kernel's own vDSO, on
- * the counters of all CPUs agreeing (checked by the kernel when its
- * clocksource is the TSC, and by `clockdoctor tsc` otherwise).
+ * Kernel mode is floored at F's final value and at the floor.  All of this
+ * relies, like the kernel's own vDSO, on the counters of all CPUs agreeing
+ * (checked by the kernel when its clocksource is the TSC, and by
+ * `clockdoctor tsc` otherwise).
  */
 #include "fastclock_impl.h"
 
@@ -34,18 +49,20 @@
 #include <stdio.h>
 
 /* The zero state is kernel mode with soft 0: the first read of each kind
- * goes to the slow path, which initializes. */
-struct fc_latch_state G;
+ * goes to the slow path, which initializes.  Until then the address
+ * space's part is this one, which start-up replaces by a page of its own. */
+static struct fc_mm boot_mm;
+struct fc_latch_state G = { .mm = &boot_mm };
 struct fc_offsets O;
-atomic_int lock_word;
 struct fc_writer W;
 
 static void ensure_init(void)
 {
-	if (trylock()) {
+	struct fc_mm *m = trylock();
+	if (m) {
 		if (!W.inited)
 			fc_int_init_locked();
-		unlock();
+		unlock(m);
 	}
 }
 
@@ -58,12 +75,61 @@ __attribute__((constructor)) static void fc_constructor(void)
 
 enum which { MONO, RAW };
 
-/* Everything but the fast case: due, past the line's end, kernel mode, not
- * started. */
+static inline int64_t serve(int64_t v, _Atomic int64_t *floor)
+{
+	int64_t f = atomic_load_explicit(floor, memory_order_relaxed);
+	return v > f ? v : f;
+}
+
+/* The line is ahead of the kernel by more than a pause between two
+ * checks could leave unnoticed: the counter ran while the kernel's clock
+ * did not (a suspend, a paused or migrated VM, another time namespace). */
+static inline bool paused_ahead(const struct line *L, int64_t ahead_ns)
+{
+	return ahead_ns > pause_limit_ns(L);
+}
+
+/* A read that cannot serve the line (past its end with the writer busy,
+ * or a failed check with the writer busy) serves the kernel's clock k,
+ * but at least what the line may have served before it: F(d), or after a
+ * pause the kernel plus the line's bound (everything served before the
+ * pause was within it of a kernel value at most k).  It raises the floor,
+ * so that no later read, on this line or the next, serves less. */
+static int64_t kernel_backed(const struct line *L, const struct seg *sg, uint64_t d, int64_t k,
+                             _Atomic int64_t *floor)
+{
+	int64_t v;
+	if ((int64_t)d < 0 || paused_ahead(L, seg_at(sg->ns0, sg->frac0, sg->mult, d) - k))
+		v = k + L->err;  /* the counter went back, or ran through a pause */
+	else
+		v = follow(L, sg, d);
+	if (k > v)
+		v = k;
+	raise_i64(floor, v);
+	return serve(v, floor);
+}
+
+/* Everything but the fast case: due, past the line's end, a read long
+ * after the last (checked first), kernel mode, not started, a new child. */
 __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 {
 	clockid_t id = w == MONO ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
+	_Atomic int64_t *floor = w == MONO ? &G.floor_mono : &G.floor_raw;
 	for (int round = 0;; round++) {
+		struct fc_mm *m = mm_now(), *held;
+		if (!atomic_load_explicit(&m->ok, memory_order_acquire)) {
+			/* not started, or the first read of a forked child */
+			if (round < 3 && (held = trylock())) {
+				if (!W.inited)
+					fc_int_init_locked();
+				else
+					fc_int_new_mm();
+				unlock(held);
+				continue;
+			}
+			*kernel_mode = 1;
+			return fc_kclock_ns(id);  /* another thread is setting up */
+		}
 		struct line L;
 		unsigned s;
 		uint64_t t;
@@ -78,33 +144,58 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		if (!(L.flags & L_COUNTER)) {
 			*kernel_mode = 1;
 			/* kernel mode: hard is when to look again (calibration) */
-			if (round == 0 && d >= L.hard && trylock()) {
-				if (!W.inited)
-					fc_int_init_locked();
-				else if (!W.permanent && atomic_load_explicit(&G.seq, memory_order_relaxed) == s)
+			if (round == 0 && d >= L.hard && (held = trylock())) {
+				if (!W.permanent && atomic_load_explicit(&G.seq, memory_order_relaxed) == s)
 					fc_int_resync(s, false);
-				unlock();
+				unlock(held);
 				continue;  /* read again: the source may have changed */
 			}
 			int64_t k = fc_kclock_ns(id);
-			/* the floor; a copy replaced meanwhile may have a higher one */
+			/* the floors; a copy replaced meanwhile may have a higher one */
 			if (k < sg->ns0)
 				k = sg->ns0;
-			return k;
+			return serve(k, floor);
 		}
 		*kernel_mode = 0;
-		if (d < L.soft || round > 2)
-			return follow(&L, sg, d);
-		/* due, or past the line's end: re-anchor if nobody else is */
-		if (trylock()) {
+		bool gap = (int64_t)(t - atomic_load_explicit(&m->hw, memory_order_relaxed)) >
+		           (int64_t)atomic_load_explicit(&G.check_after, memory_order_relaxed);
+		bool on_line = (int64_t)d >= 0 && d < L.soft;
+		if (on_line && !gap) {
+			raise_u64(&m->hw, t);
+			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
+		}
+		int64_t k = INT64_MIN;
+		if (on_line) {
+			/* long after the last read: the line against the kernel */
+			k = fc_kclock_ns(id);
+			uint64_t t1 = counter_now();
+			int64_t lo = seg_at(sg->ns0, sg->frac0, sg->mult, d);
+			int64_t hi = seg_at(sg->ns0, sg->frac0, sg->mult, t1 - L.tsc0);
+			int64_t tol = L.err + CHECK_TOL_NS;
+			if (k != INT64_MIN && k >= lo - tol && k <= hi + tol) {
+				raise_u64(&m->hw, t);
+				return serve(lo, floor);
+			}
+		}
+		/* due, past the end, counter back, or the check failed: re-anchor
+		 * if nobody else is */
+		if (round < 3 && (held = trylock())) {
 			if ((int64_t)d < 0)
 				W.backwards++;
 			fc_int_resync(s, false);  /* it tells a due line from an expired one */
-			unlock();
+			unlock(held);
 			continue;
 		}
-		/* someone is re-anchoring: this copy's F, whatever it does */
-		return follow(&L, sg, d);
+		if (!gap && (int64_t)d >= 0 && d < L.hard) {
+			/* someone is re-anchoring and the line has not ended */
+			raise_u64(&m->hw, t);
+			return serve(follow(&L, sg, d), floor);
+		}
+		if (k == INT64_MIN)
+			k = fc_kclock_ns(id);
+		if (k == INT64_MIN)
+			return serve(follow(&L, sg, d), floor);
+		return kernel_backed(&L, sg, d, k, floor);
 	}
 }
 
@@ -141,9 +232,14 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
 	*tp = t;
 	uint64_t d = t - tsc0;
-	if (__builtin_expect(d >= soft, 0))
+	const struct fc_mm *m = atomic_load_explicit(&G.mm, memory_order_relaxed);
+	uint64_t since = t - atomic_load_explicit(&m->hw, memory_order_relaxed);
+	/* due, or long after the last read served (check it), or hw to raise */
+	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&G.hw_step, memory_order_relaxed), 0))
 		return false;
-	*v = seg_at(ns0, frac0, mult, d);
+	int64_t x = seg_at(ns0, frac0, mult, d);
+	int64_t f = atomic_load_explicit(raw ? &G.floor_raw : &G.floor_mono, memory_order_relaxed);
+	*v = x > f ? x : f;
 	return true;
 }
 
@@ -214,6 +310,13 @@ int64_t fc_realtime_ns(void)
 	uint64_t t = 0;
 	int64_t m = read_mono(true, &km, &t);
 	offsets_due(km, t, m);
+	if (__builtin_expect(m >= atomic_load_explicit(&O.leap_lo, memory_order_relaxed) &&
+	                     m < atomic_load_explicit(&O.leap_hi, memory_order_relaxed), 0)) {
+		/* around a leap second: the kernel's, which applies it at its tick */
+		int64_t k = fc_kclock_ns(CLOCK_REALTIME);
+		if (k != INT64_MIN)
+			return k;
+	}
 	return m + atomic_load_explicit(&O.rt_off, memory_order_relaxed);
 }
 
@@ -309,13 +412,18 @@ int fc_info(struct fc_info *info)
 	/* A re-anchor holds the lock a few microseconds; one this thread
 	 * interrupted (a signal handler) would hold it for ever: give up. */
 	int spins = 0;
-	while (!trylock()) {
+	struct fc_mm *held;
+	while (!(held = trylock())) {
 		if (++spins > 20000)
 			return -EAGAIN;
 		fc_cpu_relax();
 	}
-	if (!W.inited)
+	if (!W.inited) {
+		/* start-up replaces the page the lock is in: take it again */
 		fc_int_init_locked();
+		unlock(held);
+		return fc_info(info);
+	}
 	memset(info, 0, sizeof *info);
 	struct line L;
 	current_line(&L);
@@ -339,20 +447,30 @@ int fc_info(struct fc_info *info)
 		snprintf(info->freq_from, sizeof info->freq_from, "%s", W.freq_from);
 		info->freq_err_ppm = W.r_err_ppm;
 		info->error_bound_ns = L.err;
+	} else {
+		/* the kernel's clock, but floored: 0 only once the kernel has
+		 * passed the floors (the last line's end, what was served) */
+		int64_t floor = atomic_load_explicit(&G.floor_mono, memory_order_relaxed);
+		if (L.mono.ns0 > floor)
+			floor = L.mono.ns0;
+		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
+		if (k != INT64_MIN && floor > k)
+			info->error_bound_ns = floor - k;
 	}
 	info->last_sync_ns = W.last_sync_ns;
 	info->sync_interval_ns = W.interval_ns;
 	info->syncs = W.syncs;
 	info->counter_backwards = W.backwards;
 	info->verdict = W.facts.verdict;
-	unlock();
+	unlock(held);
 	return 0;
 }
 
 int fc_resync(void)
 {
 	ensure_init();
-	if (!trylock())
+	struct fc_mm *held = trylock();
+	if (!held)
 		return -EBUSY;
 	int r = 0;
 	struct line L;
@@ -360,7 +478,7 @@ int fc_resync(void)
 		r = -ENOTSUP;
 	else
 		fc_int_resync(current_line(&L), false);
-	unlock();
+	unlock(held);
 	return r;
 }
 

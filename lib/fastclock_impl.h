@@ -1,6 +1,8 @@
 /*
  * fastclock_impl.h: libfastclock's inside, shared by fastclock.c (the
- * readers and the API) and fastclock_sync.c (re-anchoring and start-up).
+ * readers and the API), fastclock_sync.c (re-anchoring), fastclock_offsets.c
+ * (the offsets to MONOTONIC) and fastclock_start.c (start-up, forked
+ * children).
  * The design is at the top of fastclock.c.  Nothing here is exported from
  * the shared library (-fvisibility=hidden); in the static one, the state's
  * names carry the fc_int_ prefix.
@@ -22,7 +24,6 @@
 #define G fc_int_latch
 #define O fc_int_offsets
 #define W fc_int_writer
-#define lock_word fc_int_lock_word
 
 #define NS_PER_S 1000000000LL
 
@@ -33,9 +34,12 @@ enum { L_COUNTER = 1 };
 #define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
 #define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
 #define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due */
-#define CAP_NS 10000000                /* the continuation past H lasts at most 10 ms */
-#define MAX_DOWN 1e-4                  /* the continuation's, and a new line's, least slope:
-                                          the slope less this (at most 1 us over CAP_NS) */
+#define CHECK_AFTER_NS 1000000         /* X: a read this long after the last one served
+                                          from a line is checked against the kernel */
+#define CHECK_TOL_NS 1000              /* a check passes within the bound, the kernel
+                                          read's width and this */
+#define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
+                                          sample again */
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
 #define FAST_SLEW_ABOVE_NS 1000000     /* ahead by more: slew at up to 10 % */
 #define SLEW_MAX 500e-6                /* the kernel's own adjtime rate */
@@ -52,7 +56,7 @@ struct seg_a {
 };
 
 struct copy_a {
-	_Atomic uint64_t tsc0, soft, hard, capc;
+	_Atomic uint64_t tsc0, soft, hard;
 	_Atomic uint32_t flags;
 	_Atomic int64_t err;
 	struct seg_a mono, raw;
@@ -69,20 +73,44 @@ struct line {
 	uint64_t soft;   /* counts after tsc0 at which a reader re-anchors (kernel mode: 0) */
 	uint64_t hard;   /* counts after tsc0 at which the line proper ends: H (kernel mode:
 	                    when to measure or check again) */
-	uint64_t capc;   /* counts after H that the continuation lasts */
 	uint32_t flags;
 	int64_t err;     /* the bound reported by fc_info; kernel mode: 0 */
 	struct seg mono, raw;  /* kernel mode: ns0 is the floor */
 };
 
 /* The zero state is kernel mode with soft 0: the first read of each kind
- * goes to the slow path, which initializes. */
+ * goes to the slow path, which initializes.  The fields before c[] share
+ * the readers' first cache line; the floors and hw are written rarely (a
+ * slow-path read, once every hw_step counts). */
 struct fc_latch_state {
 	_Alignas(64) atomic_uint seq;
 	atomic_bool no_counter;  /* never execute the counter read (PR_SET_TSC, no TSC) */
+	_Atomic(struct fc_mm *) mm;   /* this address space's part (below) */
+	_Atomic uint64_t hw_step;     /* Y: counts between raises of mm->hw (0: not started) */
+	_Atomic uint64_t check_after; /* X in counts */
+	_Atomic int64_t floor_mono;   /* the highest value a slow-path read served, and */
+	_Atomic int64_t floor_raw;    /* every read serves at least it */
 	struct copy_a c[2];
 };
 extern struct fc_latch_state G;
+
+/* What must not survive into a forked child: the locks (their holder is
+ * not in the child) and hw.  It lives in a page of its own marked
+ * MADV_WIPEONFORK (Linux 4.14), which a child of fork, _Fork or clone
+ * without CLONE_VM finds zeroed, whichever way it was made and whether or
+ * not pthread_atfork handlers ran; threads and CLONE_VM children share it
+ * as they share the rest of memory.  ok is 0 in a fresh child: its first
+ * slow-path read repairs the latch and checks the clock before anything
+ * else (fc_int_new_mm).  hw is the highest counter value at which a read
+ * was served from a line, raised at most once every hw_step counts; a read
+ * more than check_after past it compares the line with the kernel first
+ * (a pause, a resume, a time namespace). */
+struct fc_mm {
+	_Alignas(64) _Atomic uint64_t hw;
+	atomic_int lock;      /* the writer's */
+	atomic_int rt_lock;   /* the REALTIME offset's refresher's */
+	atomic_bool ok;
+};
 
 /* Offsets to MONOTONIC, refreshed by readers (REALTIME) and re-anchors. */
 struct fc_offsets {
@@ -91,12 +119,11 @@ struct fc_offsets {
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
 	_Atomic int64_t tai_off;
 	atomic_bool tai_ok;           /* adjtimex told the TAI offset */
-	_Atomic int64_t boot_off;     /* only ever raised */
-	atomic_int rt_lock;           /* one refresher at a time, in order */
+	_Atomic int64_t boot_off;     /* only ever raised (in one time namespace) */
+	_Atomic int64_t leap_lo, leap_hi;  /* MONOTONIC span around a pending leap second,
+	                                      in which REALTIME and TAI are the kernel's */
 };
 extern struct fc_offsets O;
-
-extern atomic_int lock_word;
 
 /* The writer's state: touched only with lock_word held. */
 struct fc_writer {
@@ -125,6 +152,7 @@ struct fc_writer {
 	unsigned n_recent;
 	bool have_boot;
 	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
+	int test_writer_pid;         /* ...in this process only, not its forked children */
 };
 extern struct fc_writer W;
 
@@ -135,7 +163,6 @@ static inline void store_copy(struct copy_a *c, const struct line *l)
 	atomic_store_explicit(&c->tsc0, l->tsc0, memory_order_relaxed);
 	atomic_store_explicit(&c->soft, l->soft, memory_order_relaxed);
 	atomic_store_explicit(&c->hard, l->hard, memory_order_relaxed);
-	atomic_store_explicit(&c->capc, l->capc, memory_order_relaxed);
 	atomic_store_explicit(&c->flags, l->flags, memory_order_relaxed);
 	atomic_store_explicit(&c->err, l->err, memory_order_relaxed);
 	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, memory_order_relaxed);
@@ -151,7 +178,6 @@ static inline void load_copy(const struct copy_a *c, struct line *l)
 	l->tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
 	l->soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
 	l->hard = atomic_load_explicit(&c->hard, memory_order_relaxed);
-	l->capc = atomic_load_explicit(&c->capc, memory_order_relaxed);
 	l->flags = atomic_load_explicit(&c->flags, memory_order_relaxed);
 	l->err = atomic_load_explicit(&c->err, memory_order_relaxed);
 	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
@@ -205,25 +231,27 @@ typedef __int128 scaled;
 
 static inline scaled seg_scaled(const struct seg *s, uint64_t d)
 {
-	return ((scaled)s->ns0 << 32) + (scaled)s->frac0 + (scaled)((unsigned __int128)d * s->mult);
+	return (scaled)s->ns0 * ((scaled)1 << 32) + (scaled)s->frac0 + (scaled)((unsigned __int128)d * s->mult);
 }
 
-static inline uint64_t slow_mult(uint64_t mult)
+/* ns as scaled, by multiplication: a negative ns (a floor not yet set)
+ * must not be shifted */
+static inline scaled to_scaled(int64_t ns)
 {
-	return mult - (uint64_t)((double)mult * MAX_DOWN) - 1;
+	return (scaled)ns * ((scaled)1 << 32);
 }
 
-/* F(d) of the top of this file, scaled: the line, then the continuation,
- * then its last value.  A counter before tsc0 (negative d) is taken as
- * "after everything": the copy's reader computes it so. */
+static inline scaled max_scaled(scaled a, scaled b)
+{
+	return a > b ? a : b;
+}
+
+/* F(d) of the top of fastclock.c, scaled: the line up to its end H, then
+ * its value at H.  A counter before tsc0 (negative d) is taken as "after
+ * everything": the copy's reader computes it so. */
 static inline scaled follow_scaled(const struct line *L, const struct seg *s, uint64_t d)
 {
-	if (d <= L->hard)
-		return seg_scaled(s, d);
-	uint64_t past = d - L->hard;
-	if (past > L->capc)
-		past = L->capc;
-	return seg_scaled(s, L->hard) + (scaled)((unsigned __int128)past * slow_mult(s->mult));
+	return seg_scaled(s, d <= L->hard ? d : L->hard);
 }
 
 static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t d)
@@ -231,22 +259,95 @@ static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t
 	return (int64_t)(follow_scaled(L, s, d) >> 32);
 }
 
-static inline bool trylock(void)
+/* How far ahead of the kernel a line can be with nothing served past what
+ * the kernel's clock plus its bound was: a pause between two checks goes
+ * unnoticed for at most X + Y (a read at most Y after hw, then up to X of
+ * counter before the next check); more than that, every read after the
+ * pause was checked. */
+static inline int64_t pause_limit_ns(const struct line *L)
 {
+	return CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L->err + CHECK_TOL_NS;
+}
+
+static inline struct fc_mm *mm_now(void)
+{
+	return atomic_load_explicit(&G.mm, memory_order_acquire);
+}
+
+/* Raises a to at least v (a, v in the counter's or MONOTONIC's units,
+ * compared as a signed difference: the counter may wrap). */
+static inline void raise_u64(_Atomic uint64_t *a, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+	while ((int64_t)(v - cur) > 0 &&
+	       !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
+static inline void raise_i64(_Atomic int64_t *a, int64_t v)
+{
+	int64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+	while (v > cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
+/* The writer's lock, in the address space's page: the caller keeps the
+ * page it locked and unlocks that one (start-up replaces the page). */
+static inline struct fc_mm *trylock(void)
+{
+	struct fc_mm *m = mm_now();
 	int expected = 0;
-	return atomic_compare_exchange_strong_explicit(&lock_word, &expected, 1, memory_order_acquire,
-	                                               memory_order_relaxed);
+	if (atomic_compare_exchange_strong_explicit(&m->lock, &expected, 1, memory_order_acquire,
+	                                            memory_order_relaxed))
+		return m;
+	return NULL;
 }
 
-static inline void unlock(void)
+static inline void unlock(struct fc_mm *m)
 {
-	atomic_store_explicit(&lock_word, 0, memory_order_release);
+	atomic_store_explicit(&m->lock, 0, memory_order_release);
 }
 
-/* fastclock_sync.c, called with lock_word held (the rt_ ones need not) */
+/* ---- kernel samples, shared by the writer's files ---- */
+
+struct sample {
+	uint64_t t0, t1;  /* the counter around the kernel read */
+	int64_t k;        /* the kernel's clock, read somewhere between */
+};
+
+static inline uint64_t mid(const struct sample *s)
+{
+	return s->t0 + (s->t1 - s->t0) / 2;
+}
+
+static inline int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+static inline uint64_t ns_to_counts(double ns)
+{
+	double c = ns * W.counts_per_ns;
+	return c <= 0 ? 0 : c >= 1.8e19 ? UINT64_MAX : (uint64_t)c;
+}
+
+/* The tightest of `tries` brackets "counter, kernel clock, counter": 0, or
+ * the kernel's -errno. */
+int fc_int_sample_clock(clockid_t id, int tries, struct sample *best);
+
+/* fastclock_sync.c (re-anchoring), with the writer's lock held */
 void fc_int_resync(unsigned seen, bool force_hard);
-void fc_int_init_locked(void);
+void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent);
+
+/* fastclock_offsets.c: REALTIME's, TAI's and BOOTTIME's offsets to
+ * MONOTONIC (the rt_ ones need not hold the writer's lock) */
 void fc_int_rt_refresh(void);
 void fc_int_rt_check(uint64_t t);
+void fc_int_boot_refresh(void);
+
+/* fastclock_start.c: start-up and a forked child's first read, with the
+ * writer's lock held */
+void fc_int_init_locked(void);
+bool fc_int_new_mm(void);
 
 #endif

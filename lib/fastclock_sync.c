@@ -1,27 +1,21 @@
 /*
  * fastclock_sync.c: libfastclock's writer: samples of the kernel's clocks,
- * the offsets to MONOTONIC, the frequency, the slewing, re-anchoring and
- * start-up.  Everything here runs with lock_word held (but the REALTIME
- * offset's refresh, which has its own), by the reader that found the line
- * due: there is no thread.  The construction that keeps the clock from
- * going backwards is described at the top of fastclock.c.
+ * the frequency, the slewing and re-anchoring.  Everything here runs with
+ * the writer's lock held, by the reader that found the line due: there is
+ * no thread.  The construction that keeps the clock from going backwards is
+ * described at the top of fastclock.c; the offsets to MONOTONIC are in
+ * fastclock_offsets.c, start-up and forked children in fastclock_start.c.
  */
 #include "fastclock_impl.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/timex.h>
+#include <unistd.h>
 
 /* ---- kernel samples ---- */
 
-struct sample {
-	uint64_t t0, t1;  /* the counter around the kernel read */
-	int64_t k;        /* the kernel's clock, read somewhere between */
-};
-
-static int sample_clock(clockid_t id, int tries, struct sample *best)
+int fc_int_sample_clock(clockid_t id, int tries, struct sample *best)
 {
 	uint64_t bw = UINT64_MAX;
 	memset(best, 0, sizeof *best);
@@ -42,111 +36,9 @@ static int sample_clock(clockid_t id, int tries, struct sample *best)
 	return 0;
 }
 
-static uint64_t mid(const struct sample *s)
-{
-	return s->t0 + (s->t1 - s->t0) / 2;
-}
-
-static int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
-
-static uint64_t ns_to_counts(double ns)
-{
-	double c = ns * W.counts_per_ns;
-	return c <= 0 ? 0 : c >= 1.8e19 ? UINT64_MAX : (uint64_t)c;
-}
-
 static uint64_t mult_of(double ns_per_count)
 {
 	return (uint64_t)(ns_per_count * 4294967296.0 + 0.5);
-}
-
-/* ---- offsets to MONOTONIC ---- */
-
-/* REALTIME - MONOTONIC, exactly: the coarse clocks come from one snapshot
- * of the kernel's timekeeper, so their difference is the wall_to_monotonic
- * offset, the same as the fine clocks'.  The two MONOTONIC_COARSE reads
- * around the REALTIME_COARSE one must agree (no tick between).  TAI -
- * REALTIME from adjtimex, read at the same time so that a leap second
- * moves both together.  One refresher at a time, so that a slow one cannot
- * store an older offset over a newer one. */
-void fc_int_rt_refresh(void)
-{
-	int expected = 0;
-	if (!atomic_compare_exchange_strong_explicit(&O.rt_lock, &expected, 1, memory_order_acquire,
-	                                             memory_order_relaxed))
-		return;
-	bool done = false;
-	for (int i = 0; i < 4 && !done; i++) {
-		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
-		int64_t r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
-		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
-		if (m1 == INT64_MIN || r == INT64_MIN)
-			break;
-		if (m1 == m2) {
-			atomic_store_explicit(&O.rt_off, r - m1, memory_order_relaxed);
-			done = true;
-		}
-	}
-	if (!done) {
-		/* No coarse clocks: the fine ones, to within a read. */
-		int64_t m = fc_kclock_ns(CLOCK_MONOTONIC), r = fc_kclock_ns(CLOCK_REALTIME);
-		if (m != INT64_MIN && r != INT64_MIN)
-			atomic_store_explicit(&O.rt_off, r - m, memory_order_relaxed);
-	}
-	struct timex tx;
-	memset(&tx, 0, sizeof tx);
-	int saved = errno;
-	bool ok = adjtimex(&tx) >= 0;
-	errno = saved;
-	if (ok)
-		atomic_store_explicit(&O.tai_off, (int64_t)tx.tai * NS_PER_S, memory_order_relaxed);
-	atomic_store_explicit(&O.tai_ok, ok, memory_order_relaxed);
-	atomic_store_explicit(&O.rt_lock, 0, memory_order_release);
-}
-
-void fc_int_rt_check(uint64_t t)
-{
-	uint64_t last = atomic_load_explicit(&O.rt_checked, memory_order_relaxed);
-	uint64_t every = atomic_load_explicit(&O.rt_every, memory_order_relaxed);
-	if (t - last < every && every != 0)
-		return;
-	/* one thread checks; the others keep the offset they have */
-	if (!atomic_compare_exchange_strong_explicit(&O.rt_checked, &last, t, memory_order_relaxed,
-	                                             memory_order_relaxed))
-		return;
-	fc_int_rt_refresh();
-}
-
-/* BOOTTIME - MONOTONIC grows only (time asleep).  The tightest of four
- * brackets "MONOTONIC, BOOTTIME, MONOTONIC" gives a low end the offset is
- * at or above; the low end is used, and only ever raised, so BOOTTIME is
- * never ahead of the kernel's and never goes back.  A raise by more than a
- * bracket is a resume: the counter kept running while MONOTONIC stood
- * still, so the frequency's baseline starts again. */
-static void boot_refresh(void)
-{
-	int64_t best_lo = INT64_MIN, best_w = INT64_MAX;
-	for (int i = 0; i < 4; i++) {
-		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
-		int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
-		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC);
-		if (m1 == INT64_MIN || b == INT64_MIN || m2 == INT64_MIN)
-			return;
-		if (m2 - m1 < best_w) {
-			best_w = m2 - m1;
-			best_lo = b - m2;
-		}
-	}
-	int64_t cur = atomic_load_explicit(&O.boot_off, memory_order_relaxed);
-	if (!W.have_boot || best_lo > cur) {
-		if (W.have_boot && best_lo > cur + best_w + 1000)
-			W.reset_base = true;
-		atomic_store_explicit(&O.boot_off, best_lo, memory_order_relaxed);
-		W.have_boot = true;
-	}
 }
 
 /* The rate the kernel gives MONOTONIC, as a factor on the raw clock's:
@@ -195,7 +87,7 @@ static void set_source(enum fc_source s, enum fc_reason r, const char *text)
 
 /* Kernel mode from now on, floored at the old copy's last value (which its
  * readers may still be handing out). */
-static void go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent)
+void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent)
 {
 	struct line k;
 	memset(&k, 0, sizeof k);
@@ -208,6 +100,7 @@ static void go_kernel(const struct line *L, enum fc_reason r, const char *text, 
 		k.mono.ns0 = L->mono.ns0;
 		k.raw.ns0 = L->raw.ns0;
 	}
+	k.err = L->err;  /* the floor may be that far ahead of the kernel for a while */
 	W.permanent = permanent;
 	k.soft = 0;  /* every read takes the slow path, which reads the kernel */
 	k.hard = permanent ? UINT64_MAX : ns_to_counts(10.0 * NS_PER_S);
@@ -322,22 +215,26 @@ static double slewed(double target, int64_t e, int64_t life_ns)
 	return target * (1.0 - (double)e / horizon);
 }
 
-/* Starts seg n (slope n->mult set) at ta, at or above the old copy's F for
- * every t >= ta (see the top of this file), and at or above floor_s. */
-static void start_seg(struct seg *n, const struct line *L, const struct seg *o, uint64_t ta, scaled floor_s)
+/* Starts seg n (slope n->mult set) at ta, at or above the old copy's F
+ * at ta and at H (see the top of fastclock.c), and at or above floor_s.
+ * After a pause (paused), F may be far ahead of the kernel, but nothing
+ * was served from it past the kernel plus its bound: cap_s, the kernel's
+ * value at ta plus that bound, replaces F's corners. */
+static void start_seg(struct seg *n, const struct line *L, const struct seg *o, uint64_t ta, scaled floor_s,
+                      bool paused, scaled cap_s)
 {
 	scaled base = floor_s;
 	if (L->flags & L_COUNTER) {
 		uint64_t d = ta - L->tsc0;
 		if ((int64_t)d < 0)
 			d = UINT64_MAX;  /* the counter went back: F's end */
-		uint64_t corners[3] = { d, L->hard, L->hard + L->capc };
-		for (int i = 0; i < 3; i++) {
+		uint64_t corners[2] = { d, L->hard };
+		for (int i = 0; i < 2; i++) {
 			uint64_t p = corners[i];
 			if (p < d)
 				continue;
-			scaled need = follow_scaled(L, o, p) + 1;
-			if (p != UINT64_MAX)
+			scaled need = paused ? cap_s : follow_scaled(L, o, p) + 1;
+			if (!paused && p != UINT64_MAX && p > d)
 				need -= (scaled)((unsigned __int128)(p - d) * n->mult);
 			if (need > base)
 				base = need;
@@ -347,8 +244,178 @@ static void start_seg(struct seg *n, const struct line *L, const struct seg *o, 
 	n->frac0 = (uint64_t)(base & 0xffffffff);
 }
 
+/* What a re-anchor measured: the samples, the counter around them, the
+ * line's start ta, the rates and the period. */
+struct anchor {
+	struct sample sm, sr;
+	uint64_t c0, c1, ta;
+	double factor;  /* MONOTONIC's rate over MONOTONIC_RAW's */
+	double target;  /* MONOTONIC ns per count */
+	int64_t interval;
+};
+
+/* Once a second: is the counter still to be used?  false (and kernel mode)
+ * when not. */
+static bool trust_holds(const struct line *L, uint64_t now)
+{
+	if (W.trusted && (now - W.last_check_t) >= ns_to_counts(CHECK_NS)) {
+		char why[160];
+		W.last_check_t = now;
+		if (!fc_trust_still(&W.facts, &W.trust, why, sizeof why)) {
+			W.trusted = false;
+			fc_int_go_kernel(L, FC_REASON_KERNEL_LEFT, why, true);
+			return false;
+		}
+		fc_int_boot_refresh();
+	}
+	if (!W.trusted) {
+		fc_int_go_kernel(L, W.reason, W.reason_text, true);
+		return false;
+	}
+	return true;
+}
+
+/* The kernel's MONOTONIC and MONOTONIC_RAW and its NTP rate.  A writer
+ * preempted between its samples and the line's start would extrapolate
+ * them over the delay: it samples again (three tries), so that the line
+ * starts from samples taken just before it.  false (and kernel mode) when
+ * the kernel's clock cannot be read. */
+static bool sample_kernel(const struct line *L, struct anchor *a)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		a->c0 = fc_counter_read();
+		if (fc_int_sample_clock(CLOCK_MONOTONIC, 4, &a->sm) != 0 ||
+		    fc_int_sample_clock(CLOCK_MONOTONIC_RAW, 3, &a->sr) != 0) {
+			W.trusted = false;
+			fc_int_go_kernel(L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read",
+			                 true);
+			return false;
+		}
+		a->factor = ntp_factor();
+		a->c1 = fc_counter_read();
+		if (tries == 0 && W.test_writer_delay && getpid() == W.test_writer_pid) {
+			/* tests: the writer held up, as a preempted thread would be */
+			uint64_t until = fc_counter_read() + W.test_writer_delay;
+			while (fc_counter_read() < until)
+				fc_cpu_relax();
+		}
+		a->ta = fc_counter_read();
+		if ((double)(a->ta - a->sm.t0) < ns_to_counts(RESAMPLE_AFTER_NS))
+			break;
+	}
+	return true;
+}
+
+/* The raw rate (measured), MONOTONIC's (with the NTP factor), and the
+ * period: a re-anchor costs at most 1/SYNC_BUDGET of the time. */
+static void choose_rates(struct anchor *a)
+{
+	update_frequency(&a->sr, &a->sm);
+	if (a->factor <= 0) {
+		/* no adjtimex: MONOTONIC's own rate against RAW over the base */
+		a->factor = W.have_base && a->sr.k > W.base_raw
+		                    ? (double)(a->sm.k - W.base_mono) / (double)(a->sr.k - W.base_raw)
+		                    : 1.0;
+		if (a->factor <= 0.9 || a->factor >= 1.1)
+			a->factor = 1.0;
+	}
+	a->target = W.r_raw * a->factor;
+	int64_t cost_ns = (int64_t)((double)(a->c1 - a->c0) / W.counts_per_ns);
+	if (cost_ns > MAX_INTERVAL_NS / SYNC_BUDGET)
+		cost_ns = MAX_INTERVAL_NS / SYNC_BUDGET;
+	int64_t interval = cost_ns * SYNC_BUDGET;
+	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
+	W.interval_ns = a->interval;
+	W.last_sync_ns = a->sm.k;
+	atomic_store_explicit(&G.check_after, ns_to_counts(CHECK_AFTER_NS), memory_order_relaxed);
+	atomic_store_explicit(&G.hw_step, ns_to_counts(CHECK_AFTER_NS / 4), memory_order_relaxed);
+}
+
+/* The old line against the samples: its error now (em, er: positive,
+ * ahead), and how the new line starts.  Behind by much: a step forward;
+ * ahead by more than a pause between checks could leave unnoticed, or a
+ * counter that went back: a pause (the new line starts at the kernel plus
+ * the old bound, and the offsets are read again); ended: from the kernel;
+ * otherwise a slew from the old line. */
+struct judgement {
+	int64_t em, er;
+	bool paused, expired;
+};
+
+static struct judgement judge_old_line(const struct line *L, const struct anchor *a, uint64_t now, bool force_hard)
+{
+	struct judgement j = { 0, 0, false, false };
+	bool counter_mode = (L->flags & L_COUNTER) != 0;
+	uint64_t dm = mid(&a->sm) - L->tsc0, dr = mid(&a->sr) - L->tsc0;
+	bool went_back = (int64_t)dm < 0 || (int64_t)dr < 0;
+	if (counter_mode && !went_back) {
+		j.em = seg_at(L->mono.ns0, L->mono.frac0, L->mono.mult, dm) - a->sm.k;
+		j.er = seg_at(L->raw.ns0, L->raw.frac0, L->raw.mult, dr) - a->sr.k;
+		j.paused = j.em > pause_limit_ns(L) || j.er > pause_limit_ns(L);
+	}
+	if (counter_mode && went_back)
+		j.paused = true;  /* the counter was reset (a resume): F says nothing */
+	j.expired = !counter_mode || force_hard || j.paused || (now - L->tsc0) >= L->hard || dm >= L->hard ||
+	            dr >= L->hard || (a->ta - L->tsc0) >= L->hard || j.em < -STEP_FORWARD_NS ||
+	            j.er < -STEP_FORWARD_NS;
+	if (j.paused) {
+		/* the kernel's clocks moved on while the counter ran (or it was
+		 * reset): BOOTTIME's and REALTIME's offsets moved too */
+		W.reset_base = true;
+		fc_int_boot_refresh();
+		fc_int_rt_refresh();
+	}
+	return j;
+}
+
+/* Builds the new line at ta and publishes it. */
+static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j)
+{
+	bool counter_mode = (L->flags & L_COUNTER) != 0;
+	int64_t life_ns = a->interval + END_AFTER_DUE_NS;
+	int64_t half_m = (int64_t)((double)(a->sm.t1 - a->sm.t0) * W.r_raw / 2) + 1;
+	int64_t half_r = (int64_t)((double)(a->sr.t1 - a->sr.t0) * W.r_raw / 2) + 1;
+	struct line N;
+	memset(&N, 0, sizeof N);
+	N.flags = L_COUNTER;
+	N.soft = ns_to_counts((double)a->interval);
+	N.hard = ns_to_counts((double)life_ns);
+	W.syncs++;
+	set_source(FC_SOURCE_COUNTER, W.trust.reason, W.trust.text);
+	N.mono.mult = mult_of(j->expired ? a->target : slewed(a->target, j->em, life_ns));
+	N.raw.mult = mult_of(j->expired ? W.r_raw : slewed(W.r_raw, j->er, life_ns));
+	uint64_t ta = a->ta;
+	N.tsc0 = ta;
+	/* A hard start is "ahead" of the kernel: at the sample's first counter
+	 * read the kernel's value was at most k; kernel mode adds its floor. */
+	scaled km = to_scaled(a->sm.k + (int64_t)((double)(ta - a->sm.t0) * a->target) + 1);
+	scaled kr = to_scaled(a->sr.k + (int64_t)((double)(ta - a->sr.t0) * W.r_raw) + 1);
+	scaled fm = km, fr = kr;
+	if (!j->expired) {
+		/* slewing: from the old line itself at ta (before its end) */
+		fm = seg_scaled(&L->mono, ta - L->tsc0);
+		fr = seg_scaled(&L->raw, ta - L->tsc0);
+	}
+	if (!counter_mode) {
+		fm = max_scaled(fm, to_scaled(L->mono.ns0));
+		fr = max_scaled(fr, to_scaled(L->raw.ns0));
+	}
+	/* Not raised to the floors: a floor read now may hold a kernel value
+	 * from after ta (a writer preempted here), which at ta would put the
+	 * line ahead; readers serve at least the floor anyway. */
+	start_seg(&N.mono, L, &L->mono, ta, fm, j->paused, km + to_scaled(L->err));
+	start_seg(&N.raw, L, &L->raw, ta, fr, j->paused, kr + to_scaled(L->err));
+	int64_t e_m = N.mono.ns0 - (a->sm.k + (int64_t)((double)(ta - mid(&a->sm)) * a->target));
+	int64_t e_r = N.raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * W.r_raw));
+	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
+	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard);
+	latch_write(&N);
+}
+
 /* Re-anchors.  seen is the sequence number of the copy that made the caller
- * decide; if another thread re-anchored since, there is nothing to do. */
+ * decide; if another thread re-anchored since, there is nothing to do.  The
+ * phases, as the kernel's do_hres calls its steps: re-check trust, sample
+ * the kernel, choose the rates, judge the old line, publish the new one. */
 void fc_int_resync(unsigned seen, bool force_hard)
 {
 	struct line L;
@@ -356,49 +423,14 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	if (seen != s && !force_hard)
 		return;
 	uint64_t now = fc_counter_read();
-
-	if (W.trusted && (now - W.last_check_t) >= ns_to_counts(CHECK_NS)) {
-		char why[160];
-		W.last_check_t = now;
-		if (!fc_trust_still(&W.facts, &W.trust, why, sizeof why)) {
-			W.trusted = false;
-			go_kernel(&L, FC_REASON_KERNEL_LEFT, why, true);
-			return;
-		}
-		boot_refresh();
-	}
-	if (!W.trusted) {
-		go_kernel(&L, W.reason, W.reason_text, true);
+	if (!trust_holds(&L, now))
 		return;
-	}
-	struct sample sm = { 0, 0, 0 }, sr = { 0, 0, 0 };
-	uint64_t c0 = fc_counter_read();
-	if (sample_clock(CLOCK_MONOTONIC, 4, &sm) != 0 || sample_clock(CLOCK_MONOTONIC_RAW, 3, &sr) != 0) {
-		W.trusted = false;
-		go_kernel(&L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read", true);
+	struct anchor a;
+	memset(&a, 0, sizeof a);
+	if (!sample_kernel(&L, &a))
 		return;
-	}
-	double factor = ntp_factor();
-	uint64_t c1 = fc_counter_read();
-	update_frequency(&sr, &sm);
-	if (factor <= 0) {
-		/* no adjtimex: MONOTONIC's own rate against RAW over the base */
-		factor = W.have_base && sr.k > W.base_raw ? (double)(sm.k - W.base_mono) / (double)(sr.k - W.base_raw)
-		                                           : 1.0;
-		if (factor <= 0.9 || factor >= 1.1)
-			factor = 1.0;
-	}
-	double target = W.r_raw * factor;
-
-	/* the period: a re-anchor costs at most 1/SYNC_BUDGET of the time */
-	int64_t cost_ns = (int64_t)((double)(c1 - c0) / W.counts_per_ns);
-	int64_t interval = cost_ns * SYNC_BUDGET;
-	interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
-	W.interval_ns = interval;
-	W.last_sync_ns = sm.k;
-
-	bool counter_mode = (L.flags & L_COUNTER) != 0;
-	if (W.r_err_ppm > START_ERR_PPM && !counter_mode) {
+	choose_rates(&a);
+	if (W.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
 		/* still calibrating: stay on the kernel's clock, measure again soon */
 		struct line k = L;
 		k.flags = 0;
@@ -408,151 +440,6 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		latch_write(&k);
 		return;
 	}
-
-	int64_t life_ns = interval + END_AFTER_DUE_NS;
-	int64_t half_m = (int64_t)((double)(sm.t1 - sm.t0) * W.r_raw / 2) + 1;
-	int64_t half_r = (int64_t)((double)(sr.t1 - sr.t0) * W.r_raw / 2) + 1;
-	struct line N;
-	memset(&N, 0, sizeof N);
-	N.flags = L_COUNTER;
-	N.soft = ns_to_counts((double)interval);
-	N.hard = ns_to_counts((double)life_ns);
-	N.capc = ns_to_counts(CAP_NS);
-	W.syncs++;
-	set_source(FC_SOURCE_COUNTER, W.trust.reason, W.trust.text);
-
-	uint64_t dm = mid(&sm) - L.tsc0, dr = mid(&sr) - L.tsc0;
-	bool expired = !counter_mode || force_hard || (now - L.tsc0) >= L.hard || dm >= L.hard || dr >= L.hard;
-	int64_t em = 0, er = 0;
-	if (!expired) {
-		em = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, dm) - sm.k;
-		er = seg_at(L.raw.ns0, L.raw.frac0, L.raw.mult, dr) - sr.k;
-		if (em < -STEP_FORWARD_NS || er < -STEP_FORWARD_NS)
-			expired = true;  /* far behind: a forward step is allowed */
-	}
-	double m_new = expired ? target : slewed(target, em, life_ns);
-	double r_new = expired ? W.r_raw : slewed(W.r_raw, er, life_ns);
-	N.mono.mult = mult_of(m_new);
-	N.raw.mult = mult_of(r_new);
-	if (counter_mode) {
-		/* never below the old copy's continuation slope */
-		if (N.mono.mult <= slow_mult(L.mono.mult))
-			N.mono.mult = slow_mult(L.mono.mult) + 1;
-		if (N.raw.mult <= slow_mult(L.raw.mult))
-			N.raw.mult = slow_mult(L.raw.mult) + 1;
-	}
-	if (W.test_writer_delay) {
-		/* tests: the writer held up, as a preempted thread would be */
-		uint64_t until = fc_counter_read() + W.test_writer_delay;
-		while (fc_counter_read() < until)
-			fc_cpu_relax();
-	}
-	uint64_t ta = fc_counter_read();
-	N.tsc0 = ta;
-	/* A hard start is "ahead" of the kernel: at the sample's first counter
-	 * read the kernel's value was at most k; kernel mode adds its floor. */
-	scaled fm = 0, fr = 0;
-	if (!expired) {
-		/* slewing: from the old line itself at ta, even when the writer
-		 * was held up past its end and readers are on the (slower)
-		 * continuation: a step forward back onto the line */
-		fm = seg_scaled(&L.mono, ta - L.tsc0);
-		fr = seg_scaled(&L.raw, ta - L.tsc0);
-	} else {
-		fm = ((scaled)(sm.k + (int64_t)((double)(ta - sm.t0) * target) + 1)) << 32;
-		fr = ((scaled)(sr.k + (int64_t)((double)(ta - sr.t0) * W.r_raw) + 1)) << 32;
-	}
-	if (!counter_mode) {
-		if (((scaled)L.mono.ns0 << 32) > fm)
-			fm = (scaled)L.mono.ns0 << 32;
-		if (((scaled)L.raw.ns0 << 32) > fr)
-			fr = (scaled)L.raw.ns0 << 32;
-	}
-	start_seg(&N.mono, &L, &L.mono, ta, fm);
-	start_seg(&N.raw, &L, &L.raw, ta, fr);
-	int64_t e_m = N.mono.ns0 - (sm.k + (int64_t)((double)(ta - mid(&sm)) * target));
-	int64_t e_r = N.raw.ns0 - (sr.k + (int64_t)((double)(ta - mid(&sr)) * W.r_raw));
-	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
-	/* plus what the continuation may lose if this line's writer is held
-	 * up past its end: MAX_DOWN x CAP_NS */
-	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard) + (int64_t)(MAX_DOWN * CAP_NS);
-	latch_write(&N);
+	struct judgement j = judge_old_line(&L, &a, now, force_hard);
+	publish_line(&L, &a, &j);
 }
-
-/* ---- start ---- */
-
-static void child_after_fork(void)
-{
-	/* Only this thread exists now.  A writer in another thread may have
-	 * been stopped half-way: its lock is released, and the copy readers use
-	 * is copied over the other, which it may have left half-written. */
-	struct line l;
-	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
-	load_copy(&G.c[s & 1], &l);
-	store_copy(&G.c[(s + 1) & 1], &l);
-	if (s & 1)
-		atomic_store_explicit(&G.seq, s + 1, memory_order_relaxed);
-	atomic_store_explicit(&lock_word, 0, memory_order_relaxed);
-	atomic_store_explicit(&O.rt_lock, 0, memory_order_relaxed);
-}
-
-void fc_int_init_locked(void)
-{
-	W.inited = true;
-	fc_kclock_init();
-	fc_trust_gather(&W.facts);
-	fc_trust_judge(&W.facts, &W.trust);
-	if (W.facts.counter_usable != 0)
-		atomic_store_explicit(&G.no_counter, true, memory_order_relaxed);
-	W.trusted = W.trust.use_counter;
-	if (W.trusted)
-		fc_trust_declared(&W.facts);
-	snprintf(W.freq_from, sizeof W.freq_from, "%s", W.facts.freq_from);
-	pthread_atfork(NULL, NULL, child_after_fork);
-	fc_int_rt_refresh();
-	boot_refresh();
-
-	struct line zero;
-	memset(&zero, 0, sizeof zero);
-	if (!W.trusted) {
-		go_kernel(&zero, W.trust.reason, W.trust.text, true);
-		return;
-	}
-	/* A rough rate for scheduling, and the base of the measured one. */
-	if (W.facts.declared_hz > 0) {
-		W.r_raw = 1e9 / W.facts.declared_hz;
-		W.r_err_ppm = W.facts.declared_err_ppm;
-		W.declared = true;
-	} else {
-		struct sample a = { 0, 0, 0 }, b = { 0, 0, 0 };
-		if (sample_clock(CLOCK_MONOTONIC_RAW, 3, &a) != 0) {
-			W.trusted = false;
-			go_kernel(&zero, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC_RAW could not be read",
-			          true);
-			return;
-		}
-		do {  /* 50 us: a rate good to about 0.1 %, enough to schedule by */
-			if (sample_clock(CLOCK_MONOTONIC_RAW, 1, &b) != 0)
-				break;
-		} while (b.k - a.k < 50000);
-		if (b.k - a.k < 50000 || mid(&b) <= mid(&a)) {
-			W.trusted = false;
-			go_kernel(&zero, FC_REASON_NO_FREQUENCY, "the counter's rate could not be measured", true);
-			return;
-		}
-		W.r_raw = (double)(b.k - a.k) / (double)(mid(&b) - mid(&a));
-		W.r_err_ppm = 1e9;  /* not good enough to start on: calibrate */
-	}
-	W.counts_per_ns = 1.0 / W.r_raw;
-	O.rt_every = ns_to_counts(FC_STEP_CHECK_NS);
-	const char *delay = secure_getenv("FASTCLOCK_TEST_WRITER_DELAY_US");
-	if (delay && *delay) {
-		long us = strtol(delay, NULL, 10);
-		if (us > 0 && us <= 1000000)
-			W.test_writer_delay = ns_to_counts(1000.0 * (double)us);
-	}
-	W.last_check_t = fc_counter_read();
-	latch_write(&zero);
-	fc_int_resync(0, true);
-}
-

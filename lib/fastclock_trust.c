@@ -12,6 +12,7 @@
  */
 #include "fastclock_trust.h"
 
+#include "clockfacts.h"
 #include "counter.h"
 #include "tscfreq.h"
 
@@ -71,25 +72,14 @@ const char *fc_trust_counter_clocksource(int counter_kind)
 	}
 }
 
-int fc_trust_vdso_fast(const char *cs, int major, int minor)
+int fc_trust_vdso_fast(const char *cs, int major, int minor, int patch)
 {
-	if (!cs || !*cs)
-		return -1;
-	int v = major * 1000 + minor;
-	if (!strcmp(cs, "tsc") || !strcmp(cs, "arch_sys_counter"))
-		return 1;
-	/* kvm-clock: from about 3.8, and only while the host sets the stable
+	/* kvm-clock and xen are read only while the host sets the stable
 	 * bit, which the library cannot see: "fast" is the usual case. */
-	if (!strcmp(cs, "kvm-clock"))
-		return v >= 3008 ? 1 : 0;
-	if (!strcmp(cs, "hyperv_clocksource_tsc_page"))
-		return v >= 4011 ? 1 : 0;
-	if (!strcmp(cs, "xen"))
-		return v >= 4015 ? 1 : 0;
-	if (!strcmp(cs, "hpet") || !strcmp(cs, "acpi_pm") || !strcmp(cs, "jiffies") ||
-	    !strcmp(cs, "refined-jiffies") || !strcmp(cs, "pit") || !strcmp(cs, "hyperv_clocksource_msr"))
-		return 0;
-	return -1;
+	const struct fc_cs_fact *fact = fc_cs_fact(cs);
+	if (!fact)
+		return -1;
+	return fc_vdso_usually_fast(fc_cs_state(fact, major, minor, patch)->vdso);
 }
 
 bool fc_trust_listed(const char *list, const char *name)
@@ -117,7 +107,7 @@ void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
 {
 	memset(t, 0, sizeof *t);
 	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
-	t->vdso_fast = f->have_sysfs ? fc_trust_vdso_fast(f->clocksource, f->kernel_major, f->kernel_minor) : -1;
+	t->vdso_fast = f->have_sysfs ? fc_trust_vdso_fast(f->clocksource, f->kernel_major, f->kernel_minor, f->kernel_patch) : -1;
 	if (f->mode == FC_MODE_OFF) {
 		say(t, FC_REASON_OFF, false, "FASTCLOCK=off: reading the kernel's clock%s%s", NULL, NULL);
 		return;
@@ -341,7 +331,7 @@ void fc_trust_gather(struct fc_trust_facts *f)
 		f->available[0] = '\0';
 	struct utsname u;
 	if (uname(&u) == 0)
-		sscanf(u.release, "%d.%d", &f->kernel_major, &f->kernel_minor);
+		sscanf(u.release, "%d.%d.%d", &f->kernel_major, &f->kernel_minor, &f->kernel_patch);
 	read_verdict(f);
 }
 

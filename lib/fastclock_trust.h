@@ -30,7 +30,7 @@ struct fc_trust_facts {
 	int verdict;                /* -1 none, else 0 sound, 1 unknown, 2 unsound (this boot only) */
 	char verdict_why[80];       /* why there is none: "no file", "another boot", ... */
 	double verdict_hz;
-	int kernel_major, kernel_minor;
+	int kernel_major, kernel_minor, kernel_patch;
 	/* first frequency */
 	double declared_hz;
 	double declared_err_ppm;
@@ -50,8 +50,9 @@ struct fc_trust {
  * "arch_sys_counter"), or NULL. */
 const char *fc_trust_counter_clocksource(int counter_kind);
 
-/* 1, 0 or -1 (unknown) for a clocksource name on a kernel version. */
-int fc_trust_vdso_fast(const char *clocksource, int major, int minor);
+/* 1, 0 or -1 (unknown) for a clocksource name on a kernel version: the
+ * table's state (clockfacts.h), read as fc_vdso_usually_fast. */
+int fc_trust_vdso_fast(const char *clocksource, int major, int minor, int patch);
 
 /* True when name is one word of the space-separated list. */
 bool fc_trust_listed(const char *list, const char *name);

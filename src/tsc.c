@@ -189,7 +189,7 @@ static void text_sync(FILE *out, const struct cd_tsc_report *t)
 		fprintf(out, "  (%d more pairs, without a warp; all in --json)\n", t->n_pairs - shown);
 }
 
-static void text_drift(FILE *out, const struct cd_facts *f, const struct cd_tsc_report *t)
+static void text_drift(FILE *out, const struct cd_tsc_report *t)
 {
 	if (!t->have_drift)
 		return;
@@ -197,9 +197,7 @@ static void text_drift(FILE *out, const struct cd_facts *f, const struct cd_tsc_
 	        t->raw.interval_s);
 	fprintf(out, "  vs CLOCK_MONOTONIC_RAW  %+9.2f ppm +-%.2g\n", t->drift_raw_ppm, t->raw.err_ppm);
 	fprintf(out, "  vs CLOCK_MONOTONIC      %+9.2f ppm +-%.2g\n", t->drift_mono_ppm, t->mono.err_ppm);
-	const char *cs = f->cs.have_current ? f->cs.current : "";
-	if (strncmp(cs, "tsc", 3) == 0 || strcmp(cs, "kvm-clock") == 0 || strncmp(cs, "hyperv", 6) == 0 ||
-	    strcmp(cs, "arch_sys_counter") == 0)
+	if (t->freq_self_referenced)
 		hanging(out, "  ", "(the kernel's clocks are read from this counter here, through the "
 		        "clocksource: this checks the kernel's conversion, not the counter against "
 		        "another oscillator)", 3);
@@ -211,7 +209,7 @@ static void text_report(FILE *out, const struct cd_facts *f, const struct cd_tsc
 	text_facts(out, f, t);
 	text_sources(out, t);
 	text_sync(out, t);
-	text_drift(out, f, t);
+	text_drift(out, t);
 	fprintf(out, "\ntests\n");
 	for (int i = 0; i < CD_TSC_N_TESTS; i++) {
 		char head[40];

@@ -317,7 +317,7 @@ static int vdso_of(const struct watcher *w, const char *name)
 {
 	struct cd_cs_verdict v;
 	cd_clocksource_verdict(name, w->facts, &v);
-	return v.vdso == CD_VDSO_YES ? 1 : v.vdso == CD_VDSO_NO || v.vdso == CD_VDSO_SLOW ? 0 : -1;
+	return fc_vdso_surely_fast(v.vdso);
 }
 
 static void poll_clocksource(struct watcher *w)

@@ -4,12 +4,16 @@
  * The vDSO serves a high-resolution clock id itself only when the current
  * clocksource has a vDSO clock mode (lib/vdso/gettimeofday.c); otherwise the
  * call becomes a real system call that reads the device.  Which clocksources
- * have a mode changed over the kernel's history, so each verdict names the
- * version rule it rests on.  Versions marked "about" come from merge dates
- * (knowledge.md), and the text says so.
+ * have a mode changed over the kernel's history: the table of states and the
+ * versions are lib/clockfacts (shared with libfastclock, which must never
+ * disagree); this file adds what only the command can see (a 32-bit kernel,
+ * the command line, the kernel log) and says why in words.  Versions the
+ * kernel's history could not confirm are said with "about".
  */
 #include "diagnose/diagnose.h"
 #include "probe/probe.h"
+
+#include "clockfacts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -48,94 +52,95 @@ bool cd_kernel_32bit(const struct cd_facts *f)
 	       strstr(rel, "-486") || strstr(rel, ".i686") || strstr(rel, "-pae");
 }
 
-static void set(struct cd_cs_verdict *v, enum cd_vdso vdso, int rank, const char *typical, const char *why)
+/* The table's state for this clocksource (lib/clockfacts.c) and the reason
+ * in words.  The reasons name the version rule the state rests on; their
+ * versions come from the same constants. */
+static void set(struct cd_cs_verdict *v, const struct fc_cs_state *st, const char *why)
 {
-	v->vdso = vdso;
-	v->rank = rank;
-	v->typical = typical;
+	v->vdso = st->vdso;
+	v->rank = st->rank;
+	v->typical = st->typical;
 	snprintf(v->why, sizeof v->why, "%s", why);
-}
-
-/* hpet lost its vDSO read in 4.7 ("x86/vdso: Remove direct HPET access
- * through the vDSO"), and the change went to 4.4.y at 4.4.190. */
-static bool hpet_vdso_removed(const struct cd_kernel *k)
-{
-	if (cd_kernel_at_least(k, 4, 7, 0) == 1)
-		return true;
-	if (k->ver_major == 4 && k->ver_minor == 4 && k->ver_patch >= 190)
-		return true;
-	return false;
 }
 
 void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
 {
 	const struct cd_kernel *k = &f->kernel;
 	memset(v, 0, sizeof *v);
+	const struct fc_cs_fact *cs = fc_cs_fact(name);
+	if (!cs) {
+		static const struct fc_cs_state unknown = { FC_VDSO_UNKNOWN, 0, "unknown" };
+		set(v, &unknown, "a clocksource this tool does not know: measure on the machine");
+		return;
+	}
+	bool reads = fc_cs_vdso_reads(cs, k->ver_major, k->ver_minor, k->ver_patch);
+	const struct fc_cs_state *st = reads ? &cs->read : &cs->unread;
 	if (strcmp(name, "tsc") == 0 || strcmp(name, "tsc-early") == 0) {
-		set(v, CD_VDSO_YES, 1, "15-60 ns", "the vDSO reads the TSC without a system call");
+		set(v, st, "the vDSO reads the TSC without a system call");
 	} else if (strcmp(name, "kvm-clock") == 0) {
 		if (cd_kernel_32bit(f))
-			set(v, CD_VDSO_NO, 2, "150-300 ns",
+			set(v, &cs->unread,
 			    "32-bit kernels never read kvm-clock in the vDSO (kvm_setup_vsyscall_timeinfo "
 			    "is x86-64 only)");
 		else if (k->cmd_no_kvmclock_vsyscall)
-			set(v, CD_VDSO_NO, 2, "150-300 ns",
+			set(v, &cs->unread,
 			    "no-kvmclock-vsyscall on the command line turns off the vDSO read of kvm-clock");
-		else if (cd_kernel_at_least(k, 3, 8, 0) == 0)
-			set(v, CD_VDSO_NO, 2, "150-300 ns",
-			    "kvm-clock gained its vDSO read in about Linux 3.8; this kernel is older "
+		else if (!reads)
+			set(v, st,
+			    "kvm-clock gained its vDSO read in about Linux " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) "; "
+			    "this kernel is older "
 			    "(a distribution kernel may have it backported: measure on the machine)");
 		else
-			set(v, CD_VDSO_DEPENDS, 1, "about 30 ns when served",
+			set(v, st,
 			    "the vDSO reads kvm-clock only while the host sets PVCLOCK_TSC_STABLE_BIT "
 			    "(host on tsc, vCPU TSCs matched); otherwise every call is a system call");
 	} else if (strcmp(name, "xen") == 0) {
-		if (cd_kernel_at_least(k, 4, 15, 0) == 0)
-			set(v, CD_VDSO_NO, 2, "about 0.5-1 us",
-			    "the xen clocksource gained its vDSO read in about Linux 4.15; this kernel is "
-			    "older");
+		if (!reads)
+			set(v, st,
+			    "the xen clocksource gained its vDSO read in about Linux " FC_KV_STR(FC_KV_XEN_VDSO)
+			    "; this kernel is older");
 		else if (klog_has(f, CD_EV_XEN_NO_VDSO))
-			set(v, CD_VDSO_NO, 2, "about 0.5-1 us",
+			set(v, &cs->unread,
 			    "the kernel logged that Xen's pvclock vDSO mode is not supported here");
 		else
-			set(v, CD_VDSO_DEPENDS, 2, "about 0.5-1 us as a system call",
+			set(v, st,
 			    "the vDSO reads xen only if Xen sets the TSC stable bit and the vCPU time area "
 			    "registers; many Xen instances do not");
 	} else if (strcmp(name, "hyperv_clocksource_tsc_page") == 0) {
-		if (cd_kernel_at_least(k, 4, 11, 0) == 0)
-			set(v, CD_VDSO_NO, 2, "about 0.3-1 us",
-			    "the vDSO reads the Hyper-V TSC page from about Linux 4.11; this kernel is older");
+		if (!reads)
+			set(v, st,
+			    "the vDSO reads the Hyper-V TSC page from about Linux "
+			    FC_KV_STR(FC_KV_HYPERV_TSC_PAGE_VDSO) "; this kernel is older");
 		else
-			set(v, CD_VDSO_YES, 1, "about 30 ns", "the vDSO reads the Hyper-V TSC page");
+			set(v, st, "the vDSO reads the Hyper-V TSC page");
 	} else if (strcmp(name, "hyperv_clocksource_msr") == 0) {
-		set(v, CD_VDSO_NO, 3, "about 1 us", "hyperv_clocksource_msr is read with an MSR, which only the kernel can do");
+		set(v, st, "hyperv_clocksource_msr is read with an MSR, which only the kernel can do");
 	} else if (strcmp(name, "hpet") == 0) {
 		if (k->ver_major < 0)
-			set(v, CD_VDSO_NO, 2, "0.7-1.2 us",
-			    "hpet has no vDSO read since Linux 4.7 (kernel version unknown here)");
-		else if (hpet_vdso_removed(k))
-			set(v, CD_VDSO_NO, 2, "0.7-1.2 us",
-			    "hpet has no vDSO read since Linux 4.7 (and 4.4.190)");
+			set(v, st,
+			    "hpet has no vDSO read since Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED)
+			    " (kernel version unknown here)");
+		else if (!reads)
+			set(v, st,
+			    "hpet has no vDSO read since Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED)
+			    " (and " FC_KV_STR3(FC_KV_HPET_VDSO_REMOVED_STABLE) ")");
 		else
-			set(v, CD_VDSO_SLOW, 2, "0.5-1 us",
-			    "before Linux 4.7 the vDSO may read the HPET itself (distribution kernels "
-			    "took the 4.4.190 removal too): no system call, but each read is a slow "
-			    "device access");
+			set(v, st,
+			    "before Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED) " the vDSO may read the HPET "
+			    "itself (distribution kernels took the " FC_KV_STR3(FC_KV_HPET_VDSO_REMOVED_STABLE)
+			    " removal too): no system call, but each read is a slow device access");
 	} else if (strcmp(name, "acpi_pm") == 0) {
-		set(v, CD_VDSO_NO, 3, "2-2.5 us", "the vDSO never reads acpi_pm: the kernel reads the I/O port");
+		set(v, st, "the vDSO never reads acpi_pm: the kernel reads the I/O port");
 	} else if (strcmp(name, "jiffies") == 0 || strcmp(name, "refined-jiffies") == 0) {
-		set(v, CD_VDSO_NO, 4, "a system call, tick resolution",
-		    "jiffies counts timer ticks: no vDSO read and only tick resolution");
+		set(v, st, "jiffies counts timer ticks: no vDSO read and only tick resolution");
 	} else if (strcmp(name, "pit") == 0) {
-		set(v, CD_VDSO_NO, 4, "several us", "the PIT is read through I/O ports by the kernel");
+		set(v, st, "the PIT is read through I/O ports by the kernel");
 	} else if (strcmp(name, "arch_sys_counter") == 0) {
 		if (arch_timer_loses_vdso(f))
-			set(v, CD_VDSO_NO, 2, "0.2-1 us",
+			set(v, &cs->unread,
 			    "an arch_timer erratum workaround replaces the counter read, which takes "
 			    "away the vDSO read");
 		else
-			set(v, CD_VDSO_YES, 1, "20-40 ns", "the vDSO reads the arm64 generic timer (cntvct_el0)");
-	} else {
-		set(v, CD_VDSO_UNKNOWN, 0, "unknown", "a clocksource this tool does not know: measure on the machine");
+			set(v, st, "the vDSO reads the arm64 generic timer (cntvct_el0)");
 	}
 }

@@ -10,6 +10,7 @@
 #ifndef CD_DIAGNOSE_H
 #define CD_DIAGNOSE_H
 
+#include "clockfacts.h"
 #include "measure/measure.h"
 #include "probe/facts.h"
 
@@ -72,16 +73,16 @@ const struct cd_finding *cd_report_find(const struct cd_report *r, const char *c
 
 /* ---- clocksources.c: what the kernel can do with each clocksource ---- */
 
-enum cd_vdso {
-	CD_VDSO_UNKNOWN = 0,  /* a clocksource this tool does not know */
-	CD_VDSO_YES,          /* the vDSO reads it without a system call */
-	CD_VDSO_NO,           /* every high-resolution time call is a system call */
-	CD_VDSO_DEPENDS,      /* depends on the host (kvm-clock, xen): measure */
-	CD_VDSO_SLOW,         /* the vDSO reads it, but the read is a slow device access (old hpet) */
-};
+/* What the vDSO does with a clocksource: the library's states
+ * (lib/clockfacts.h), under the command's names. */
+#define CD_VDSO_UNKNOWN FC_VDSO_UNKNOWN  /* a clocksource this tool does not know */
+#define CD_VDSO_YES     FC_VDSO_YES      /* the vDSO reads it without a system call */
+#define CD_VDSO_NO      FC_VDSO_NO       /* every high-resolution time call is a system call */
+#define CD_VDSO_DEPENDS FC_VDSO_DEPENDS  /* depends on the host (kvm-clock, xen): measure */
+#define CD_VDSO_SLOW    FC_VDSO_SLOW     /* the vDSO reads it, but the read is a slow device access (old hpet) */
 
 struct cd_cs_verdict {
-	enum cd_vdso vdso;
+	enum fc_vdso vdso;
 	int rank;             /* 1 fastest (vDSO), 2 hpet-class, 3 acpi_pm-class, 4 tick-based; 0 unknown */
 	const char *typical;  /* typical cost of one call, for people: "15-60 ns" */
 	char why[CD_EVIDENCE_MAX]; /* the reason, naming the kernel version rule */

@@ -133,7 +133,7 @@ void cd_fix_hypervisor(char *buf, size_t cap, const struct cd_facts *f)
 		           "$ VBoxManage modifyvm \"VM\" --paravirtprovider kvm\n"
 		           "(VirtualBox 5.0+: the guest gets kvm-clock, which the vDSO can read)\n"
 		           "$ VBoxManage setextradata \"VM\" \"VBoxInternal/TM/TSCMode\" \"RealTSCOffset\"\n"
-		           "(VirtualBox 5.0+; on 4.x the seed's settings: "
+		           "(VirtualBox 5.0+; on 4.x the older settings: "
 		           "VBoxInternal/TM/MaybeUseOffsettedHostTSC 1, VBoxInternal/TM/UseRealTSC 1, "
 		           "VBoxInternal/TM/TSCVirtualized 0)\n"
 		           "$ VBoxManage modifyvm \"VM\" --chipset ich9\n"

@@ -5,12 +5,14 @@
  * which clocksource would be better, what was measured), then each rule is a
  * small function that reads the context and adds at most one finding.  Rules
  * that advise trusting the TSC say so in the context, because the NTP rule's
- * severity depends on it (seed 004: every TSC fix assumes a disciplined
- * clock).  docs/findings.md documents every code; a code is never renamed.
+ * severity depends on it (every TSC fix assumes a clock disciplined by NTP
+ * or chrony: Red Hat's KVM guest timing guide asks for NTP in every guest).  docs/findings.md documents every code; a code is never renamed.
  */
 #include "diagnose/rules.h"
 #include "diagnose/fixes.h"
 #include "probe/probe.h"
+
+#include "clockfacts.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,8 +160,9 @@ static void derive_log(struct cd_ctx *c)
 
 /* The ids every x86 and arm64 vDSO has served since clock_gettime entered
  * it: a fallback of these is the clocksource's doing.  Others came later (on
- * x86 CLOCK_TAI in about 4.20, BOOTTIME and MONOTONIC_RAW in about 5.3 with
- * the generic vDSO), so on an older kernel their system calls are normal. */
+ * x86 CLOCK_TAI with FC_KV_X86_VDSO_TAI, BOOTTIME and MONOTONIC_RAW with
+ * FC_KV_X86_GENERIC_VDSO: lib/clockfacts.h), so on an older kernel their
+ * system calls are normal. */
 static bool core_clock(const struct cd_clock_spec *spec)
 {
 	return spec->kind == CD_CALL_GETTIMEOFDAY ||
@@ -226,14 +229,15 @@ bool cd_tsc_listed(const struct cd_ctx *c)
 }
 
 /* The kernel parameters that make the kernel keep the TSC, for this kernel
- * and this cause; "" when no parameter can (sync failure before 3.3). */
+ * and this cause; "" when no parameter can (a sync failure before
+ * FC_KV_TSC_RELIABLE_SKIPS_SYNC). */
 const char *cd_tsc_params(const struct cd_ctx *c)
 {
 	const struct cd_kernel *k = &c->f->kernel;
 	if (c->rejected_sync || !c->rejected_watchdog)
-		return cd_kernel_at_least(k, 3, 3, 0) == 0 ? "" : "tsc=reliable";
-	/* Watchdog only: tsc=nowatchdog keeps the boot-time sync test (5.2+). */
-	return cd_kernel_at_least(k, 5, 2, 0) == 1 ? "tsc=nowatchdog" : "tsc=reliable";
+		return cd_kernel_at_least(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) == 0 ? "" : "tsc=reliable";
+	/* Watchdog only: tsc=nowatchdog keeps the boot-time sync test. */
+	return cd_kernel_at_least(k, FC_KV_TSC_NOWATCHDOG) == 1 ? "tsc=nowatchdog" : "tsc=reliable";
 }
 
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x)
@@ -282,8 +286,7 @@ static const char *cs_token(const struct cd_facts *f, char tok[CS_TOKEN_MAX])
  * rejection is not why time is slow. */
 bool cd_paravirt_current(const struct cd_ctx *c)
 {
-	return cd_current_is(c, "kvm-clock") || cd_current_is(c, "xen") ||
-	       (c->cur_known && strncmp(c->f->cs.current, "hyperv_", 7) == 0);
+	return c->cur_known && fc_cs_is_paravirt(c->f->cs.current);
 }
 
 /* The TSC rejected for a reason other than the sync test or the watchdog
@@ -334,9 +337,9 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		cd_act_remove_param(x, f, "no-kvmclock-vsyscall");
 		return;
 	}
-	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, 3, 8, 0) == 0) {
+	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, FC_KV_KVMCLOCK_VDSO) == 0) {
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "A kernel 3.8 or later (RHEL 7 and later) reads kvm-clock in the vDSO when the "
+		           "A kernel " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) " or later (RHEL 7 and later) reads kvm-clock in the vDSO when the "
 		           "host gives a stable TSC. First measure this one: run `clockdoctor check` on "
 		           "the machine.\n");
 		return;
@@ -359,12 +362,15 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 			cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "%s is already on the command line, and "
 			           "the kernel still rejected the TSC.",
 			           k->cmd_tsc_reliable ? "tsc=reliable" : "tsc=nowatchdog");
-			if (c->rejected_watchdog && cd_kernel_at_least(k, 4, 18, 0) == 1 &&
-			    cd_kernel_at_least(k, 5, 4, 0) == 0)
+			if (c->rejected_watchdog && cd_kernel_at_least(k, FC_KV_TSC_EARLY) == 1 &&
+			    cd_kernel_at_least(k, FC_KV_TSC_EARLY_HONOURS_PARAMS) == 0)
 				cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-				           " Kernels 4.18 to 5.3 did not apply it to tsc-early, the TSC's first "
-				           "clocksource (fixed in 5.4: \"x86/tsc: Respect tsc command line "
-				           "parameter for clocksource_tsc_early\"): a 5.4 or later kernel honours "
+				           " Kernels from " FC_KV_STR(FC_KV_TSC_EARLY) " until "
+				           FC_KV_STR(FC_KV_TSC_EARLY_HONOURS_PARAMS) " did not apply it to "
+				           "tsc-early, the TSC's first clocksource (fixed in "
+				           FC_KV_STR(FC_KV_TSC_EARLY_HONOURS_PARAMS) ": \"x86/tsc: Respect tsc "
+				           "command line parameter for clocksource_tsc_early\"): a "
+				           FC_KV_STR(FC_KV_TSC_EARLY_HONOURS_PARAMS) " or later kernel honours "
 				           "it.\n");
 			else
 				cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
@@ -380,7 +386,8 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		if (!p[0]) {
 			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 			           "No kernel parameter helps on this kernel (see fix-needs-newer-kernel): "
-			           "install a kernel 3.3 or later, then add tsc=reliable.\n");
+			           "install a kernel " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) " or later, "
+			           "then add tsc=reliable.\n");
 			c->advised_tsc = true;
 			return;
 		}
@@ -520,7 +527,8 @@ static void rule_vdso_fallback(struct cd_ctx *c)
 		           "The clocksource%s%s should be served by the vDSO, yet the calls reach the "
 		           "kernel: look for vdso=0 on the kernel command line, a sandbox that "
 		           "intercepts system calls (gVisor, ptrace, seccomp tracing), or a 32-bit "
-		           "kernel older than about 3.15, whose vDSO has no clock_gettime.\n",
+		           "kernel older than about " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) ", whose vDSO has "
+		           "no clock_gettime.\n",
 		           c->cur_known ? " " : "", c->cur_known ? c->f->cs.current : "");
 	}
 }

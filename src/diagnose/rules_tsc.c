@@ -8,6 +8,8 @@
 #include "diagnose/rules.h"
 #include "probe/probe.h"
 
+#include "clockfacts.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -87,7 +89,7 @@ static void watchdog_numbers(const struct cd_ctx *c, struct cd_finding *x, const
 	if (e->value > 0)
 		wd_s = (double)e->value / 1e9;
 	else if (strcmp(e->name2, "acpi_pm") == 0 && e->wd_cycles)
-		wd_s = (double)e->wd_cycles / 3579545.0;
+		wd_s = (double)e->wd_cycles / FC_ACPI_PM_HZ;
 	if (wd_s > 0) {
 		cd_evidence(x, "the watchdog %s measured an interval of %.1f ms", e->name2, wd_s * 1e3);
 		if (e->value2 > 0)
@@ -149,8 +151,8 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 		cd_appendf(x->fix_now, sizeof x->fix_now,
 		           "This rejection does not slow time calls: the current clocksource is %s. The TSC "
 		           "was still seen disagreeing with the watchdog%s: find the cause on the host "
-		           "(seed 004: a host reloading a passthrough NIC's VF driver made its guests' "
-		           "clocks jump) and keep NTP or chrony running.\n",
+		           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
+		           "guests' clocks jump) and keep NTP or chrony running.\n",
 		           f->cs.current, c->wd_delta ? ", by seconds" : "");
 		if (failover_hint)
 			cd_appendf(x->fix_now, sizeof x->fix_now,
@@ -160,7 +162,7 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	}
 	fix_now_after_rejection(c, x);
 	cd_lasting_fix(c, x);
-	if (cd_kernel_at_least(&f->kernel, 5, 16, 0) == 1) {
+	if (cd_kernel_at_least(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) == 1) {
 		static const struct { unsigned flag; const char *name; } need[] = {
 			{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
 			{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
@@ -172,7 +174,7 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 				cd_appendf(missing, sizeof missing, "%s%s", missing[0] ? ", " : "", need[i].name);
 		if (f->cpu.have_cpuinfo && missing[0])
 			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-			           "(Since about 5.16 the kernel turns the watchdog off by itself on CPUs with "
+			           "(Since about " FC_KV_STR(FC_KV_TSC_WATCHDOG_SELF_OFF) " the kernel turns the watchdog off by itself on CPUs with "
 			           "constant_tsc, nonstop_tsc and tsc_adjust; this CPU lacks %s.)\n", missing);
 	}
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
@@ -250,20 +252,21 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
-	if (c->rejected_sync && cd_kernel_at_least(k, 3, 3, 0) == 0) {
+	if (c->rejected_sync && cd_kernel_at_least(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) == 0) {
 		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
 		                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
-		                           "ignores it before 3.3", k->release);
-		cd_evidence(x, "kernel %s (older than 3.3)", k->release);
-		cd_evidence(x, "before 3.3, check_tsc_sync_source() skips the test only for CPUs flagged "
-		            "X86_FEATURE_TSC_RELIABLE (set by VMware's platform code), not for "
-		            "tsc=reliable; 3.3 and later test tsc_clocksource_reliable, which it sets");
+		                           "ignores it before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC), k->release);
+		cd_evidence(x, "kernel %s (older than " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ")", k->release);
+		cd_evidence(x, "before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ", check_tsc_sync_source() "
+		            "skips the test only for CPUs flagged X86_FEATURE_TSC_RELIABLE (set by VMware's "
+		            "platform code), not for tsc=reliable; " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC)
+		            " and later test tsc_clocksource_reliable, which it sets");
 		if (k->cmd_tsc_reliable)
 			cd_evidence(x, "tsc=reliable is already on the command line, and the TSC was still rejected");
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "Install a kernel 3.3 or later, then add tsc=reliable to its command line.%s\n",
+		           "Install a kernel " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) " or later, then add tsc=reliable to its command line.%s\n",
 		           f->os.family == CD_OS_DEBIAN
-		               ? " On Debian 7 (wheezy), seed 000 did it with the backports kernel: add "
+		               ? " On Debian 7 (wheezy), take the wheezy-backports kernel: add "
 		                 "'deb http://deb.debian.org/debian wheezy-backports main' (today: "
 		                 "archive.debian.org) to /etc/apt/sources.list, then"
 		               : "");
@@ -275,17 +278,18 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 		c->advised_tsc = true;
 		return;
 	}
-	/* The 32-bit vDSO gained clock_gettime in about 3.15: before that, every
-	 * call is a system call even on tsc (seed 000's 3.11 kernel still showed
+	/* The 32-bit vDSO gained clock_gettime with FC_KV_X86_32_VDSO_GETTIME:
+	 * before that, every call is a system call even on tsc (perf shows
 	 * read_tsc in the kernel under clock_gettime). */
-	if (c->bit32 && cd_kernel_at_least(k, 3, 15, 0) == 0) {
+	if (c->bit32 && cd_kernel_at_least(k, FC_KV_X86_32_VDSO_GETTIME) == 0) {
 		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
 		                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
 		                           "system calls even on %s",
 		                           f->cs.have_current ? f->cs.current : "a fast clocksource");
-		cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than about 3.15", k->release);
+		cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than about " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
+		            k->release);
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "A 64-bit kernel, or a 32-bit kernel 3.15 or later, serves clock_gettime in "
+		           "A 64-bit kernel, or a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later, serves clock_gettime in "
 		           "the vDSO (about 20-50 ns instead of 150-250 ns on tsc).\n");
 	}
 }

@@ -96,12 +96,19 @@ struct worker {
 	int err;
 };
 
+/* fc_info gives up with -EAGAIN while a re-anchor holds the state (its
+ * writer may be preempted for milliseconds on a loaded machine): this is
+ * no signal handler, so try again for up to 50 ms. */
 static int64_t bound_now(void)
 {
 	struct fc_info info;
-	if (fc_info(&info) != 0)
-		return 0;
-	return info.error_bound_ns;
+	for (int i = 0; i < 500; i++) {
+		if (fc_info(&info) == 0)
+			return info.error_bound_ns;
+		struct timespec pause = { 0, 100000 };
+		nanosleep(&pause, NULL);
+	}
+	return 0;
 }
 
 /* Keep v as the largest value returned so far. */

@@ -10,7 +10,7 @@
  * error figures, but still checked against the library's own error bound
  * with their own uncertainty, so nothing escapes that check.
  *
- * Seed 001 measured its rdtsc clock the same way by hand and reported max
+ * Hand-made rdtsc clocks are usually tested the same way and judged by max
  * diff, average diff, and how many readings were off by more than 1 us and
  * by more than 10 us; the figures here are those, plus percentiles, the
  * frequency error, backward steps and the bound.

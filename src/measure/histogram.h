@@ -3,7 +3,7 @@
  * and percentiles of sorted samples.
  *
  * The layout is bcc's print_log2_hist, so that people who read funclatency
- * output (seed 002) read this the same way: bucket i holds the values from
+ * output (bcc's tools/funclatency.py) read this the same way: bucket i holds the values from
  * 2^(i-1) to 2^i - 1 (bucket 1 holds 0 and 1), a bar of up to 40 stars
  * scaled to the fullest bucket.
  */

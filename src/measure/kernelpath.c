@@ -8,8 +8,8 @@
  * functions: a call the vDSO serves never makes the system call and succeeds;
  * a call that falls back (a clocksource the vDSO cannot read, a clock id this
  * kernel's vDSO does not serve, vdso=0) returns that errno.  Timing cannot
- * tell a slow vDSO read (a trapped RDTSC, the HPET read by the vDSO before
- * Linux 4.7) from a system call; this can.  The parent is untouched: the
+ * tell a slow vDSO read (a trapped RDTSC, the HPET read by the vDSO on
+ * kernels before FC_KV_HPET_VDSO_REMOVED) from a system call; this can.  The parent is untouched: the
  * filter lives and dies with the child.
  */
 #include "measure/measure.h"

@@ -2,8 +2,8 @@
  * measure.h: what reading the time costs on this machine, and whether each
  * call went through the kernel.
  *
- * No file in /sys says whether the vDSO serves a clock id (knowledge.md,
- * section 1), so it is measured.  The verdict must not depend on the
+ * No file in /sys says whether the vDSO serves a clock id (the clock mode
+ * lives in the kernel: docs/timekeeping.md), so it is measured.  The verdict must not depend on the
  * machine's speed: each call is compared with the same call forced through
  * syscall(2) in the same run (a vDSO fallback costs as much as the forced
  * system call; a served call costs a fraction of it), and with the share of

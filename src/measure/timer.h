@@ -14,7 +14,8 @@
  *   arm64:  cntvct_el0, isb;cntvct_el0
  *
  * The counter's frequency is not taken from the CPU model or CPUID (wrong on
- * many machines, DESIGN.md): cd_timer_init measures it against
+ * many machines: a VM's CPU model names the host's nominal speed, and
+ * CPUID 0x15 may lack the crystal): cd_timer_init measures it against
  * CLOCK_MONOTONIC_RAW with lib/tscfreq.h.
  */
 #ifndef CD_TIMER_H

@@ -13,6 +13,8 @@
 #include "measure/tsc.h"
 #include "probe/probe.h"
 
+#include "clockfacts.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -301,15 +303,13 @@ static void test_flags(const struct cd_facts *f, struct cd_tsc_report *t)
 }
 
 /* The kernel's clocks are themselves this counter times the kernel's
- * multiplier when the clocksource reads it (tsc, kvm-clock and the Hyper-V
- * page scale the TSC; arch_sys_counter is the generic timer): measuring the
- * counter against them then shows only that the kernel's calibration is
- * consistent, not that it is right against another oscillator. */
+ * multiplier when the clocksource reads it (the table's cpu_counter,
+ * lib/clockfacts.c): measuring the counter against them then shows only
+ * that the kernel's calibration is consistent, not that it is right against
+ * another oscillator. */
 static bool reference_is_counter(const struct cd_facts *f)
 {
-	const char *cs = f->cs.have_current ? f->cs.current : "";
-	return strncmp(cs, "tsc", 3) == 0 || strcmp(cs, "kvm-clock") == 0 || strncmp(cs, "hyperv", 6) == 0 ||
-	       strcmp(cs, "arch_sys_counter") == 0;
+	return f->cs.have_current && fc_cs_is_cpu_counter(f->cs.current);
 }
 
 static void test_freq(const struct cd_facts *f, struct cd_tsc_report *t)

@@ -1,6 +1,6 @@
 /*
  * jsonw.h: a streaming JSON writer.  Every string goes through one escaping
- * function (DESIGN.md: no JSON built with unescaped printf); commas and
+ * function (no JSON is ever built with an unescaped printf); commas and
  * nesting are tracked here so that callers cannot get them wrong.
  */
 #ifndef CD_JSONW_H

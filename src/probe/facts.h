@@ -2,8 +2,8 @@
  * facts.h: what the probe stage learns about a machine.
  *
  * Every fact carries a "have_" flag, because any file may be missing or
- * malformed (a container without /sys, a snapshot from a seed document that
- * only knew two files).  Later stages must treat "not known" as its own
+ * malformed (a container without /sys, a snapshot rebuilt from a bug report
+ * that quoted only two files).  Later stages must treat "not known" as its own
  * answer and never as "false".  Nothing here is measured: measurements live in
  * measure/measure.h, so that a snapshot (--root) is diagnosed from the same
  * struct as the live machine.

@@ -2,9 +2,9 @@
  * kernel.c: the kernel's release and the clock-related parts of its command
  * line.
  *
- * The release decides which rules apply (hpet lost its vDSO read in 4.7,
- * tsc=reliable reaches the boot-time sync check from 3.3), so it is parsed
- * into numbers once here.  Distribution suffixes ("-358.18.1.el6.x86_64",
+ * The release decides which rules apply (the versions are lib/clockfacts.h:
+ * when hpet lost its vDSO read, when tsc=reliable reached the boot-time sync
+ * check, ...), so it is parsed into numbers once here.  Distribution suffixes ("-358.18.1.el6.x86_64",
  * "-0.bpo.2-686-pae") are ignored: the first two or three numbers are the
  * upstream base, which is all the rules can rely on.
  */

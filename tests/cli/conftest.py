@@ -41,6 +41,16 @@ def make_env():
     return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "SANITIZE")}
 
 
+def default_signals():
+    """preexec_fn for a child the test will signal: the signals' default
+    dispositions, whatever the test run inherited (under nohup SIGHUP comes
+    in ignored, under a non-interactive `&` SIGINT and SIGQUIT do, and the
+    tools rightly leave an ignored signal ignored)."""
+    import signal
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def run(*args, timeout=60, env=None):
     e = dict(os.environ)
     e.pop("NO_COLOR", None)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BINARY, as_user
+from conftest import BINARY, as_user, default_signals
 
 CS = "devices/system/clocksource/clocksource0"
 LIVE_CS = pathlib.Path("/sys") / CS / "current_clocksource"
@@ -256,7 +256,7 @@ def test_clocksources_text(cd, fake):
 def start_switching(fake, *extra):
     """A long run in the background; returns it once it has switched away
     (to hpet first, so that the switch comes at once)."""
-    p = subprocess.Popen([BINARY, "bench", "--clocksources", "hpet,kvm-clock,tsc", "-c",
+    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "bench", "--clocksources", "hpet,kvm-clock,tsc", "-c",
                           "monotonic", "-d", "20", *extra], env=dict(os.environ, **fake.env), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
@@ -374,7 +374,7 @@ def test_second_ctrl_c_ends_at_once_and_restores(fake):
 
 
 def test_ctrl_c_without_switching(cd):
-    p = subprocess.Popen([BINARY, "bench", "-d", "30", "--json"], stdout=subprocess.PIPE,
+    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "bench", "-d", "30", "--json"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)

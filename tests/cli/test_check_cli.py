@@ -194,7 +194,7 @@ def test_live_check_without_root():
 
 
 def test_enormous_and_truncated_kernel_log(cd, tmp_path):
-    src = FIXTURES / "seed-watchdog-acpi_pm"
+    src = FIXTURES / "server-watchdog-tsc-to-acpi_pm"
     root = tmp_path / "snap"
     shutil.copytree(src, root)
     lines = (src / "dmesg.txt").read_text().splitlines(keepends=True)

@@ -126,3 +126,88 @@ def test_the_documents_the_pages_name_are_installed():
     for name in named:
         assert (ROOT / "docs" / name).is_file(), name
         assert name.endswith(".md") or name == "bench_example.txt", name
+
+
+# ---- one home for the kernel's timekeeping facts (lib/clockfacts.h) ----
+
+FACTS_HOME = {"lib/clockfacts.h", "lib/clockfacts.c"}
+
+
+def code_files():
+    for folder in ("src", "lib", "include"):
+        for p in sorted((ROOT / folder).rglob("*.[ch]")):
+            rel = p.relative_to(ROOT).as_posix()
+            if rel not in FACTS_HOME:
+                yield rel, p.read_text()
+
+
+def test_no_kernel_version_typed_outside_the_table():
+    # A comparison with a typed version, or a version in what the command
+    # says: each must come from a named constant of lib/clockfacts.h.
+    compare = re.compile(r"(?:cd_kernel_at_least|fc_kv_at_least)\([^;]*?,\s*\d|"
+                         r"(?:ver|kernel)_(?:major|minor|patch)\s*[<>=!]=?\s*[1-9]")
+    said = re.compile(r'"(?:[^"\\\n]|\\.)*(?<!GRUB )\b(?:Linux|[Kk]ernels?|before|since|from|until|about|'
+                      r'older than)\s+[2-7]\.\d{1,2}(?:\.\d+)?\b(?:[^"\\\n]|\\.)*"')
+    comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+    found = []
+    for rel, text in code_files():
+        text = comment.sub(" ", text)
+        for m in compare.finditer(text):
+            found.append(f"{rel}: {m.group(0)}")
+        for m in said.finditer(text):
+            found.append(f"{rel}: {m.group(0)}")
+    assert not found, "\n".join(found)
+
+
+def test_the_table_cites_its_sources():
+    # Every version constant names the change that made it true, or says
+    # it could not be verified; and every one is used outside the table.
+    header = (ROOT / "lib/clockfacts.h").read_text()
+    blocks = re.split(r"\n\n", header)
+    consts = []
+    for b in blocks:
+        names = re.findall(r"^#define (FC_KV_[A-Z0-9_]+)\s+\d+, \d+, \d+$", b, re.M)
+        if names:
+            assert re.search(r'commit [0-9a-f]{12}|"[^"]+"|unverified', b), names
+            consts += names
+    assert len(consts) >= 10
+    code = "".join(text for _, text in code_files())
+    for name in consts:
+        assert name in code, name
+
+
+
+def test_the_project_names_no_outside_document():
+    # Code, docs and tests name a fact or its public source, never a
+    # document the user does not have.  (tests/fixtures folders named
+    # seed-* are the corpus's own names; tests/fuzz/seeds is libFuzzer's.)
+    pattern = re.compile(r"seeds? ?\d{3}|the seeds?\b|seed document|knowledge\.md|DESIGN\.md", re.I)
+    found = []
+    for folder in ("src", "lib", "include", "docs", "tests/cli", "tests/unit", "tests/lab"):
+        for p in sorted((ROOT / folder).rglob("*")):
+            if p.is_file() and p.name != "test_docs.py" and p.suffix in (".c", ".h", ".py", ".md", ".1", ".3", ".txt", ".sh", ""):
+                for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
+                    if pattern.search(line):
+                        found.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()}")
+    for n, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1):
+        if pattern.search(line) and "tests/fuzz/seeds" not in line:
+            found.append(f"README.md:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_timekeeping_page_holds_the_table():
+    # docs/timekeeping.md, linked from the README, names every clocksource
+    # of the table and every version constant's release.
+    page = (ROOT / "docs/timekeeping.md").read_text()
+    assert "(docs/timekeeping.md)" in (ROOT / "README.md").read_text()
+    table = (ROOT / "lib/clockfacts.c").read_text()
+    names = re.findall(r'\.name = "([a-z0-9_-]+)"', table)
+    assert len(names) >= 12
+    for name in names:
+        assert f"`{name}`" in page, name
+    header = (ROOT / "lib/clockfacts.h").read_text()
+    for name, maj, mnr, patch in re.findall(r"^#define (FC_KV_[A-Z0-9_]+)\s+(\d+), (\d+), (\d+)$", header, re.M):
+        version = f"{maj}.{mnr}" + (f".{patch}" if patch != "0" else "")
+        assert re.search(rf"(?<![\d.]){re.escape(version)}(?![\d])", page), (name, version)
+    for commit in re.findall(r"commit ([0-9a-f]{12})", header):
+        assert commit in page, commit

@@ -1,7 +1,8 @@
 """check --root on every snapshot: the status, the codes and the numbers in the evidence.
 
-Each fixture is a real machine (QEMU guests booted here) or one rebuilt from a seed
-document; tests/fixtures/README.md says where each comes from.
+Each fixture is a real machine (QEMU guests booted here) or one rebuilt from a real
+case's log; tests/fixtures/README.md says where each comes from.  Every fixture's
+expected.json is asserted by test_corpus.py; the tests here check finer details.
 """
 import re
 
@@ -26,7 +27,7 @@ def evidence_text(finding):
 
 
 def test_virtualbox_smp_acpi_pm(cd):
-    doc = check_root(cd, "seed-virtualbox-smp-acpi_pm")
+    doc = check_root(cd, "virtualbox-debian7-smp8-acpi_pm-3.2")
     assert doc["status"] == "critical"
     c = codes(doc)
     assert {"slow-clocksource", "tsc-unstable-sync", "fix-needs-newer-kernel"} <= set(c)
@@ -38,7 +39,7 @@ def test_virtualbox_smp_acpi_pm(cd):
     newer = c["fix-needs-newer-kernel"]
     assert "3.3" in newer["title"] and "3.2.0-4-686-pae" in newer["title"]
     assert "wheezy-backports" in newer["fix"]["lasting"]
-    # The hypervisor's own fixes from the seed are offered.
+    # VirtualBox's own settings (paravirt provider, TSC mode) are offered.
     assert "VBoxManage" in c["slow-clocksource"]["fix"]["hypervisor"]
     assert "MaybeUseOffsettedHostTSC" in c["slow-clocksource"]["fix"]["hypervisor"]
     assert doc["hypervisor"]["name"] == "virtualbox"
@@ -46,7 +47,7 @@ def test_virtualbox_smp_acpi_pm(cd):
 
 
 def test_watchdog_acpi_pm(cd):
-    doc = check_root(cd, "seed-watchdog-acpi_pm")
+    doc = check_root(cd, "server-watchdog-tsc-to-acpi_pm")
     assert doc["status"] == "critical"
     c = codes(doc)
     assert {"slow-clocksource", "tsc-unstable-watchdog"} <= set(c)
@@ -91,7 +92,7 @@ def test_qemu_acpi_pm_cmdline(cd):
     assert "echo hpet >" in c["better-clocksource-available"]["fix"]["now"]
 
 
-@pytest.mark.parametrize("name", ["seed-vmware-tsc", "seed-virtualbox-tsc-reliable",
+@pytest.mark.parametrize("name", ["vmware-tsc-hypervisor-reliable", "virtualbox-debian7-smp8-tsc-reliable-3.11",
                                   "qemu-tcg-smp1-tsc", "qemu-tcg-smp2-tsc-reliable"])
 def test_ok_machines(cd, name):
     doc = check_root(cd, name)
@@ -106,7 +107,7 @@ def test_tsc_reliable_reported(cd):
 
 
 def test_vmware_hypervisor_reliable(cd):
-    doc = check_root(cd, "seed-vmware-tsc")
+    doc = check_root(cd, "vmware-tsc-hypervisor-reliable")
     c = codes(doc)
     assert "hypervisor" in c["tsc-reliable-set"]["title"]
     assert doc["hypervisor"]["name"] == "vmware"
@@ -115,7 +116,7 @@ def test_vmware_hypervisor_reliable(cd):
 
 
 def test_virtualbox_after_fix_notes_32bit_vdso(cd):
-    doc = check_root(cd, "seed-virtualbox-tsc-reliable")
+    doc = check_root(cd, "virtualbox-debian7-smp8-tsc-reliable-3.11")
     c = codes(doc)
     # 3.11 on 686-pae: on tsc now, but the 32-bit vDSO has no clock_gettime before 3.15.
     assert c["fix-needs-newer-kernel"]["severity"] == "info"
@@ -123,13 +124,13 @@ def test_virtualbox_after_fix_notes_32bit_vdso(cd):
 
 
 def test_rhel6_kvm_clock(cd):
-    doc = check_root(cd, "seed-rhel6-kvm-clock")
+    doc = check_root(cd, "kvm-rhel6-kvm-clock-old-watchdog")
     assert doc["status"] == "warning"
     c = codes(doc)
     wd = c["tsc-unstable-watchdog"]
     assert "28.0 days" in wd["title"]
     assert "6824818792 ns" in evidence_text(wd)
-    # Seed 004's failover advice would make time 2 us a call: we say not to.
+    # clocksource_failover=acpi_pm would make time 2 us a call: we say not to.
     assert "clocksource_failover=acpi_pm" in wd["fix"]["now"]
     # kvm-clock before 3.8 has no vDSO read upstream; said with its uncertainty.
     assert c["slow-clocksource"]["severity"] == "warning"
@@ -140,7 +141,7 @@ def test_rhel6_kvm_clock(cd):
 
 
 def test_kvm_clock_minimal(cd):
-    doc = check_root(cd, "seed-kvm-clock-minimal")
+    doc = check_root(cd, "kvm-kvm-clock-sysfs-only")
     assert doc["status"] == "ok"
     c = codes(doc)
     assert c["clocksource-unverified"]["severity"] == "info"

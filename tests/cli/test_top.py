@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BINARY
+from conftest import BINARY, default_signals
 
 RATE = 20000          # calls a second, paced by the helper
 HELPER = r"""
@@ -240,7 +240,7 @@ def test_text_report(traced, helper):
 
 
 def test_ctrl_c_ends_cleanly(traced):
-    proc = subprocess.Popen([BINARY, "top", "--json", "1"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "top", "--json", "1"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
     proc.send_signal(2)

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BINARY, as_user
+from conftest import BINARY, as_user, default_signals
 
 CS = "devices/system/clocksource/clocksource0"
 
@@ -39,7 +39,7 @@ class Watch:
         self.tmp = tmp
         e = dict(os.environ)
         e.update(env)
-        self.p = subprocess.Popen([BINARY, "watch", *args], stdout=subprocess.PIPE,
+        self.p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "watch", *args], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, env=e)
         self.lines = queue.Queue()
         self.t = threading.Thread(target=self._pump, daemon=True)
@@ -257,7 +257,7 @@ def test_duration_and_negligible_cpu(fake, tmp_path):
     """-d ends it with 0; over 3 s at the default interval it uses next to no
     CPU (it sleeps in poll)."""
     t0 = time.monotonic()
-    p = subprocess.Popen([BINARY, "watch", "-d", "3", "-P", str(fake.prom)],
+    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "watch", "-d", "3", "-P", str(fake.prom)],
                          env=dict(os.environ, **fake.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(2.5)
     stat = pathlib.Path("/proc/%d/stat" % p.pid).read_text()

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	(void)fc_trust_listed(text, "tsc");
 	(void)fc_trust_listed(text, "");
-	(void)fc_trust_vdso_fast(text, 6, 1);
+	(void)fc_trust_vdso_fast(text, 6, 1, 0);
 	free(text);
 	return 0;
 }

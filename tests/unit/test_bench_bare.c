@@ -1,5 +1,5 @@
 /* bench against a bare, hand-written loop of clock_gettime(CLOCK_MONOTONIC),
- * the way seed 000 measured (20 million calls, wall clock, average).  The
+ * the way hand-made tests measure (20 million calls, wall clock, average).  The
  * figures are printed, never asserted: the machine is shared and noisy, and a
  * benchmark must not fail a test for being slow.  What is asserted cannot
  * depend on speed: the numbers exist, and no clock of the kernel went

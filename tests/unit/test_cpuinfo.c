@@ -73,10 +73,10 @@ static void test_fixtures(void)
 	test_fixture("qemu-tcg-smp2-acpi_pm-cmdline", 2, "AuthenticAMD", qemu, 2596.120, tcg);
 	test_fixture("qemu-tcg-smp1-tsc", 1, "AuthenticAMD", qemu, 2596.121, tcg);
 	test_fixture("qemu-tcg-smp2-tsc-reliable", 2, "AuthenticAMD", qemu, 2596.142, tcg);
-	/* The seed's VirtualBox guest: constant_tsc without nonstop_tsc, and a
+	/* The Debian 7 VirtualBox guest: constant_tsc without nonstop_tsc, and a
 	 * kernel too old to print the hypervisor flag; no model, no MHz. */
-	test_fixture("seed-virtualbox-smp-acpi_pm", 8, "GenuineIntel", "", 0, vbox);
-	test_fixture("seed-virtualbox-tsc-reliable", 8, "GenuineIntel", "", 0, vbox);
+	test_fixture("virtualbox-debian7-smp8-acpi_pm-3.2", 8, "GenuineIntel", "", 0, vbox);
+	test_fixture("virtualbox-debian7-smp8-tsc-reliable-3.11", 8, "GenuineIntel", "", 0, vbox);
 }
 
 /* AWS Graviton2 (Neoverse N1), as its kernel prints it. */

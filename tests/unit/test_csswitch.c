@@ -207,6 +207,11 @@ static int child_switches(int how, bool catch_sigint)
 	if (pid == 0) {
 		struct cd_cs cs;
 		char err[512];
+		/* the test's own disposition, whatever it inherited (started
+		 * with nohup or `&`, SIGHUP or SIGINT and SIGQUIT come in
+		 * ignored, and an ignored signal rightly stays ignored) */
+		if (how > 0 && catch_sigint)
+			signal(how, SIG_DFL);
 		if (cd_cs_init(&cs, sysfs, state) || cd_cs_begin(&cs, catch_sigint, err, sizeof err) ||
 		    cd_cs_switch(&cs, "hpet", err, sizeof err))
 			_exit(3);

@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -306,7 +308,7 @@ static void test_environment(void)
 	CHECK_INT(in.source, FC_SOURCE_KERNEL);
 	CHECK_INT(in.reason, FC_REASON_OFF);
 
-	/* a fake sysfs where the kernel is on hpet, as in seed 000 */
+	/* a fake sysfs where the kernel is on hpet, as after a rejected TSC */
 	char dir[] = "/tmp/fctestXXXXXX";
 	if (!mkdtemp(dir)) {
 		CHECK(0);
@@ -422,11 +424,12 @@ static void *window_reader(void *arg)
 	return NULL;
 }
 
-/* Run in a child with FASTCLOCK_TEST_WRITER_DELAY_US=5000: every re-anchor
- * is held up 5 ms before it publishes, so the other readers run past the
- * line's end (1 ms after it is due) on its continuation for about 4 ms:
- * they must neither go back nor stand still, and lag by at most 0.01 % of
- * that plus the bound. */
+/* Run in a child with FASTCLOCK_TEST_WRITER_DELAY_US set (5 ms, 200 ms):
+ * every re-anchor is held up that long after its samples, as a preempted
+ * writer would be, so the other readers run past the line's end (1 ms
+ * after it is due) with the lock taken.  They must neither go back nor
+ * stand still, and never lag the kernel by more than the bound: past the
+ * end they read the kernel's clock themselves. */
 static int window_child(void)
 {
 	struct fc_info in;
@@ -447,29 +450,166 @@ static int window_child(void)
 	int held = (int)(in.syncs - syncs0);
 	printf("%d held re-anchors, %ld reads, %ld backward, %ld stalls, worst lag %lld ns\n", held,
 	       atomic_load(&reads), atomic_load(&backwards), atomic_load(&stalls), (long long)atomic_load(&worst_lag));
-	/* 0.01 % slow over about 4 ms, plus the bound and a loaded machine: under 20 us */
-	return held > 10 && atomic_load(&backwards) == 0 && atomic_load(&stalls) == 0 &&
-	               atomic_load(&worst_lag) < 20000 ? 0 : 1;
+	/* the bound (about 100 ns) and a kernel read's width: 5 us is far
+	 * below what a reader standing still would show (the delay) */
+	return held >= 2 && atomic_load(&backwards) == 0 && atomic_load(&stalls) == 0 &&
+	               atomic_load(&worst_lag) < 5000 ? 0 : 1;
 }
 
-static void test_window(void)
+/* Runs this program again with argv[1] = mode and the writer held up by
+ * delay_us at every re-anchor; true when it exits 0. */
+static bool run_held(const char *mode, const char *delay_us)
 {
+	char env[64];
+	snprintf(env, sizeof env, "FASTCLOCK_TEST_WRITER_DELAY_US=%s", delay_us);
 	pid_t p = fork();
 	if (p == 0) {
-		char *argv[] = { "test_fastclock", "--window", NULL };
-		char *envp[] = { "FASTCLOCK_TEST_WRITER_DELAY_US=5000", NULL };
+		char *argv[] = { "test_fastclock", (char *)mode, NULL };
+		char *envp[] = { env, NULL };
 		execve("/proc/self/exe", argv, envp);
 		_exit(127);
 	}
 	int st;
 	waitpid(p, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void test_window(void)
+{
+	CHECK(run_held("--window", "5000"));
+	CHECK(run_held("--window", "200000"));
+}
+
+/* ---- every way a process is copied, while another thread re-anchors ---- */
+
+static int64_t copy_bound;  /* the parent's bound, read by the copies */
+
+/* A copy's readings for about 2 ms: each between two kernel reads, within
+ * the bound of them, never back, and moving on.  0 when all hold. */
+static int copy_reads(void)
+{
+	int64_t first = fc_now_ns(), first_k = kns(CLOCK_MONOTONIC);
+	int64_t prev = first, k0 = first_k, k1 = first_k;
+	int bad = 0;
+	while (k1 - first_k < 2000000) {
+		k0 = kns(CLOCK_MONOTONIC);
+		int64_t v = fc_now_ns();
+		k1 = kns(CLOCK_MONOTONIC);
+		if (v < prev)
+			bad |= 1;  /* backwards */
+		if (v < k0 - copy_bound - 1000 || v > k1 + copy_bound + 1000) {
+			if (!(bad & 2))
+				fprintf(stderr, "copy %d: %lld ns beyond [%lld, %lld] +- %lld\n", (int)getpid(),
+				        (long long)(v < k0 ? v - k0 : v - k1), (long long)k0, (long long)k1,
+				        (long long)copy_bound);
+			bad |= 2;  /* outside the bound */
+		}
+		prev = v;
+	}
+	/* the kernel moved on (to the last read's first bracket) and the
+	 * values with it: a preemption between the last reads does not count */
+	if (k0 - first_k > 500000 && prev - first < (k0 - first_k) / 2)
+		bad |= 4;  /* stood still */
+	return bad;
+}
+
+static int clone_vm_child(void *arg)
+{
+	*(int *)arg = copy_reads();
+	return 0;
+}
+
+extern char **environ;
+
+/* In a program whose writer is held up 200 ms at every re-anchor by a
+ * thread that re-anchors without pause (so that the lock is nearly always
+ * held, by a thread the copies do not have): _Fork and clone(SIGCHLD),
+ * which run no atfork handler, fork, and clone(CLONE_VM), a thread outside
+ * pthreads; then vfork + exec and posix_spawn of a program that reads the
+ * clock.  Every copy's readings hold. */
+static int copies_child(int n)
+{
+	struct fc_info in;
+	if (settle(&in) != FC_SOURCE_COUNTER) {
+		printf("skip: %s\n", in.reason_text);
+		return 0;
+	}
+	copy_bound = in.error_bound_ns;
+	pthread_t th;
+	atomic_store(&stop, 0);
+	pthread_create(&th, NULL, resyncer, NULL);
+	int bad[4] = { 0, 0, 0, 0 }, ran[4] = { 0, 0, 0, 0 }, why = 0;
+	static char stack[1 << 16] __attribute__((aligned(16)));
+	for (int i = 0; i < n; i++) {
+		int way = i % 4;
+		pid_t p;
+		int result = -1;
+		if (way == 0)
+			p = _Fork();
+		else if (way == 1)
+			p = (pid_t)syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+		else if (way == 2)
+			p = fork();
+		else
+			p = clone(clone_vm_child, stack + sizeof stack, CLONE_VM | SIGCHLD, &result);
+		if (p == 0)
+			_exit(copy_reads());
+		if (p < 0)
+			continue;
+		int st;
+		waitpid(p, &st, 0);
+		ran[way]++;
+		int code = way == 3 ? result : WIFEXITED(st) ? WEXITSTATUS(st) : 99;
+		if (code != 0) {
+			bad[way]++;
+			why |= code;
+		}
+	}
+	/* a program started by vfork + exec and by posix_spawn: this one,
+	 * reading the clock from its start */
+	char *argv[] = { "test_fastclock", "--reads", NULL };
+	int spawned_bad = 0;
+	for (int i = 0; i < 4; i++) {
+		pid_t p;
+		if (i % 2 == 0) {
+			p = vfork();
+			if (p == 0) {
+				execve("/proc/self/exe", argv, environ);
+				_exit(127);
+			}
+		} else if (posix_spawn(&p, "/proc/self/exe", NULL, NULL, argv, environ) != 0) {
+			p = -1;
+		}
+		int st;
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			spawned_bad++;
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	printf("copies with the writer held: _Fork %d/%d bad, clone %d/%d, fork %d/%d, clone(CLONE_VM) %d/%d; "
+	       "vfork+exec and posix_spawn %d/4 bad%s%s%s\n",
+	       bad[0], ran[0], bad[1], ran[1], bad[2], ran[2], bad[3], ran[3], spawned_bad,
+	       why & 1 ? "; backwards" : "", why & 2 ? "; outside the bound" : "", why & 4 ? "; stood still" : "");
+	return bad[0] + bad[1] + bad[2] + bad[3] + spawned_bad == 0 && ran[0] > 0 && ran[1] > 0 && ran[3] > 0 ? 0 : 1;
+}
+
+static void test_copies(void)
+{
+	CHECK(run_held("--copies", "200000"));
 }
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--window"))
 		return window_child();
+	if (argc > 1 && !strcmp(argv[1], "--copies"))
+		return copies_child(argc > 2 ? atoi(argv[2]) : 400);
+	if (argc > 1 && !strcmp(argv[1], "--reads")) {
+		struct fc_info in;
+		settle(&in);
+		copy_bound = in.error_bound_ns;
+		return copy_reads();
+	}
 	if (argc > 1 && !strcmp(argv[1], "--info")) {
 		struct fc_info in;
 		settle(&in);
@@ -482,5 +622,6 @@ int main(int argc, char **argv)
 	test_signals();
 	test_environment();
 	test_window();
+	test_copies();
 	return unit_done("test_fastclock");
 }

@@ -43,7 +43,7 @@ static void test_buckets(void)
 	CHECK(lo == (uint64_t)1 << 63 && hi == UINT64_MAX);
 }
 
-/* The exact text, as bcc would print these counts (funclatency, seed 002). */
+/* The exact text, as bcc would print these counts (tools/funclatency.py). */
 static void test_print(void)
 {
 	struct cd_hist h = { { 0 }, 0, 0 };

@@ -368,12 +368,12 @@ static void test_fixtures(void)
 	fixture("qemu-tcg-smp1-tsc", CD_HV_QEMU_TCG, "cpuid");
 	fixture("qemu-tcg-smp2-tsc-reliable", CD_HV_QEMU_TCG, "cpuid");
 	CHECK_STR(facts.hv.display, "QEMU TCG (emulation)");
-	fixture("seed-virtualbox-smp-acpi_pm", CD_HV_VIRTUALBOX, "dmi");
-	fixture("seed-virtualbox-tsc-reliable", CD_HV_VIRTUALBOX, "dmi");
-	fixture("seed-vmware-tsc", CD_HV_VMWARE, "dmi");
-	fixture("seed-rhel6-kvm-clock", CD_HV_KVM, "clocksource");
-	fixture("seed-kvm-clock-minimal", CD_HV_KVM, "clocksource");
-	fixture("seed-watchdog-acpi_pm", CD_HV_UNKNOWN, "");
+	fixture("virtualbox-debian7-smp8-acpi_pm-3.2", CD_HV_VIRTUALBOX, "dmi");
+	fixture("virtualbox-debian7-smp8-tsc-reliable-3.11", CD_HV_VIRTUALBOX, "dmi");
+	fixture("vmware-tsc-hypervisor-reliable", CD_HV_VMWARE, "dmi");
+	fixture("kvm-rhel6-kvm-clock-old-watchdog", CD_HV_KVM, "clocksource");
+	fixture("kvm-kvm-clock-sysfs-only", CD_HV_KVM, "clocksource");
+	fixture("server-watchdog-tsc-to-acpi_pm", CD_HV_UNKNOWN, "");
 }
 
 int main(void)

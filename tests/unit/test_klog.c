@@ -173,7 +173,7 @@ static void test_fixtures_all(void)
 	/* Every fixture with a kernel log parses, whatever it holds. */
 	DIR *d = opendir("tests/fixtures");
 	struct dirent *de;
-	int n = 0;
+	int n = 0, n_with_events = 0;
 	CHECK(d != NULL);
 	while (d && (de = readdir(d))) {
 		char path[512];
@@ -184,14 +184,17 @@ static void test_fixtures_all(void)
 			continue;
 		parse_n(text, len);
 		CHECK(L.lines > 0);
-		CHECK(L.n_events > 0 || strcmp(de->d_name, "seed-virtualbox-tsc-reliable") == 0);
 		CHECK(!L.truncated_events);
+		/* A healthy machine's log may hold no timekeeping event at all
+		 * (a Raspberry Pi's arch_sys_counter, a boot's first lines). */
+		n_with_events += L.n_events > 0;
 		free(text);
 		n++;
 	}
 	if (d)
 		closedir(d);
-	CHECK_INT(n, 9);
+	CHECK(n >= 9);   /* the corpus only grows: at least the first nine logs */
+	CHECK(n_with_events >= n / 2);
 }
 
 static void test_fixture_qemu(void)
@@ -235,9 +238,9 @@ static void test_fixture_qemu(void)
 	CHECK_INT(count(l, CD_EV_TSC_UNSTABLE), 0);
 }
 
-static void test_fixture_seeds(void)
+static void test_fixture_cases(void)
 {
-	const struct cd_klog *l = fixture("seed-virtualbox-smp-acpi_pm");
+	const struct cd_klog *l = fixture("virtualbox-debian7-smp8-acpi_pm-3.2");
 	const struct cd_event *e;
 	CHECK_INT(l->lines, 4);
 	CHECK_INT(l->reaches_boot, 1);
@@ -254,17 +257,17 @@ static void test_fixture_seeds(void)
 	}
 	CHECK((e = find(l, CD_EV_TSC_UNSTABLE, 0)) && strcmp(e->name, "check_tsc_sync_source failed") == 0);
 
-	l = fixture("seed-virtualbox-tsc-reliable");
+	l = fixture("virtualbox-debian7-smp8-tsc-reliable-3.11");
 	CHECK_INT(l->lines, 1);
 	CHECK_INT(l->n_events, 0);   /* "Fast TSC calibration using PIT" is no trouble */
 	CHECK_INT(l->reaches_boot, 1);
 
-	l = fixture("seed-vmware-tsc");
+	l = fixture("vmware-tsc-hypervisor-reliable");
 	CHECK_INT(l->n_events, 2);
 	CHECK((e = find(l, CD_EV_TSC_FREQ, 0)) && e->khz == 2394000 && strcmp(e->name, "hypervisor") == 0);
 	CHECK((e = find(l, CD_EV_TSC_SYNC_SKIPPED, 0)) && near(e->ts, 0.222151));
 
-	l = fixture("seed-rhel6-kvm-clock");
+	l = fixture("kvm-rhel6-kvm-clock-old-watchdog");
 	CHECK_INT(l->reaches_boot, 0);
 	e = find(l, CD_EV_CS_UNSTABLE_DELTA, 0);
 	CHECK(e != NULL);
@@ -274,7 +277,7 @@ static void test_fixture_seeds(void)
 		CHECK(near(e->ts, 2423264.824259));
 	}
 
-	l = fixture("seed-watchdog-acpi_pm");
+	l = fixture("server-watchdog-tsc-to-acpi_pm");
 	CHECK_INT(l->lines, 6);
 	CHECK_INT(l->reaches_boot, 0);
 	CHECK_INT(l->n_events, 4);
@@ -751,7 +754,7 @@ int main(void)
 	test_layouts();
 	test_fixtures_all();
 	test_fixture_qemu();
-	test_fixture_seeds();
+	test_fixture_cases();
 	test_watchdog();
 	test_readback();
 	test_old_watchdog();

@@ -61,7 +61,7 @@ static void test_healthy(void)
 	CHECK(!plan.have_switch);
 	CHECK(strstr(plan.no_switch_why, "read by the vDSO already") != NULL);
 	CHECK_INT(plan.n_params, 0);
-	plan_fixture("seed-vmware-tsc");
+	plan_fixture("vmware-tsc-hypervisor-reliable");
 	CHECK(plan.nothing_to_do);
 }
 
@@ -70,7 +70,7 @@ static void test_virtualbox_acpi_pm(void)
 	/* Kernel 3.2 in VirtualBox: only acpi_pm listed; no parameter helps on
 	 * this kernel (fix-needs-newer-kernel), so nothing to persist, but the
 	 * hypervisor's owner has things to do. */
-	plan_fixture("seed-virtualbox-smp-acpi_pm");
+	plan_fixture("virtualbox-debian7-smp8-acpi_pm-3.2");
 	CHECK(!plan.have_switch);
 	CHECK(plan.n_hv >= 1);
 	CHECK(strstr(plan.hv[0], "VBoxManage") != NULL);

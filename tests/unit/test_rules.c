@@ -282,7 +282,7 @@ static void test_unknown(void)
 	free(f);
 }
 
-static void verdict(const char *name, const char *release, enum cd_vdso want)
+static void verdict(const char *name, const char *release, enum fc_vdso want)
 {
 	struct cd_facts *f = facts(NULL, NULL, release);
 	struct cd_cs_verdict v;

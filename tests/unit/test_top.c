@@ -256,7 +256,7 @@ static void test_sort(void)
 
 static void test_period(void)
 {
-	/* Seed 002's 8.6 million calls in 30 s, 2000 samples a second: 144. */
+	/* 8.6 million calls in 30 s (a reported overloaded server), 2000 samples a second: 144. */
 	CHECK_INT(cd_top_adapt_period(8600000, 30, 2000), 144);
 	CHECK_INT(cd_top_adapt_period(20000, 1, 2000), 10);
 	CHECK_INT(cd_top_adapt_period(20001, 1, 2000), 11);  /* up: never above the target */
