@@ -11,7 +11,7 @@ PYTHON  ?= python3
 # The one version of the command, the library, the man pages and the
 # packages: compiled in (-DCD_VERSION), substituted into fastclock.pc, the
 # man pages and the RPM spec; debian/changelog is checked against it
-# (tests/cli/test_package.py).  `make -s version` prints it.
+# (tests/pkg/test_package.py).  `make -s version` prints it.
 VERSION := 0.1.0
 
 # Install paths, one definition each (the GNU names).  The build compiles in
@@ -343,7 +343,7 @@ PKG_DIR := $(CURDIR)/build/pkg
 PKG_SRC := $(PKG_DIR)/clockdoctor-$(VERSION)
 .PHONY: deb rpm pkg-tree
 pkg-tree:
-	rm -rf $(PKG_DIR) && mkdir -p $(PKG_SRC)
+	rm -rf $(PKG_SRC) && mkdir -p $(PKG_SRC)
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 	    git ls-files -z --cached --others --exclude-standard | \
 	        tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C $(PKG_SRC); \
@@ -362,7 +362,7 @@ RPM_TOP := $(PKG_DIR)/rpm
 # (gcc, make) cannot be checked there.
 RPM_FLAGS ?= $(if $(wildcard /etc/debian_version),--nodeps)
 rpm: pkg-tree
-	mkdir -p $(RPM_TOP)/SOURCES $(RPM_TOP)/SPECS
+	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES $(RPM_TOP)/SPECS
 	sed -e 's|@VERSION@|$(VERSION)|g' packaging/clockdoctor.spec.in > $(RPM_TOP)/SPECS/clockdoctor.spec
 	tar -C $(PKG_DIR) -czf $(RPM_TOP)/SOURCES/clockdoctor-$(VERSION).tar.gz clockdoctor-$(VERSION)
 	rpmbuild --define '_topdir $(RPM_TOP)' $(RPM_FLAGS) -bb $(RPM_TOP)/SPECS/clockdoctor.spec
