@@ -54,6 +54,20 @@
  * Seibold, 2014-03), "new in 3.15" (Andy Lutomirski, LKML, 2014-05). */
 #define FC_KV_X86_32_VDSO_GETTIME      3, 15, 0
 
+/* 32-bit and x32 programs on kvm-clock: only the 64-bit vDSO read the
+ * pvclock page until "x86/vdso: Enable vdso pvclock access on all vdso
+ * variants" (Andy Lutomirski, patch of 2015-12; unverified: about 4.5). */
+#define FC_KV_PVCLOCK_COMPAT_VDSO      4, 5, 0
+
+/* The kernel sets TSC_ADJUST back when firmware wrote it ("x86/tsc:
+ * Verify TSC_ADJUST from idle", Thomas Gleixner; unverified: about 4.10). */
+#define FC_KV_TSC_ADJUST_RESTORE       4, 10, 0
+
+/* The "hypervisor" flag in /proc/cpuinfo (X86_FEATURE_HYPERVISOR shown to
+ * user space; unverified: about 2.6.30): before it, its absence says
+ * nothing. */
+#define FC_KV_CPUINFO_HYPERVISOR_FLAG  2, 6, 30
+
 /* x86: CLOCK_TAI in the vDSO came with Thomas Gleixner's rework of the x86
  * vDSO (unverified: about 4.20); CLOCK_BOOTTIME and CLOCK_MONOTONIC_RAW
  * with "x86/vdso: Switch to generic vDSO implementation" (Vincenzo

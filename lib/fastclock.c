@@ -137,7 +137,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 			s = atomic_load_explicit(&G.seq, memory_order_acquire);
 			load_copy(&G.c[s & 1], &L);
 			t = counter_now();
-			atomic_thread_fence(memory_order_acquire);
+			fc_fence_acquire();
 		} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
 		const struct seg *sg = w == MONO ? &L.mono : &L.raw;
 		uint64_t d = t - L.tsc0;
@@ -222,13 +222,13 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 		 * hoists five field addresses into callee-saved registers, and
 		 * saving them costs more than the loads */
 		__asm__("" : "+r"(c));
-		tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
-		soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
+		tsc0 = atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
+		soft = atomic_load_explicit(&c->soft, FC_COPY_LOAD);
 		const struct seg_a *sg = raw ? &c->raw : &c->mono;
-		ns0 = atomic_load_explicit(&sg->ns0, memory_order_relaxed);
-		frac0 = atomic_load_explicit(&sg->frac0, memory_order_relaxed);
-		mult = atomic_load_explicit(&sg->mult, memory_order_relaxed);
-		atomic_thread_fence(memory_order_acquire);
+		ns0 = atomic_load_explicit(&sg->ns0, FC_COPY_LOAD);
+		frac0 = atomic_load_explicit(&sg->frac0, FC_COPY_LOAD);
+		mult = atomic_load_explicit(&sg->mult, FC_COPY_LOAD);
+		fc_fence_acquire();
 	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
 	*tp = t;
 	uint64_t d = t - tsc0;

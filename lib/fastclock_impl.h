@@ -13,6 +13,7 @@
 #include "fastclock.h"
 
 #include "counter.h"
+#include "fenceorder.h"
 #include "fastclock_trust.h"
 #include "kclock.h"
 
@@ -160,32 +161,32 @@ extern struct fc_writer W;
 
 static inline void store_copy(struct copy_a *c, const struct line *l)
 {
-	atomic_store_explicit(&c->tsc0, l->tsc0, memory_order_relaxed);
-	atomic_store_explicit(&c->soft, l->soft, memory_order_relaxed);
-	atomic_store_explicit(&c->hard, l->hard, memory_order_relaxed);
-	atomic_store_explicit(&c->flags, l->flags, memory_order_relaxed);
-	atomic_store_explicit(&c->err, l->err, memory_order_relaxed);
-	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, memory_order_relaxed);
-	atomic_store_explicit(&c->mono.frac0, l->mono.frac0, memory_order_relaxed);
-	atomic_store_explicit(&c->mono.mult, l->mono.mult, memory_order_relaxed);
-	atomic_store_explicit(&c->raw.ns0, l->raw.ns0, memory_order_relaxed);
-	atomic_store_explicit(&c->raw.frac0, l->raw.frac0, memory_order_relaxed);
-	atomic_store_explicit(&c->raw.mult, l->raw.mult, memory_order_relaxed);
+	atomic_store_explicit(&c->tsc0, l->tsc0, FC_COPY_STORE);
+	atomic_store_explicit(&c->soft, l->soft, FC_COPY_STORE);
+	atomic_store_explicit(&c->hard, l->hard, FC_COPY_STORE);
+	atomic_store_explicit(&c->flags, l->flags, FC_COPY_STORE);
+	atomic_store_explicit(&c->err, l->err, FC_COPY_STORE);
+	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, FC_COPY_STORE);
+	atomic_store_explicit(&c->mono.frac0, l->mono.frac0, FC_COPY_STORE);
+	atomic_store_explicit(&c->mono.mult, l->mono.mult, FC_COPY_STORE);
+	atomic_store_explicit(&c->raw.ns0, l->raw.ns0, FC_COPY_STORE);
+	atomic_store_explicit(&c->raw.frac0, l->raw.frac0, FC_COPY_STORE);
+	atomic_store_explicit(&c->raw.mult, l->raw.mult, FC_COPY_STORE);
 }
 
 static inline void load_copy(const struct copy_a *c, struct line *l)
 {
-	l->tsc0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
-	l->soft = atomic_load_explicit(&c->soft, memory_order_relaxed);
-	l->hard = atomic_load_explicit(&c->hard, memory_order_relaxed);
-	l->flags = atomic_load_explicit(&c->flags, memory_order_relaxed);
-	l->err = atomic_load_explicit(&c->err, memory_order_relaxed);
-	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, memory_order_relaxed);
-	l->mono.frac0 = atomic_load_explicit(&c->mono.frac0, memory_order_relaxed);
-	l->mono.mult = atomic_load_explicit(&c->mono.mult, memory_order_relaxed);
-	l->raw.ns0 = atomic_load_explicit(&c->raw.ns0, memory_order_relaxed);
-	l->raw.frac0 = atomic_load_explicit(&c->raw.frac0, memory_order_relaxed);
-	l->raw.mult = atomic_load_explicit(&c->raw.mult, memory_order_relaxed);
+	l->tsc0 = atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
+	l->soft = atomic_load_explicit(&c->soft, FC_COPY_LOAD);
+	l->hard = atomic_load_explicit(&c->hard, FC_COPY_LOAD);
+	l->flags = atomic_load_explicit(&c->flags, FC_COPY_LOAD);
+	l->err = atomic_load_explicit(&c->err, FC_COPY_LOAD);
+	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, FC_COPY_LOAD);
+	l->mono.frac0 = atomic_load_explicit(&c->mono.frac0, FC_COPY_LOAD);
+	l->mono.mult = atomic_load_explicit(&c->mono.mult, FC_COPY_LOAD);
+	l->raw.ns0 = atomic_load_explicit(&c->raw.ns0, FC_COPY_LOAD);
+	l->raw.frac0 = atomic_load_explicit(&c->raw.frac0, FC_COPY_LOAD);
+	l->raw.mult = atomic_load_explicit(&c->raw.mult, FC_COPY_LOAD);
 }
 
 /* Readers use c[seq & 1].  The writer moves readers to the other copy,
@@ -197,10 +198,10 @@ static inline void latch_write(const struct line *l)
 {
 	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
 	atomic_store_explicit(&G.seq, s + 1, memory_order_release);
-	atomic_thread_fence(memory_order_release);
+	fc_fence_release();
 	store_copy(&G.c[s & 1], l);
 	atomic_store_explicit(&G.seq, s + 2, memory_order_release);
-	atomic_thread_fence(memory_order_release);
+	fc_fence_release();
 	store_copy(&G.c[(s + 1) & 1], l);
 }
 
@@ -210,7 +211,7 @@ static inline unsigned current_line(struct line *l)
 	do {
 		s = atomic_load_explicit(&G.seq, memory_order_acquire);
 		load_copy(&G.c[s & 1], l);
-		atomic_thread_fence(memory_order_acquire);
+		fc_fence_acquire();
 	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
 	return s;
 }

@@ -8,6 +8,7 @@
  * which is why it is the reference.
  */
 #include "tscfreq.h"
+#include "fenceorder.h"
 #include "counter.h"
 
 #include <errno.h>
@@ -157,11 +158,11 @@ static int read_page(volatile struct perf_event_mmap_page *pg, struct fc_perf_ti
 {
 	for (int tries = 0; tries < 1000; tries++) {
 		uint32_t seq = pg->lock;
-		atomic_thread_fence(memory_order_acquire);
+		fc_fence_acquire();
 		bool cap = pg->cap_user_time;
 		uint32_t mult = pg->time_mult;
 		uint16_t shift = pg->time_shift;
-		atomic_thread_fence(memory_order_acquire);
+		fc_fence_acquire();
 		if (pg->lock != seq || (seq & 1))
 			continue;
 		out->cap_user_time = cap;

@@ -24,11 +24,16 @@ static const char *const files[] = {
 	"/proc/cpuinfo",
 	"/proc/cmdline",
 	"/proc/sys/kernel/osrelease",
+	"/proc/sys/kernel/arch",
 	"/proc/uptime",
 	"/sys/hypervisor/type",
 	"/sys/class/dmi/id/sys_vendor",
 	"/sys/class/dmi/id/product_name",
 	"/etc/os-release",
+	"/etc/lsb-release",
+	"/etc/redhat-release",
+	"/etc/SuSE-release",
+	"/etc/debian_version",
 };
 
 static bool dir_empty_or_missing(const char *dir)

@@ -275,6 +275,32 @@ static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double cal
 	return 0;
 }
 
+/* The programs whose time system calls no count here can hold (see
+ * cd_trace_sees_program): named, so that a 0 is not read as "none".  With
+ * -p such a program, false: every figure would be 0 whatever it does. */
+static bool say_unseen(int pid, const struct cd_unseen u[4], int n)
+{
+	if (n == 0)
+		return true;
+	if (pid > 0) {
+		fprintf(stderr, "clockdoctor top: process %d (%s) is %s program: the kernel's system-call "
+		        "tracepoints do not see such a program's system calls (kernel/trace/trace_syscalls.c "
+		        "ignores compat tasks), so its time system calls cannot be counted here\n",
+		        u[0].pid, u[0].comm, u[0].x32 ? "an x32" : "a 32-bit");
+		return false;
+	}
+	char list[256] = "";
+	for (int i = 0; i < n && i < 4; i++) {
+		size_t len = strlen(list);
+		snprintf(list + len, sizeof list - len, "%s%d %s", i ? ", " : "", u[i].pid, u[i].comm);
+	}
+	fprintf(stderr, "clockdoctor top: %d running program%s %s 32-bit or x32 (%s%s): the kernel's "
+	        "system-call tracepoints do not see their system calls (kernel/trace/trace_syscalls.c "
+	        "ignores compat tasks), so their time system calls are in none of the counts below\n",
+	        n, n == 1 ? "" : "s", n == 1 ? "is" : "are", list, n > 4 ? ", ..." : "");
+	return true;
+}
+
 int cd_cmd_top(int argc, char **argv)
 {
 	struct top_opts o;
@@ -287,12 +313,20 @@ int cd_cmd_top(int argc, char **argv)
 	}
 	/* Measured before tracing starts: the traced call would cost more. */
 	double call_ns = measure_call_ns();
+	/* Looked for before tracing starts too: reading every process's ELF
+	 * header while the ring buffers fill would cost samples. */
+	struct cd_unseen unseen[4];
+	int n_unseen = cd_trace_unseen_programs(o.pid, unseen, 4);
 	struct cd_trace_opts to = { .pid = o.pid, .initial_period = INITIAL_PERIOD,
 	                            .target_samples = TARGET_SAMPLES };
 	struct cd_trace_error e;
 	struct cd_tracer *tr = cd_tracer_open(&to, &e);
 	if (!tr) {
 		fprintf(stderr, "clockdoctor top: %s\n", e.msg);
+		return CD_EXIT_USAGE;
+	}
+	if (!say_unseen(o.pid, unseen, n_unseen)) {
+		cd_tracer_close(tr);
 		return CD_EXIT_USAGE;
 	}
 	struct sigaction sa;

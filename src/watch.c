@@ -77,6 +77,7 @@ struct watcher {
 	struct hook hooks[MAX_HOOKS];
 	int hooks_skipped;
 	struct cd_tracer *tracer;      /* --syscalls: open during a count */
+	bool unseen_said;              /* --syscalls: programs the tracepoints miss named */
 	double tracer_opened, next_count; /* monotonic */
 	bool tracer_said;
 	bool failed;                   /* stdout or the textfile could not be written */
@@ -402,6 +403,14 @@ static void count_syscalls(struct watcher *w, double now)
 			fprintf(stderr, "clockdoctor watch: --syscalls: cannot count time system calls: %s\n", e.msg);
 			w->tracer_said = true;
 		}
+		/* Once: the programs the tracepoints do not see (top.c says why). */
+		struct cd_unseen u[1];
+		int n = w->tracer && !w->unseen_said ? cd_trace_unseen_programs(0, u, 1) : 0;
+		if (n > 0)
+			fprintf(stderr, "clockdoctor watch: --syscalls: %d running 32-bit or x32 program%s (%d %s%s) "
+			        "%s not counted: the kernel's system-call tracepoints ignore compat tasks\n", n,
+			        n == 1 ? "" : "s", u[0].pid, u[0].comm, n > 1 ? ", ..." : "", n == 1 ? "is" : "are");
+		w->unseen_said |= w->tracer != NULL;
 		return;
 	}
 	if (w->tracer && now - w->tracer_opened >= SYSCALL_WINDOW_S) {

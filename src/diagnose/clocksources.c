@@ -44,12 +44,30 @@ static bool arch_timer_loses_vdso(const struct cd_facts *f)
 	return false;
 }
 
-/* A 32-bit x86 kernel: the release names it (686, pae), or uname said so. */
+/* A 32-bit x86 kernel: uname says so, or the release names it (Debian's
+ * -486/-686/-686-pae, Ubuntu's -386, Red Hat's .i686 and .i686.PAE), or the
+ * log holds a line only such a kernel prints (klog.c: HIGHMEM, LOWMEM, the
+ * compat vDSO at ffffe000).  Ubuntu's -generic and -server were built for
+ * both, so only the log tells those apart. */
 bool cd_kernel_32bit(const struct cd_facts *f)
 {
+	static const char *const rel32[] = { "-686", "-486", "-386", ".i686", ".i586", ".i386", "-pae", "PAE" };
 	const char *rel = f->kernel.release;
-	return strcmp(f->cpu.arch, "i686") == 0 || strcmp(f->cpu.arch, "i386") == 0 || strstr(rel, "-686") ||
-	       strstr(rel, "-486") || strstr(rel, ".i686") || strstr(rel, "-pae");
+	if (strcmp(f->cpu.arch, "i686") == 0 || strcmp(f->cpu.arch, "i586") == 0 || strcmp(f->cpu.arch, "i386") == 0)
+		return true;
+	for (size_t i = 0; i < sizeof rel32 / sizeof rel32[0]; i++)
+		if (strstr(rel, rel32[i]))
+			return true;
+	return klog_has(f, CD_EV_X86_32BIT);
+}
+
+/* The 32-bit x86 vDSO had only the system-call entry and signal return
+ * until 3.15 added clock_gettime and gettimeofday to it (commit 7a59ed415f5b,
+ * "x86, vdso: Add 32 bit VDSO time support for 32 bit kernel"): before, glibc
+ * makes the system call whatever the clocksource. */
+bool cd_kernel_no_vdso_time(const struct cd_facts *f)
+{
+	return cd_kernel_32bit(f) && cd_kernel_at_least(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) == 0;
 }
 
 /* The table's state for this clocksource (lib/clockfacts.c) and the reason
@@ -63,7 +81,26 @@ static void set(struct cd_cs_verdict *v, const struct fc_cs_state *st, const cha
 	snprintf(v->why, sizeof v->why, "%s", why);
 }
 
+static void clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);
+
 void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
+{
+	clocksource_verdict(name, f, v);
+	if (!cd_kernel_no_vdso_time(f) || v->vdso == CD_VDSO_NO || v->vdso == CD_VDSO_UNKNOWN)
+		return;
+	/* The rank stays the clocksource's: a faster one still makes a cheaper
+	 * system call. */
+	v->vdso = CD_VDSO_NO;
+	if (v->rank == 1)
+		v->typical = "150-300 ns (a system call)";
+	snprintf(v->why, sizeof v->why,
+	         "a 32-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " has no clock_gettime "
+	         "in its vDSO (it came with commit 7a59ed415f5b in " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) "): every "
+	         "time call is a system call, whatever the "
+	         "clocksource");
+}
+
+static void clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
 {
 	const struct cd_kernel *k = &f->kernel;
 	memset(v, 0, sizeof *v);

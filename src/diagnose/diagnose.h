@@ -88,8 +88,12 @@ struct cd_cs_verdict {
 	char why[CD_EVIDENCE_MAX]; /* the reason, naming the kernel version rule */
 };
 
-/* A 32-bit x86 kernel (from uname, or the release string of a snapshot). */
+/* A 32-bit x86 kernel: from uname (/proc/sys/kernel/arch in a snapshot), the
+ * release string ("-686-pae", ".i686"), or a line only such a kernel logs. */
 bool cd_kernel_32bit(const struct cd_facts *f);
+/* An x86 kernel whose vDSO serves no clock_gettime or gettimeofday at all:
+ * a 32-bit one before 3.15.  Every time call is then a system call. */
+bool cd_kernel_no_vdso_time(const struct cd_facts *f);
 
 /* What this kernel's vDSO does with the named clocksource. */
 void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);

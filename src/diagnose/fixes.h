@@ -7,6 +7,7 @@
 #define CD_FIXES_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "probe/facts.h"
@@ -24,6 +25,15 @@ void cd_fix_remove_kernel_param(char *buf, size_t cap, const struct cd_facts *f,
 void cd_fix_switch_now(char *buf, size_t cap, const char *clocksource);
 /* What the hypervisor's owner can do so the guest keeps a fast clocksource. */
 void cd_fix_hypervisor(char *buf, size_t cap, const struct cd_facts *f);
+/* How to get a kernel of at least maj.min on this distribution, in the
+ * words of its release (a backports or enablement kernel, or the first
+ * release that has one); on an unknown distribution, what to look for.
+ * maj, min, patch: a version constant of lib/clockfacts.h (FC_KV_...). */
+void cd_fix_newer_kernel(char *buf, size_t cap, const struct cd_facts *f, int maj, int min, int patch, bool bit32);
+/* The release in front of us, for people ("Debian 7 (wheezy)"), and
+ * whether it was inferred from the kernel release rather than read; NULL
+ * when unknown. */
+const char *cd_os_release_name(const struct cd_facts *f, bool *inferred);
 /* How to get the clock disciplined (chrony or ntpd) on this distribution. */
 void cd_fix_ntp(char *buf, size_t cap, const struct cd_facts *f);
 

@@ -57,6 +57,13 @@ void cd_evidence_event(struct cd_finding *x, const struct cd_event *e)
 		cd_evidence(x, "kernel log [%.6f]: %s", e->ts, e->line);
 	else
 		cd_evidence(x, "kernel log: %s", e->line);
+	/* The kernel's own numbers, as printed, beside whatever is derived
+	 * from them: a user can search for these. */
+	for (const char *d = e->detail; *d;) {
+		int n = (int)strcspn(d, "\n");
+		cd_evidence(x, "kernel log: %.*s", n, d);
+		d += n + (d[n] == '\n');
+	}
 }
 
 void cd_fmt_duration(char *buf, size_t cap, double s)
@@ -170,6 +177,38 @@ static bool core_clock(const struct cd_clock_spec *spec)
 	        (spec->clockid == CLOCK_REALTIME || spec->clockid == CLOCK_MONOTONIC));
 }
 
+/* With no clocksource known (no sysfs, no switch line in the log), the
+ * kernel log and the command line may still leave only the tick-based
+ * clocksources on x86: the TSC refused (rejected, or not calibrated), no
+ * HPET and no ACPI PM timer (acpi=off takes both away: the HPET is found
+ * through an ACPI table; or the kernel said it found neither while
+ * calibrating), and no hypervisor's paravirtual clock.  jiffies,
+ * refined-jiffies (arch/x86/kernel/setup.c) and the PIT are then all there
+ * is, and none has a vDSO read. */
+static void derive_tick_left(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	if (c->cur_known || (f->cpu.arch[0] && strcmp(f->cpu.arch, "x86_64") != 0 && !c->bit32))
+		return;
+	bool tsc_out = c->rejected_sync || c->rejected_watchdog || c->rejected_other || f->kernel.cmd_notsc ||
+	               f->kernel.cmd_tsc_unstable;
+	bool no_ref = f->kernel.cmd_acpi_off;
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind == CD_EV_TSC_CALIBRATION && strcmp(e->name, "no-reference") == 0)
+			no_ref = true;
+	}
+	enum cd_hv hv = f->hv.kind;
+	bool paravirt = hv == CD_HV_KVM || hv == CD_HV_XEN || hv == CD_HV_HYPERV || hv == CD_HV_OTHER ||
+	                hv == CD_HV_UNKNOWN || f->hv.interface == CD_HV_KVM || f->hv.interface == CD_HV_HYPERV;
+	/* Unknown is not bare metal, but a guest says so in its log: with the
+	 * log read and no hypervisor in it, no paravirtual clock registered. */
+	if (hv == CD_HV_UNKNOWN && f->klog.readable && f->klog.reaches_boot && !f->hv.klog_detected[0] &&
+	    !(f->cpu.flags & CD_CPU_HYPERVISOR))
+		paravirt = false;
+	c->tick_left = tsc_out && no_ref && !paravirt;
+}
+
 static void derive(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
@@ -203,6 +242,16 @@ static void derive(struct cd_ctx *c)
 		}
 	}
 	c->bit32 = cd_kernel_32bit(f);
+	c->no_vdso_time = cd_kernel_no_vdso_time(f);
+	cd_derive_tsc_unsafe(c);
+	derive_tick_left(c);
+}
+
+const char *cd_cs_name(const struct cd_ctx *c)
+{
+	if (c->cur_known)
+		return c->f->cs.current;
+	return c->tick_left ? "jiffies, refined-jiffies or pit" : "unknown";
 }
 
 bool cd_current_is(const struct cd_ctx *c, const char *name)
@@ -210,8 +259,13 @@ bool cd_current_is(const struct cd_ctx *c, const char *name)
 	return c->cur_known && strcmp(c->f->cs.current, name) == 0;
 }
 
+/* On a kernel without vDSO time (cd_kernel_no_vdso_time) even the fastest
+ * clocksource is a system call, but then the clocksource is not the cause:
+ * fix-needs-newer-kernel says what is. */
 bool cd_current_slow(const struct cd_ctx *c)
 {
+	if (c->no_vdso_time && c->cur.rank == 1)
+		return false;
 	return c->cur_known && (c->cur.vdso == CD_VDSO_NO || c->cur.vdso == CD_VDSO_SLOW);
 }
 
@@ -242,6 +296,11 @@ const char *cd_tsc_params(const struct cd_ctx *c)
 
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x)
 {
+	if (c->tsc_unsafe) {
+		if (!strstr(x->risk, c->unsafe_risk))
+			cd_appendf(x->risk, sizeof x->risk, "%s%s", x->risk[0] ? " " : "", c->unsafe_risk);
+		return;
+	}
 	if (c->rejected_sync || c->rejected_watchdog)
 		cd_appendf(x->risk, sizeof x->risk,
 		           "The kernel stopped trusting the TSC for a reason. With %s it stops checking: "
@@ -337,15 +396,26 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		cd_act_remove_param(x, f, "no-kvmclock-vsyscall");
 		return;
 	}
+	/* acpi=off takes away the HPET and the ACPI PM timer, the references
+	 * the kernel calibrates and watches the TSC against, and the only
+	 * clocksources left after it: from a tick-based one, undo it first. */
+	if (k->cmd_acpi_off && (c->tick_left || (c->cur_known && c->cur.rank >= 4))) {
+		cd_act_remove_param(x, f, "acpi=off");
+		cd_appendf(x->risk, sizeof x->risk,
+		           "acpi=off is usually there to get past broken ACPI firmware: try the machine "
+		           "without it once (from the boot menu) before removing it for good.\n");
+		return;
+	}
 	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, FC_KV_KVMCLOCK_VDSO) == 0) {
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "A kernel " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) " or later (RHEL 7 and later) reads kvm-clock in the vDSO when the "
-		           "host gives a stable TSC. First measure this one: run `clockdoctor check` on "
-		           "the machine.\n");
+		           "A kernel " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) " or later reads kvm-clock in the vDSO when "
+		           "the host gives a stable TSC (a distribution kernel may have that backported). First "
+		           "measure this one: run `clockdoctor check` on the machine.\n");
+		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_KVMCLOCK_VDSO, c->bit32);
 		return;
 	}
 	if (cd_paravirt_current(c)) {
-		if (cd_tsc_listed(c) && !(c->rejected_sync || c->rejected_watchdog)) {
+		if (cd_tsc_listed(c) && !(c->rejected_sync || c->rejected_watchdog) && !c->tsc_unsafe) {
 			cd_act_add_params(x, f, "clocksource=tsc");
 			cd_tsc_risk(c, x);
 		} else {
@@ -356,6 +426,10 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		return;
 	}
 	if (c->rejected_sync || c->rejected_watchdog) {
+		if (c->tsc_unsafe) {
+			cd_unsafe_tsc_fix(c, x);
+			return;
+		}
 		const char *p = cd_tsc_params(c);
 		bool already = k->cmd_tsc_reliable || (strcmp(p, "tsc=nowatchdog") == 0 && k->cmd_tsc_nowatchdog);
 		if (p[0] && already) {
@@ -403,10 +477,16 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 	}
 	if (other_rejection(c, x))
 		return;
-	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-	           "The kernel log does not say why the TSC is not in use%s. Look for "
-	           "\"Marking TSC unstable\" in the kernel log since boot (journalctl -k -b).\n",
-	           f->klog.reaches_boot ? "" : " (it no longer reaches back to boot)");
+	if (!f->klog.readable)
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Why the TSC is not in use is not known: the kernel log could not be read (%s). "
+		           "Read it as root and look for \"Marking TSC unstable\" since boot "
+		           "(journalctl -k -b).\n", f->klog.why_not[0] ? f->klog.why_not : "no source");
+	else
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "The kernel log does not say why the TSC is not in use%s. Look for "
+		           "\"Marking TSC unstable\" in the kernel log since boot (journalctl -k -b).\n",
+		           f->klog.reaches_boot ? "" : " (it no longer reaches back to boot)");
 }
 
 void cd_measured_evidence(const struct cd_ctx *c, struct cd_finding *x, bool only_fallback)
@@ -430,6 +510,38 @@ void cd_measured_evidence(const struct cd_ctx *c, struct cd_finding *x, bool onl
 
 /* ---- the rules ---- */
 
+/* Where the current clocksource was read: sysfs, or the log's last switch. */
+static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
+{
+	const struct cd_facts *f = c->f;
+	if (f->cs.from_log && f->cs.log_event >= 0 && f->cs.log_event < f->klog.n_events) {
+		const struct cd_event *e = &f->klog.events[f->cs.log_event];
+		if (e->kind == CD_EV_WATCHDOG_SKEW)
+			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH "): the "
+			            "watchdog that demoted the TSC, which the kernel then switches to as the "
+			            "best-rated clocksource left", f->cs.current);
+		else
+			cd_evidence(x, "current clocksource: %s, from the kernel log's last switch (no " CS_PATH ")",
+			            f->cs.current);
+		cd_evidence_event(x, e);
+	} else {
+		cd_evidence(x, "current_clocksource: %s (" CS_PATH "current_clocksource)", f->cs.current);
+	}
+}
+
+/* Why this is a 32-bit x86 kernel, quoted. */
+static void bit32_evidence(const struct cd_ctx *c, struct cd_finding *x)
+{
+	const struct cd_facts *f = c->f;
+	for (int i = 0; i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_X86_32BIT) {
+			cd_evidence_event(x, &f->klog.events[i]);
+			return;
+		}
+	if (f->cpu.arch[0] && strcmp(f->cpu.arch, "x86_64") != 0)
+		cd_evidence(x, "machine (uname): %s", f->cpu.arch);
+}
+
 static void rule_slow_clocksource(struct cd_ctx *c)
 {
 	if (!cd_current_slow(c))
@@ -449,11 +561,15 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 		x = cd_add_finding(c, "slow-clocksource", CD_SEV_WARNING,
 		                   "Time calls are slow: the vDSO reads %s itself on this kernel, but each "
 		                   "read is a device access", f->cs.current);
+	else if (c->no_vdso_time)
+		x = cd_add_finding(c, "slow-clocksource", sev,
+		                   "Time calls are system calls: this 32-bit kernel's vDSO has no "
+		                   "clock_gettime (clocksource %s)", f->cs.current);
 	else
 		x = cd_add_finding(c, "slow-clocksource", sev,
 		                   "Time calls are system calls: the clocksource %s cannot be read by the vDSO",
 		                   f->cs.current);
-	cd_evidence(x, "current_clocksource: %s (" CS_PATH "current_clocksource)", f->cs.current);
+	current_evidence(c, x);
 	if (f->cs.have_available) {
 		char list[CD_EVIDENCE_MAX] = "";
 		for (int i = 0; i < f->cs.n_available; i++)
@@ -462,6 +578,8 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 	}
 	cd_evidence(x, "kernel %s: %s; typical cost %s a call",
 	         f->kernel.have_release ? f->kernel.release : "(version unknown)", c->cur.why, c->cur.typical);
+	if (c->no_vdso_time)
+		bit32_evidence(c, x);
 	if (measured && c->mono)
 		cd_evidence(x, "measured CLOCK_MONOTONIC: %.0f ns a call, %.2f times a forced system call",
 		         c->mono->ns_per_call, c->mono->ratio);
@@ -476,9 +594,47 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 		           "available_clocksource. Programs that can live with 1-4 ms resolution can use "
 		           "CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
 	cd_lasting_fix(c, x);
+	if (c->no_vdso_time)
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Even on tsc, every time call stays a system call on this kernel: see "
+		           "fix-needs-newer-kernel.\n");
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 	if (cd_better_listed(c) && strcmp(c->best, "tsc") == 0 && !x->risk[0])
 		cd_tsc_risk(c, x);
+}
+
+/* No clocksource is known, and what the log and the command line say
+ * leaves only tick-based ones (derive_tick_left). */
+static void rule_tick_based_left(struct cd_ctx *c)
+{
+	if (!c->tick_left)
+		return;
+	const struct cd_facts *f = c->f;
+	struct cd_finding *x = cd_add_finding(c, "slow-clocksource", CD_SEV_CRITICAL,
+	                           "Time calls are system calls: the kernel log leaves only a tick-based "
+	                           "clocksource (jiffies, refined-jiffies or pit), which the vDSO cannot read");
+	cd_evidence(x, "current clocksource: not readable here (%s), and no \"Switched to clocksource\" "
+	            "line in the kernel log", f->cs.have_available ? "no current_clocksource" : "no " CS_PATH);
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind == CD_EV_TSC_UNSTABLE || e->kind == CD_EV_TSC_WARP || e->kind == CD_EV_TSC_CALIBRATION)
+			cd_evidence_event(x, e);
+	}
+	if (f->kernel.cmd_acpi_off)
+		cd_evidence(x, "kernel command line: acpi=off, which takes away the ACPI PM timer and the "
+		            "HPET (found through an ACPI table)");
+	if (f->kernel.cmd_notsc || f->kernel.cmd_tsc_unstable)
+		cd_evidence(x, "kernel command line: %s", f->kernel.cmd_notsc ? "notsc" : "tsc=unstable");
+	cd_evidence(x, "no hypervisor's paravirtual clock: %s",
+	            f->hv.kind == CD_HV_NONE ? "bare metal" : "no hypervisor in the kernel log");
+	cd_evidence(x, "jiffies and pit have no vDSO read: every clock_gettime is a system call, and "
+	            "jiffies has only tick resolution (1-10 ms)");
+	cd_appendf(x->fix_now, sizeof x->fix_now,
+	           "Nothing can be switched now: no faster clocksource exists on this boot. Programs that "
+	           "can live with tick resolution can use CLOCK_MONOTONIC_COARSE or "
+	           "CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+	cd_lasting_fix(c, x);
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 }
 
 static void rule_vdso_fallback(struct cd_ctx *c)
@@ -546,7 +702,7 @@ static void rule_kvmclock(struct cd_ctx *c)
 		cd_evidence(x, "kernel %s: %s", f->kernel.have_release ? f->kernel.release : "(version unknown)",
 		         c->cur.why);
 		bool invariant = (f->cpu.flags & CD_CPU_CONSTANT_TSC) && (f->cpu.flags & CD_CPU_NONSTOP_TSC);
-		if (cd_tsc_listed(c) && invariant) {
+		if (cd_tsc_listed(c) && invariant && !c->tsc_unsafe) {
 			cd_act_switch_now(x, "tsc");
 			cd_act_add_params(x, f, "clocksource=tsc");
 			cd_tsc_risk(c, x);
@@ -589,7 +745,7 @@ static void rule_xen(struct cd_ctx *c)
 	cd_measured_evidence(c, x, true);
 	if (sev == CD_SEV_INFO)
 		return;
-	if (cd_tsc_listed(c)) {
+	if (cd_tsc_listed(c) && !c->tsc_unsafe) {
 		cd_act_switch_now(x, "tsc");
 		cd_act_add_params(x, f, "clocksource=tsc");
 		cd_tsc_risk(c, x);
@@ -713,10 +869,9 @@ static int by_severity(const void *a, const void *b)
 static void verdict_line(struct cd_ctx *c)
 {
 	struct cd_report *r = c->r;
-	const struct cd_facts *f = c->f;
 	char *v = r->verdict;
 	size_t cap = sizeof r->verdict;
-	const char *cs = f->cs.have_current ? f->cs.current : "unknown";
+	const char *cs = cd_cs_name(c);
 	switch (r->status) {
 	case CD_STATUS_CRITICAL:
 		if (c->mono && c->mono->syscall)
@@ -724,7 +879,7 @@ static void verdict_line(struct cd_ctx *c)
 			         cs, c->mono->ns_per_call);
 		else
 			snprintf(v, cap, "time calls are system calls (clocksource %s, %s)", cs,
-			         c->cur_known ? c->cur.typical : "cost unknown");
+			         c->cur_known ? c->cur.typical : c->tick_left ? "a system call each" : "cost unknown");
 		break;
 	case CD_STATUS_WARNING:
 		snprintf(v, cap, "clocksource %s; %s needs attention", cs, r->f[0].code);
@@ -757,6 +912,7 @@ void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements
 	derive(&c);
 
 	rule_slow_clocksource(&c);
+	rule_tick_based_left(&c);
 	rule_vdso_fallback(&c);
 	rule_kvmclock(&c);
 	rule_xen(&c);

@@ -37,6 +37,20 @@ struct cd_ctx {
 	const struct cd_clock_cost *mono; /* CLOCK_MONOTONIC's measurement */
 	bool advised_tsc;                 /* some finding advises trusting the TSC */
 	bool bit32;                       /* a 32-bit x86 kernel */
+	bool no_vdso_time;                /* an x86 kernel whose vDSO has no clock_gettime (32-bit, < 3.15) */
+
+	/* Evidence that the TSCs really disagree, or really stop or change rate:
+	 * then no finding proposes tsc=reliable, tsc=nowatchdog or
+	 * clocksource=tsc, and the risk says in numbers what they would do. */
+	bool tsc_unsafe;
+	char unsafe_why[CD_EVIDENCE_MAX]; /* the evidence, for people */
+	char unsafe_risk[CD_EVIDENCE_MAX];/* what forcing the TSC would do, in numbers */
+	const char *unsafe_cure;          /* "firmware", "idle", "frequency" or "hypervisor" */
+
+	/* No clocksource is known, but the log and the command line leave only
+	 * the tick-based ones (jiffies, refined-jiffies, pit): see
+	 * rule_tick_based_left in rules.c. */
+	bool tick_left;
 };
 
 /* Building findings. */
@@ -63,6 +77,9 @@ void cd_act_switch_now(struct cd_finding *x, const char *clocksource);
 void cd_act_add_params(struct cd_finding *x, const struct cd_facts *f, const char *params);
 void cd_act_remove_param(struct cd_finding *x, const struct cd_facts *f, const char *param);
 
+/* The clocksource's name for people: the current one, or what is left. */
+const char *cd_cs_name(const struct cd_ctx *c);
+
 /* Fix texts shared by several rules. */
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x);
 void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x);
@@ -75,5 +92,7 @@ void cd_rule_tsc_reliable(struct cd_ctx *c);
 void cd_rule_needs_newer_kernel(struct cd_ctx *c);
 void cd_rule_tsc_adjust(struct cd_ctx *c);
 void cd_rule_tsc_unsound(struct cd_ctx *c);
+void cd_derive_tsc_unsafe(struct cd_ctx *c);
+void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x);
 
 #endif

@@ -120,6 +120,30 @@ uint64_t cd_top_keep_period(uint64_t current, uint64_t wanted);
 /* Fills cpus with up to max CPU numbers; returns how many, or -EINVAL. */
 int cd_parse_cpu_list(const char *s, int *cpus, int max);
 
+/* ---- programs the tracepoints do not see (tracepf.c) ---- */
+
+struct cd_elf_info;
+
+/* Whether the kernel's system-call tracepoints see this program's system
+ * calls.  On x86 and arm64 they ignore compat tasks: trace_get_syscall_nr()
+ * in kernel/trace/trace_syscalls.c with ARCH_TRACE_IGNORE_COMPAT_SYSCALLS
+ * (arch/x86/include/asm/ftrace.h: in_32bit_syscall(), which x32 tasks are
+ * too; arch/arm64 for AArch32 tasks), so a 32-bit or x32 program's time
+ * system calls are in no count. */
+bool cd_trace_sees_program(const struct cd_elf_info *e);
+
+struct cd_unseen {
+	int pid;
+	char comm[17];                  /* printable only */
+	bool x32;                       /* ELF class 32 with the x86-64 machine */
+};
+
+/* The running programs (only pid, when > 0) whose system calls the
+ * tracepoints do not see: up to max in out; returns how many in all.
+ * Programs whose executable cannot be read (kernel threads, another user's
+ * under no privilege) are not counted. */
+int cd_trace_unseen_programs(int pid, struct cd_unseen *out, int max);
+
 /* ---- the kernel side (tracepf.c) ---- */
 
 struct cd_tracer;

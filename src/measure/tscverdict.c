@@ -438,7 +438,7 @@ static void test_sync(const struct cd_facts *f, struct cd_tsc_report *t)
 	}
 }
 
-static void test_drift(struct cd_tsc_report *t)
+static void test_drift(const struct cd_facts *f, struct cd_tsc_report *t)
 {
 	const struct cd_tsc_freq *m = &t->src[CD_SRC_MEASURED];
 	if (!m->have) {
@@ -446,8 +446,14 @@ static void test_drift(struct cd_tsc_report *t)
 		return;
 	}
 	if (!t->ref_hz) {
-		TEST(t, CD_TSC_T_DRIFT, CD_TSC_UNTESTED, "no frequency declared by the kernel or the CPU to "
-		     "compare with");
+		/* The kernel declares its TSC frequency only in its log: when the
+		 * log cannot be read, that is the fact missing, not the frequency. */
+		if (is_x86(t) && !f->klog.readable)
+			TEST(t, CD_TSC_T_DRIFT, CD_TSC_UNTESTED, "the kernel's TSC frequency is unknown: the "
+			     "kernel log, which declares it, cannot be read here; the CPU declares none");
+		else
+			TEST(t, CD_TSC_T_DRIFT, CD_TSC_UNTESTED, "no frequency declared by the kernel or the CPU "
+			     "to compare with");
 		return;
 	}
 	t->have_drift = true;
@@ -492,6 +498,8 @@ static const char *no_counter(const struct cd_facts *f, const struct cd_tsc_repo
 static void kernel_evidence(const struct cd_facts *f, struct cd_tsc_report *t, bool *measured_rejection)
 {
 	*measured_rejection = false;
+	if (!f->klog.readable)
+		kernel_note(t, "log unreadable: %s", f->klog.why_not[0] ? f->klog.why_not : "no source");
 	for (int i = 0; i < f->klog.n_events; i++) {
 		const struct cd_event *e = &f->klog.events[i];
 		if (e->kind == CD_EV_TSC_WARP) {
@@ -534,7 +542,7 @@ void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 	test_flags(f, t);
 	test_freq(f, t);
 	test_sync(f, t);
-	test_drift(t);
+	test_drift(f, t);
 
 	bool any_fail = false, any_untested = false;
 	for (int i = 0; i < CD_TSC_N_TESTS; i++) {

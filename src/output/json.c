@@ -29,6 +29,8 @@ static const char *event_kind_name(enum cd_event_kind k)
 	case CD_EV_ARCH_TIMER_WORKAROUND: return "arch-timer-workaround";
 	case CD_EV_KERNEL_VERSION: return "kernel-version";
 	case CD_EV_CMDLINE: return "command-line";
+	case CD_EV_DMI: return "dmi";
+	case CD_EV_X86_32BIT: return "x86-32bit";
 	}
 	return "unknown";
 }
@@ -125,6 +127,8 @@ static void klog_object(struct cd_jsonw *w, const struct cd_facts *f)
 		if (e->khz)
 			cd_jsonw_int(w, "khz", e->khz);
 		cd_jsonw_string(w, "line", e->line);
+		if (e->detail[0])
+			cd_jsonw_string(w, "detail", e->detail);
 		cd_jsonw_end_object(w);
 	}
 	cd_jsonw_end_array(w);
@@ -210,6 +214,8 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 
 	cd_jsonw_begin_object(&w, "clocksource");
 	string_or_null(&w, "current", f->cs.have_current, f->cs.current);
+	if (f->cs.from_log)
+		cd_jsonw_string(&w, "from", "kernel log");
 	if (f->cs.have_available) {
 		cd_jsonw_begin_array(&w, "available");
 		for (int i = 0; i < f->cs.n_available; i++)
@@ -241,6 +247,9 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 	string_or_null(&w, "dmi_sys_vendor", true, f->hv.dmi_sys_vendor);
 	string_or_null(&w, "dmi_product_name", true, f->hv.dmi_product_name);
 	string_or_null(&w, "kernel_log", true, f->hv.klog_detected);
+	string_or_null(&w, "kernel_log_dmi", true, f->hv.klog_dmi);
+	if (f->hv.interface != CD_HV_UNKNOWN)
+		cd_jsonw_string(&w, "interface", cd_hv_name(f->hv.interface));
 	cd_jsonw_end_object(&w);
 
 	klog_object(&w, f);

@@ -28,6 +28,7 @@
 
 #define GRUB_D "/etc/default/grub.d"
 #define GRUB_DEFAULT "/etc/default/grub"
+#define GRUB_LEGACY_MENU "/boot/grub/menu.lst"
 #define TOOL_TIMEOUT_MS (5 * 60 * 1000)  /* update-grub probes every disk: minutes, not hours */
 
 void cd_step(struct cd_steps *s, const char *fmt, ...)
@@ -201,6 +202,15 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 		}
 	switch (family) {
 	case CD_OS_DEBIAN:
+		/* GRUB legacy (Debian before 6.0, Ubuntu before 9.10) has an
+		 * update-grub too, but it rewrites menu.lst from its "# kopt="
+		 * line and reads no drop-in: writing one would change nothing. */
+		if (!exists_under(job->root, GRUB_DEFAULT) && exists_under(job->root, GRUB_LEGACY_MENU)) {
+			snprintf(err, errlen, "this machine boots with GRUB legacy (%s, no %s): its update-grub "
+			         "reads no drop-in. Add the parameter to the \"# kopt=\" line of %s by hand, then "
+			         "run update-grub", GRUB_LEGACY_MENU, GRUB_DEFAULT, GRUB_LEGACY_MENU);
+			return -ENOTSUP;
+		}
 		job->family_name = "debian";
 		prepare_debian(job, plan);
 		return 0;

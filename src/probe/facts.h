@@ -28,6 +28,14 @@ struct cd_clocksource {
 	bool have_available;
 	int n_available;
 	char available[CD_MAX_CLOCKSOURCES][CD_NAME_MAX];
+	/* No sysfs (a container, a log-only snapshot): current is the kernel
+	 * log's last "Switched to clocksource" line, or the watchdog of a later
+	 * report that demoted the TSC (probe.c); log_event its index in
+	 * klog.events.  Every switch, at boot or through sysfs, is logged by
+	 * clocksource_select() (kernel/time/clocksource.c), so the last one in
+	 * the log is the one in force unless the log was cleared since. */
+	bool from_log;
+	int log_event;
 };
 
 /* ---- CPU (/proc/cpuinfo) ---- */
@@ -99,6 +107,11 @@ struct cd_hypervisor {
 	char dmi_sys_vendor[CD_NAME_MAX];
 	char dmi_product_name[CD_NAME_MAX];
 	char klog_detected[CD_NAME_MAX];  /* "Hypervisor detected: NAME" */
+	char klog_dmi[CD_LINE_MAX / 2];   /* the log's "DMI: ..." line, when sysfs has no DMI */
+	/* The paravirtual interface the guest sees when it is another
+	 * hypervisor's (VirtualBox offering KVM's or Hyper-V's, Xen or KVM
+	 * offering Hyper-V's); CD_HV_UNKNOWN when it is kind's own. */
+	enum cd_hv interface;
 	/* Name for people, set by cd_hypervisor_decide(): cd_hv_display(kind),
 	 * or more precise when kind alone cannot say it ("QEMU" for a QEMU guest
 	 * not known to be KVM, the kernel's name for an unlisted hypervisor). */
@@ -117,6 +130,9 @@ struct cd_kernel {
 	bool cmd_tsc_reliable, cmd_tsc_nowatchdog, cmd_tsc_unstable, cmd_tsc_noirqtime;
 	bool cmd_notsc, cmd_no_kvmclock, cmd_no_kvmclock_vsyscall, cmd_clocksource_failover;
 	char cmd_tsc_ignored[CD_NAME_MAX];   /* a tsc= value the kernel does not recognise ("reliable,noirqtime") */
+	/* acpi=off takes away both the ACPI PM timer and the HPET (found
+	 * through an ACPI table); hpet=disable and nohpet the HPET alone. */
+	bool cmd_acpi_off, cmd_nohpet;
 	bool have_uptime;
 	double uptime_s;
 };
@@ -144,6 +160,9 @@ enum cd_event_kind {
 	CD_EV_ARCH_TIMER_WORKAROUND, /* arm64 "arch_timer: Enabling ... workaround": name = erratum */
 	CD_EV_KERNEL_VERSION,      /* "Linux version X ...": name = X (tells the log reaches boot) */
 	CD_EV_CMDLINE,             /* "Command line: ..." (tells the log reaches boot) */
+	CD_EV_DMI,                 /* "DMI: VENDOR PRODUCT/BOARD, BIOS ..." or "Hardware name: ..." */
+	CD_EV_X86_32BIT,           /* a line only a 32-bit x86 kernel prints ("HIGHMEM available",
+	                              "Compat vDSO mapped to ffffe000") */
 };
 
 struct cd_event {
@@ -158,6 +177,11 @@ struct cd_event {
 	char name[CD_NAME_MAX];
 	char name2[CD_NAME_MAX];
 	char line[CD_LINE_MAX]; /* the message as logged (prefix stripped), truncated */
+	/* Watchdog events: the continuation lines that carry the kernel's own
+	 * numbers (wd_nsec/cs_nsec, wd_now/cs_now, "skewed N ns ... interval of
+	 * M ns"), as logged (runs of blanks made one), one per '\n', so that
+	 * evidence quotes them; a line that does not fit is cut. */
+	char detail[2 * CD_LINE_MAX];
 };
 
 enum cd_klog_source {
@@ -201,6 +225,11 @@ struct cd_os {
 	enum cd_os_family family;
 	char id[CD_NAME_MAX];         /* os-release ID, or guessed from the kernel release */
 	char pretty[CD_NAME_MAX * 2]; /* PRETTY_NAME */
+	/* The release, for advice of its era: VERSION_ID ("7", "8.04", "6.10")
+	 * from os-release, lsb-release, debian_version or redhat-release; ""
+	 * when unknown (guessed from the kernel release: the family only). */
+	char version[16];
+	bool guessed;                 /* family guessed from the kernel release */
 };
 
 /* ---- all facts ---- */

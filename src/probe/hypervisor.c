@@ -147,13 +147,41 @@ static enum cd_hv clocksource_kind(const struct cd_clocksource *cs)
 	return k;
 }
 
-/* DMI as firmware writes it.  QEMU's "QEMU" is KVM or pure emulation (TCG):
- * only kvm-clock tells them apart here, so without it *qemu is set and the
- * answer is left to the sources below. */
+/* The log's DMI line, "VENDOR PRODUCT/BOARD, BIOS ...", split where a
+ * known vendor ends; vendor empty when none is known. */
+static void dmi_from_line(const char *line, struct span *vendor, struct span *product)
+{
+	static const char *const vendors[] = {
+		"innotek GmbH", "VMware, Inc.", "Microsoft Corporation", "Xen", "Amazon EC2",
+		"Google", "QEMU", "Red Hat", "Parallels Software International Inc.", "Parallels International GmbH.",
+	};
+	struct span s = field(line, CD_LINE_MAX / 2);
+	*vendor = (struct span){ s.p, 0 };
+	*product = (struct span){ s.p, 0 };
+	for (size_t i = 0; i < N_OF(vendors); i++) {
+		size_t n = strlen(vendors[i]);
+		if (s.n > n && memcmp(s.p, vendors[i], n) == 0 && s.p[n] == ' ') {
+			*vendor = (struct span){ s.p, n };
+			product->p = s.p + n + 1;
+			product->n = strcspn(product->p, "/,");
+			if (product->n > s.n - n - 1)
+				product->n = s.n - n - 1;
+			return;
+		}
+	}
+}
+
+/* DMI as firmware writes it (sysfs, else the kernel log's DMI line).
+ * QEMU's "QEMU" is KVM or pure emulation (TCG): only kvm-clock tells them
+ * apart here, so without it *qemu is set and the answer is left to the
+ * sources below. */
 static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu)
 {
 	struct span vendor = FIELD(f->hv.dmi_sys_vendor), product = FIELD(f->hv.dmi_product_name);
 	enum cd_hv cs = clocksource_kind(&f->cs);
+
+	if (!vendor.n && !product.n)
+		dmi_from_line(f->hv.klog_dmi, &vendor, &product);
 
 	if (span_is(vendor, "innotek GmbH") || span_is(product, "VirtualBox"))
 		return CD_HV_VIRTUALBOX;
@@ -167,8 +195,10 @@ static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu)
 	 * /sys/hypervisor/type (asked before DMI) or by their clocksource. */
 	if (span_is(vendor, "Amazon EC2"))
 		return cs == CD_HV_XEN ? CD_HV_XEN : CD_HV_KVM;
-	if (span_is(vendor, "Google") || span_is(product, "KVM"))
+	if (span_is(vendor, "Google") || span_is(product, "KVM") || span_starts(product, "KVM "))
 		return CD_HV_KVM;
+	if (span_starts(vendor, "Parallels"))
+		return CD_HV_OTHER;
 	if (span_is(vendor, "QEMU")) {
 		if (cs == CD_HV_KVM)
 			return CD_HV_KVM;
@@ -196,13 +226,14 @@ static enum cd_hv klog_kind(struct span name)
 	return name.n ? CD_HV_OTHER : CD_HV_UNKNOWN;
 }
 
-static const struct cd_event *klog_hypervisor(const struct cd_klog *log)
+/* The log's first event of this kind (with a name, when named). */
+static const struct cd_event *klog_first(const struct cd_klog *log, enum cd_event_kind kind, bool named)
 {
 	int n = log->n_events < 0 ? 0 : log->n_events;
 	if (n > CD_MAX_EVENTS)
 		n = CD_MAX_EVENTS;
 	for (int i = 0; i < n; i++)
-		if (log->events[i].kind == CD_EV_HYPERVISOR && FIELD(log->events[i].name).n)
+		if (log->events[i].kind == kind && (!named || FIELD(log->events[i].name).n))
 			return &log->events[i];
 	return NULL;
 }
@@ -225,12 +256,38 @@ static const char *signature_display(const char *sig)
 
 /* The verdict: kind, the source in *from, and in display a name for people
  * when cd_hv_display(kind) would say less. */
-static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, char *display, size_t cap)
+static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum cd_hv *interface,
+                              char *display, size_t cap)
 {
 	const struct cd_hypervisor *hv = &f->hv;
 	enum cd_hv sig = f->cpuid.have ? cd_hv_from_signature(hv->cpuid_signature) : CD_HV_UNKNOWN;
 	enum cd_hv k;
 	bool qemu = false;
+
+	/* A hypervisor may present another's paravirtual interface: VirtualBox
+	 * offers KVM's and Hyper-V's (--paravirtprovider), Xen and KVM offer
+	 * Hyper-V's.  Then CPUID leaf 0x40000000 and the kernel's "Hypervisor
+	 * detected:" name the interface, and DMI, written by the hypervisor's
+	 * own firmware, names the product: the more specific answer, and the one
+	 * the fixes depend on. */
+	enum cd_hv named = sig != CD_HV_UNKNOWN && sig != CD_HV_OTHER ? sig : klog_kind(FIELD(hv->klog_detected));
+	enum cd_hv dmi = dmi_kind(f, &qemu);
+	if (dmi != CD_HV_UNKNOWN && dmi != CD_HV_OTHER && named != CD_HV_UNKNOWN && named != CD_HV_OTHER &&
+	    named != dmi) {
+		*from = "dmi";
+		*interface = named;
+		snprintf(display, cap, "%s (%s interface)", cd_hv_display(dmi), cd_hv_display(named));
+		return dmi;
+	}
+	/* QEMU's firmware with Hyper-V's interface: KVM with Hyper-V
+	 * enlightenments (hv-* CPU flags). */
+	if (qemu && named == CD_HV_HYPERV) {
+		*from = "dmi";
+		*interface = named;
+		snprintf(display, cap, "KVM (Hyper-V interface)");
+		return CD_HV_KVM;
+	}
+	qemu = false;
 
 	/* The sources that name the hypervisor, most trusted first. */
 	*from = "cpuid";
@@ -288,7 +345,7 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, char 
 void cd_hypervisor_decide(struct cd_facts *f)
 {
 	struct cd_hypervisor *hv = &f->hv;
-	const struct cd_event *ev = klog_hypervisor(&f->klog);
+	const struct cd_event *ev = klog_first(&f->klog, CD_EV_HYPERVISOR, true);
 	const char *from;
 	char display[CD_NAME_MAX] = "";
 
@@ -300,8 +357,16 @@ void cd_hypervisor_decide(struct cd_facts *f)
 	memset(hv->klog_detected, 0, sizeof(hv->klog_detected));
 	if (ev)
 		copy_span(hv->klog_detected, sizeof(hv->klog_detected), FIELD(ev->name));
+	memset(hv->klog_dmi, 0, sizeof(hv->klog_dmi));
+	const struct cd_event *dmi = klog_first(&f->klog, CD_EV_DMI, false);
+	if (dmi) {
+		const char *dl = strstr(dmi->line, "DMI: "), *hn = strstr(dmi->line, "Hardware name: ");
+		const char *s = dl ? dl + 5 : hn ? hn + 15 : dmi->line;
+		copy_span(hv->klog_dmi, sizeof(hv->klog_dmi), field(s, sizeof(dmi->line) - (size_t)(s - dmi->line)));
+	}
+	hv->interface = CD_HV_UNKNOWN;
 
-	hv->kind = decide_kind(f, &from, display, sizeof(display));
+	hv->kind = decide_kind(f, &from, &hv->interface, display, sizeof(display));
 	snprintf(hv->from, sizeof(hv->from), "%s", from);
 	snprintf(hv->display, sizeof(hv->display), "%s", display[0] ? display : cd_hv_display(hv->kind));
 }

@@ -141,5 +141,9 @@ void cd_parse_cmdline(const char *text, struct cd_kernel *k)
 			k->cmd_no_kvmclock_vsyscall = true;
 		else if (token_is(tok, len, "clocksource_failover") || token_has_prefix(tok, len, "clocksource_failover="))
 			k->cmd_clocksource_failover = true;
+		else if (token_is(tok, len, "acpi=off"))
+			k->cmd_acpi_off = true;
+		else if (token_is(tok, len, "nohpet") || token_is(tok, len, "hpet=disable"))
+			k->cmd_nohpet = true;
 	}
 }

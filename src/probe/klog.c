@@ -358,6 +358,26 @@ static struct cd_event *wd_part(struct kstate *st, bool *has_part)
 	return st->wd >= 0 ? &st->log->events[st->wd] : &st->scratch;
 }
 
+/* A continuation line of the watchdog's report, kept as the kernel printed
+ * it: the evidence quotes these numbers beside any figure derived from them. */
+static void wd_detail(struct cd_event *ev, const char *m)
+{
+	size_t used = strnlen(ev->detail, sizeof ev->detail);
+
+	/* A report cut down to this line (a grepped log) is its own event,
+	 * whose line already quotes it. */
+	if (strncmp(ev->line, m, sizeof ev->line - 1) == 0)
+		return;
+
+	if (used && used + 2 < sizeof ev->detail)
+		ev->detail[used++] = '\n';
+	/* The kernel pads these lines with blanks to align them: one is kept. */
+	for (size_t i = 0; m[i] && used + 1 < sizeof ev->detail; i++)
+		if (!is_space(m[i]) || (used > 0 && !is_space(ev->detail[used - 1])))
+			ev->detail[used++] = m[i] >= 0x20 && m[i] < 0x7f ? m[i] : '?';
+	ev->detail[used] = 0;
+}
+
 /* kernel/time/clocksource.c clocksource_watchdog(), the header: 4.1 to about
  * 4.18 "timekeeping watchdog: Marking clocksource '%s' as unstable because the
  * skew is too large:", then "timekeeping watchdog on CPU%d: Marking ..." (4.19
@@ -388,6 +408,7 @@ static bool rec_wd_counters(struct kstate *st, const char *m)
 		return false;
 	bool wd = q[0] == 'w';
 	struct cd_event *ev = wd_part(st, wd ? &st->wd_has_wd : &st->wd_has_cs);
+	wd_detail(ev, m);
 	if (wd || !ev->name[0])
 		copy_upto(wd ? ev->name2 : ev->name, p + 1, "'");
 	if ((v = after(q, wd ? "wd_nsec:" : "cs_nsec:")) || (wd && (v = after(q, "wd_nesc:"))))
@@ -410,6 +431,7 @@ static bool rec_wd_skewed(struct kstate *st, const char *m)
 	if (!q || !starts(q, "' skewed "))
 		return false;
 	struct cd_event *ev = wd_part(st, &st->wd_has_skew);
+	wd_detail(ev, m);
 	if (!ev->name[0])
 		copy_upto(ev->name, p, "'");
 	if ((w = after(q, "over watchdog '")) && !ev->name2[0])
@@ -612,6 +634,20 @@ static bool rec_arch_timer(struct kstate *st, const char *m)
 	return true;
 }
 
+/* drivers/firmware/dmi_scan.c dmi_setup() (about 3.10+): "DMI: %s" with
+ * "VENDOR PRODUCT/BOARD, BIOS VERSION DATE"; the same string follows
+ * "Hardware name: " in every backtrace (lib/dump_stack.c).  Other "DMI: "
+ * lines ("DMI: Memory slots populated: 1/1") name no machine. */
+static bool rec_dmi(struct kstate *st, const char *m)
+{
+	const char *p = starts(m, "DMI: ") ? m + 5 : after(m, "Hardware name: ");
+
+	if (!p || starts(p, "Memory slots") || !*p)
+		return false;
+	add(st, CD_EV_DMI);
+	return true;
+}
+
 /* Lines whose wording alone is the fact.  name is a fixed tag, or (NULL) the
  * rest of the line after the text. */
 static const struct plain {
@@ -640,6 +676,13 @@ static const struct plain {
 	{ "TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs" },
 	/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x */
 	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL },
+	/* Only a 32-bit x86 kernel prints these: arch/x86/mm/init_32.c "%ldMB
+	 * HIGHMEM available." / "%ldMB LOWMEM available.", and the 32-bit
+	 * compat vDSO of 2.6.x kernels at the fixmap address ffffe000
+	 * (vdso32-setup.c: "Compat vDSO mapped to %08lx."). */
+	{ "MB HIGHMEM available", CD_EV_X86_32BIT, "highmem" },
+	{ "MB LOWMEM available", CD_EV_X86_32BIT, "lowmem" },
+	{ "Compat vDSO mapped to ffffe000", CD_EV_X86_32BIT, "compat-vdso" },
 };
 
 static bool rec_plain(struct kstate *st, const char *m)
@@ -665,7 +708,7 @@ typedef bool (*recogniser)(struct kstate *st, const char *m);
 static const recogniser recognisers[] = {
 	rec_boot, rec_wd_counters, rec_wd_skewed, rec_wd_header, rec_readback,
 	rec_cs_delta, rec_switch, rec_sync, rec_tsc_adjust, rec_freq, rec_xen,
-	rec_arch_timer, rec_plain,
+	rec_arch_timer, rec_dmi, rec_plain,
 };
 
 /* One line of n bytes (no '\n'), matched on a bounded copy in buf. */

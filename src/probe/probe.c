@@ -162,6 +162,57 @@ static void probe_klog(struct cd_facts *f)
 		cd_note_unknown(f, "kernel log: %s", f->klog.why_not[0] ? f->klog.why_not : "not readable");
 }
 
+/* No sysfs: the clocksource in force is the last one the log says the
+ * kernel switched to (see struct cd_clocksource).  A watchdog report that
+ * demoted the TSC after that switch (or with no switch line: a grepped or
+ * wrapped log) names it too: the watchdog is the best-rated clocksource that
+ * needs no verifying (clocksource_select_watchdog()), and once the TSC is
+ * demoted clocksource_select() takes the best-rated one left, which is it.
+ * (RHEL 6's "unstable (delta = ...)" names no watchdog, and RHEL 6 does not
+ * fail over by default: no inference from it.) */
+static void clocksource_from_log(struct cd_facts *f)
+{
+	if (f->cs.have_current)
+		return;
+	int pick = -1;
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if ((e->kind == CD_EV_CS_SWITCHED && e->name[0]) ||
+		    (e->kind == CD_EV_WATCHDOG_SKEW && strncmp(e->name, "tsc", 3) == 0 && e->name2[0]))
+			pick = i;
+	}
+	if (pick < 0)
+		return;
+	const struct cd_event *e = &f->klog.events[pick];
+	/* A switch to the TSC that the kernel marked unstable after it: the
+	 * kernel has left it, and the line saying for what is not here. */
+	for (int i = pick + 1; e->kind == CD_EV_CS_SWITCHED && strncmp(e->name, "tsc", 3) == 0 &&
+	                       i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_TSC_UNSTABLE)
+			return;
+	snprintf(f->cs.current, sizeof f->cs.current, "%s", e->kind == CD_EV_CS_SWITCHED ? e->name : e->name2);
+	f->cs.have_current = true;
+	f->cs.from_log = true;
+	f->cs.log_event = pick;
+}
+
+/* A snapshot's architecture: /proc/sys/kernel/arch (uname's machine), which
+ * says what the kernel is; cpuinfo only says what the CPU can be (a 32-bit
+ * kernel lists an x86-64 CPU's flags all the same). */
+static void probe_arch(struct cd_facts *f)
+{
+	char buf[64];
+	if (f->live)
+		return;
+	/* A machine name is letters, digits and '_' (x86_64, i686, aarch64):
+	 * anything else is no answer, and never reaches a terminal. */
+	if (cd_read_small(f->root, "/proc/sys/kernel/arch", buf, sizeof buf) < 0)
+		return;
+	size_t n = strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	if (n > 0 && n < sizeof f->cpu.arch && strchr(" \t\r\n", buf[n]))
+		snprintf(f->cpu.arch, sizeof f->cpu.arch, "%.*s", (int)n, buf);
+}
+
 static void probe_os(struct cd_facts *f)
 {
 	size_t len;
@@ -172,6 +223,15 @@ static void probe_os(struct cd_facts *f)
 	if (text) {
 		cd_parse_os_release(text, &f->os);
 		free(text);
+	}
+	static const char *const legacy[] = { "/etc/lsb-release", "/etc/redhat-release", "/etc/SuSE-release",
+	                                      "/etc/debian_version" };
+	for (size_t i = 0; i < sizeof legacy / sizeof legacy[0] && f->os.family == CD_OS_UNKNOWN; i++) {
+		text = cd_read_file(f->root, legacy[i], 65536, &len, &err, &trunc);
+		if (text) {
+			cd_parse_os_legacy(legacy[i], text, &f->os);
+			free(text);
+		}
 	}
 	if (f->kernel.have_release)
 		cd_os_guess_from_release(f->kernel.release, &f->os);
@@ -192,8 +252,10 @@ void cd_probe(const char *root, bool live, struct cd_facts *f)
 	probe_clocksource(f);
 	probe_cpu(f);
 	probe_kernel(f);
+	probe_arch(f);
 	probe_klog(f);
 	kernel_from_log(f);
+	clocksource_from_log(f);
 	probe_os(f);
 	probe_hypervisor_strings(f);
 	cd_hypervisor_decide(f);

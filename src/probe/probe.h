@@ -98,6 +98,10 @@ const char *cd_klog_source_name(enum cd_klog_source s);
 
 /* Parse /etc/os-release text into os (ID, ID_LIKE, PRETTY_NAME). */
 void cd_parse_os_release(const char *text, struct cd_os *os);
+/* The same from a file older than os-release: path is /etc/lsb-release,
+ * /etc/debian_version, /etc/redhat-release or /etc/SuSE-release, text its
+ * contents. */
+void cd_parse_os_legacy(const char *path, const char *text, struct cd_os *os);
 /* When os-release is missing, guess the family from the kernel release
  * ("el6", "fc38" -> Red Hat; "-amd64", "bpo", "-generic" -> Debian). */
 void cd_os_guess_from_release(const char *release, struct cd_os *os);

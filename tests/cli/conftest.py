@@ -82,6 +82,41 @@ def need_tool(tool, package, what):
     pytest.skip(msg)
 
 
+def make_root(tmp_path, files):
+    """A snapshot folder: each relative path written with its text or bytes."""
+    for rel, data in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return tmp_path
+
+
+def start_elf32_pause(folder):
+    """Start a 32-bit (i386) program that only waits (pause() through int 0x80, in a loop);
+    skip where the kernel cannot run one.  The caller kills it."""
+    import struct
+    import time
+    if os.uname().machine != "x86_64":
+        pytest.skip("an i386 program needs an x86-64 kernel")
+    code = bytes([0xB8, 0x1D, 0, 0, 0, 0xCD, 0x80, 0xEB, 0xF7])   # mov eax,29; int 0x80; jmp
+    base, hdr = 0x08048000, 52 + 32
+    total = hdr + len(code)
+    eh = (b"\x7fELF" + bytes([1, 1, 1, 0]) + b"\0" * 8 +
+          struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, base + hdr, 52, 0, 0, 52, 32, 1, 40, 0, 0))
+    ph = struct.pack("<IIIIIIII", 1, 0, base, base, total, total, 5, 0x1000)
+    exe = pathlib.Path(folder) / "pause32"
+    exe.write_bytes(eh + ph + code)
+    exe.chmod(0o755)
+    try:
+        p = subprocess.Popen([str(exe)])
+    except OSError as e:
+        pytest.skip("this kernel does not run i386 programs (%s)" % e)
+    time.sleep(0.2)
+    if p.poll() is not None:
+        pytest.skip("this kernel does not run i386 programs")
+    return p
+
+
 def codes(doc):
     return {f["code"]: f for f in doc["findings"]}
 

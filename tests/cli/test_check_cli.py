@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, as_user, codes
+from conftest import FIXTURES, as_user, codes, make_root
 
 CS = "sys/devices/system/clocksource/clocksource0"
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
@@ -95,14 +95,6 @@ def test_help_and_version(cd):
 
 # ---- bad input: any file missing or malformed, never a crash ----
 
-def make_root(tmp_path, files):
-    for rel, data in files.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(data if isinstance(data, bytes) else data.encode())
-    return tmp_path
-
-
 def test_empty_root_is_unknown(cd, tmp_path):
     r = cd("check", "--json", "--root", str(tmp_path))
     doc = r.json()
@@ -130,7 +122,9 @@ def test_every_file_malformed(cd, tmp_path, kind):
         "proc/cpuinfo": data, "proc/cmdline": data, "proc/sys/kernel/osrelease": data,
         "proc/uptime": data, "dmesg.txt": data, "cpuid.txt": data,
         "sys/class/dmi/id/sys_vendor": data, "sys/class/dmi/id/product_name": data,
-        "sys/hypervisor/type": data, "etc/os-release": data,
+        "sys/hypervisor/type": data, "etc/os-release": data, "proc/sys/kernel/arch": data,
+        "etc/lsb-release": data, "etc/redhat-release": data, "etc/debian_version": data,
+        "etc/SuSE-release": data,
     })
     for fmt in ([], ["--json"], ["--prometheus"]):
         r = cd("check", "--root", str(root), *fmt)

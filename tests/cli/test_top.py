@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BINARY, default_signals
+from conftest import BINARY, default_signals, start_elf32_pause
 
 RATE = 20000          # calls a second, paced by the helper
 HELPER = r"""
@@ -222,6 +222,25 @@ def test_vdso_calls_do_not_appear(traced, helper):
         assert vdso_p.pid not in pids, d
         assert sys_p.pid in pids, d      # the control: tracing did work
         assert d["total"]["calls_per_s"] >= 0.95 * RATE
+
+
+def test_32bit_programs_are_named_not_counted_as_none(traced, tmp_path):
+    # The syscall tracepoints ignore compat tasks (kernel/trace/trace_syscalls.c):
+    # top must say so, not let their calls read as 0.
+    p = start_elf32_pause(tmp_path)
+    try:
+        r = traced("top", "-p", str(p.pid), "0.2", "1")
+        assert r.rc == 3
+        assert "process %d (pause32) is a 32-bit program" % p.pid in r.err
+        r = traced("top", "0.2", "1")
+        assert r.rc == 0
+        assert "32-bit or x32 (" in r.err and "%d pause32" % p.pid in r.err
+    finally:
+        p.kill()
+        p.wait()
+    # Once it has gone, it is not named.
+    r = traced("top", "0.2", "1")
+    assert "%d pause32" % p.pid not in r.err
 
 
 def test_text_report(traced, helper):

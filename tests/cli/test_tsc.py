@@ -188,3 +188,13 @@ def test_without_root():
     check_consistent(doc, p.returncode)
     perf = next(s for s in doc["frequency"]["sources"] if s["source"] == "perf-mmap")
     assert perf["hz"] is not None or perf["note"]
+    # A kernel log this user cannot read (dmesg_restrict) is said to be unreadable: never
+    # "no frequency declared by the kernel", which the log may well declare.
+    logged = next(s for s in doc["frequency"]["sources"] if s["source"] == "kernel-detected")
+    if X86 and logged["note"] == "kernel log not readable":
+        drift = next(t for t in doc["tests"] if t["name"] == "drift")
+        assert "no frequency declared" not in drift["detail"]
+        if drift["status"] == "untested" and not any(
+                s["hz"] for s in doc["frequency"]["sources"] if s["source"] != "measured"):
+            assert "the kernel log, which declares it, cannot be read" in drift["detail"]
+        assert any(n.startswith("log unreadable: ") for n in doc["kernel_notes"])

@@ -287,3 +287,22 @@ def test_textfile_unwritable_is_reported(fake, tmp_path, cd):
     r = cd("watch", "-d", "0.3", "-P", str(tmp_path / "missing-dir" / "x.prom"), env=fake.env)
     assert r.rc == 2
     assert "cannot write" in r.err
+
+
+def test_syscalls_names_the_programs_it_cannot_count(tmp_path):
+    # --syscalls counts with the syscall tracepoints, which ignore 32-bit and x32
+    # tasks (kernel/trace/trace_syscalls.c): a running one is named, not read as 0.
+    from conftest import start_elf32_pause
+    if os.geteuid() != 0:
+        pytest.skip("--syscalls traces: root only")
+    p = start_elf32_pause(tmp_path)
+    try:
+        r = subprocess.run([BINARY, "watch", "--syscalls", "2", "-P", str(tmp_path / "x.prom"),
+                            "-d", "1.5"], capture_output=True, text=True, timeout=30)
+    finally:
+        p.kill()
+        p.wait()
+    if "cannot count time system calls" in r.stderr:
+        pytest.skip("no syscall tracepoints here: " + r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    assert "32-bit or x32 program" in r.stderr and "%d pause32" % p.pid in r.stderr

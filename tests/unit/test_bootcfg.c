@@ -338,6 +338,26 @@ static void test_other_families(void)
 	          -EINVAL);
 	CHECK_INT(cd_persist_prepare("", CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err),
 	          -EINVAL);
+	/* GRUB legacy (menu.lst, no /etc/default/grub): no drop-in, said why. */
+	fresh();
+	char rm[200];
+	snprintf(rm, sizeof rm, "%s/etc/default/grub", root);
+	unlink(rm);
+	dir("/boot");
+	dir("/boot/grub");
+	put("/boot/grub/menu.lst", "# kopt=root=/dev/sda1 ro\n", 0644);
+	before = snapshot();
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err),
+	          -ENOTSUP);
+	CHECK(strstr(err, "GRUB legacy") != NULL && strstr(err, "kopt") != NULL);
+	after = snapshot();
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+	/* ... but with /etc/default/grub as well, GRUB 2 is in charge. */
+	put("/etc/default/grub", "GRUB_CMDLINE_LINUX=\"\"\n", 0644);
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	fresh();
 	/* The root's trailing slashes do not matter. */
 	char slashed[80];
 	snprintf(slashed, sizeof slashed, "%s//", root);

@@ -320,6 +320,75 @@ static void test_conflicts(void)
 	CHECK_INT(strlen(f->hv.klog_detected), CD_NAME_MAX - 1);
 }
 
+static void add_klog_line(struct cd_facts *f, enum cd_event_kind kind, const char *line)
+{
+	struct cd_event *e = &f->klog.events[f->klog.n_events++];
+	e->kind = kind;
+	snprintf(e->line, sizeof(e->line), "%s", line);
+}
+
+/* A hypervisor that presents another's paravirtual interface: DMI, written
+ * by its own firmware, names the product; the interface is kept. */
+static void test_interfaces(void)
+{
+	struct cd_facts *f;
+
+	/* VirtualBox with its KVM provider: CPUID and the kernel say KVM. */
+	f = blank();
+	set_sig(f, "KVMKVMKVM");
+	add_klog(f, CD_EV_HYPERVISOR, "KVM");
+	set_dmi(f, "innotek GmbH", "VirtualBox");
+	set_cs(f, "kvm-clock", "kvm-clock", "tsc");
+	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
+	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
+	CHECK_STR(f->hv.display, "VirtualBox (KVM interface)");
+
+	/* The same from a log alone: no sysfs, no CPUID, the log's DMI line. */
+	f = blank();
+	add_klog(f, CD_EV_HYPERVISOR, "KVM");
+	add_klog_line(f, CD_EV_DMI, "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
+	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
+	CHECK_STR(f->hv.klog_dmi, "innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
+	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
+
+	/* ... and from a backtrace's "Hardware name:" */
+	f = blank();
+	add_klog(f, CD_EV_HYPERVISOR, "Microsoft Hyper-V");
+	add_klog_line(f, CD_EV_DMI, "CPU: 0 PID: 1 Comm: swapper Hardware name: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
+	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
+	CHECK_STR(cd_hv_name(f->hv.interface), "hyperv");
+
+	/* QEMU's firmware with Hyper-V's interface: KVM with enlightenments. */
+	f = blank();
+	set_sig(f, "Microsoft Hv");
+	set_dmi(f, "QEMU", "Standard PC (Q35 + ICH9, 2009)");
+	DECIDED(f, CD_HV_KVM, "dmi");
+	CHECK_STR(cd_hv_name(f->hv.interface), "hyperv");
+
+	/* Sources that agree keep no interface; the log's QEMU DMI line with the
+	 * kernel's KVM is KVM, from the log. */
+	f = blank();
+	set_sig(f, "VBoxVBoxVBox");
+	set_dmi(f, "innotek GmbH", "VirtualBox");
+	DECIDED(f, CD_HV_VIRTUALBOX, "cpuid");
+	CHECK_INT(f->hv.interface, CD_HV_UNKNOWN);
+	f = blank();
+	add_klog(f, CD_EV_HYPERVISOR, "KVM");
+	add_klog_line(f, CD_EV_DMI, "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014");
+	DECIDED(f, CD_HV_KVM, "kernel log");
+	CHECK_INT(f->hv.interface, CD_HV_UNKNOWN);
+	/* A vendor the table does not know decides nothing. */
+	f = blank();
+	add_klog(f, CD_EV_HYPERVISOR, "KVM");
+	add_klog_line(f, CD_EV_DMI, "DMI: Dell Inc. PowerEdge R640/0H28RR, BIOS 2.10.2 02/24/2021");
+	DECIDED(f, CD_HV_KVM, "kernel log");
+	/* sysfs DMI wins over the log's line */
+	f = blank();
+	set_dmi(f, "VMware, Inc.", "VMware7,1");
+	add_klog_line(f, CD_EV_DMI, "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
+	DECIDED(f, CD_HV_VMWARE, "dmi");
+}
+
 /* The fixtures, as cd_probe would fill the facts from them. */
 static void fixture(const char *dir, enum cd_hv want, const char *from)
 {
@@ -381,6 +450,7 @@ int main(void)
 	test_names();
 	test_single_sources();
 	test_conflicts();
+	test_interfaces();
 	test_fixtures();
 	return unit_done("hypervisor");
 }

@@ -58,6 +58,14 @@ static void test_cmdline(void)
 	CHECK(!k.cmd_tsc_ignored[0]);
 	CHECK(k.cmd_notsc && k.cmd_no_kvmclock && k.cmd_no_kvmclock_vsyscall && k.cmd_clocksource_failover);
 
+	/* acpi=off takes away the HPET and the PM timer; the others only the HPET */
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("ro acpi=off nohpet", &k);
+	CHECK(k.cmd_acpi_off && k.cmd_nohpet);
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("acpi=noirq hpet=disable acpi=offx", &k);
+	CHECK(!k.cmd_acpi_off && k.cmd_nohpet);
+
 	/* The kernel compares the whole value: a comma list sets nothing. */
 	memset(&k, 0, sizeof k);
 	cd_parse_cmdline("tsc=reliable,noirqtime", &k);
@@ -156,6 +164,56 @@ static void test_os(void)
 	memset(&os, 0, sizeof os);
 	cd_os_guess_from_release("6.18.44-fc-v669", &os);
 	CHECK_INT(os.family, CD_OS_UNKNOWN);
+	CHECK(!os.guessed);
+
+	/* The release, for advice of its era */
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"18.04\"\n", &os);
+	CHECK_STR(os.version, "18.04");
+	CHECK(!os.guessed);
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"18.04\033[31m\"\n", &os);
+	CHECK_STR(os.version, "");   /* not a release: never printed */
+	memset(&os, 0, sizeof os);
+	cd_os_guess_from_release("2.6.32-358.18.1.el6.x86_64", &os);
+	CHECK_STR(os.id, "rhel");
+	CHECK_STR(os.version, "6");
+	CHECK(os.guessed);
+	memset(&os, 0, sizeof os);
+	cd_os_guess_from_release("3.2.0-4-686-pae", &os);
+	CHECK(os.guessed && !os.version[0]);
+
+	/* Before os-release: the distribution's own files */
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/lsb-release", "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\nDISTRIB_CODENAME=hardy\n"
+	                   "DISTRIB_DESCRIPTION=\"Ubuntu 8.04.4 LTS\"\n", &os);
+	CHECK_INT(os.family, CD_OS_DEBIAN);
+	CHECK_STR(os.id, "ubuntu");
+	CHECK_STR(os.version, "8.04");
+	CHECK_STR(os.pretty, "Ubuntu 8.04.4 LTS");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/debian_version", "7.11\n", &os);
+	CHECK_STR(os.id, "debian");
+	CHECK_STR(os.version, "7");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/debian_version", "lenny/sid\n", &os);
+	CHECK_INT(os.family, CD_OS_DEBIAN);
+	CHECK_STR(os.version, "");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/redhat-release", "CentOS release 6.5 (Final)\n", &os);
+	CHECK_INT(os.family, CD_OS_REDHAT);
+	CHECK_STR(os.id, "centos");
+	CHECK_STR(os.version, "6");
+	CHECK_STR(os.pretty, "CentOS release 6.5 (Final)");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/redhat-release", "", &os);
+	CHECK_STR(os.version, "");
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy("/etc/SuSE-release", "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\n"
+	                   "PATCHLEVEL = 4\n", &os);
+	CHECK_INT(os.family, CD_OS_SUSE);
+	CHECK_STR(os.id, "sles");
+	CHECK_STR(os.version, "11");
 }
 
 int main(void)

@@ -203,8 +203,9 @@ static void test_fixture_qemu(void)
 	const struct cd_event *e;
 	CHECK_INT(l->lines, 380);
 	CHECK_INT(l->reaches_boot, 1);
-	CHECK_INT(l->n_events, 5);
+	CHECK_INT(l->n_events, 6);
 	CHECK((e = find(l, CD_EV_KERNEL_VERSION, 0)) && strcmp(e->name, "6.1.0-56-amd64") == 0);
+	CHECK((e = find(l, CD_EV_DMI, 0)) && strncmp(e->line, "DMI: QEMU Standard PC", 21) == 0);
 	CHECK_INT(count(l, CD_EV_CMDLINE), 1);   /* "Kernel command line:" is the same */
 	CHECK((e = find(l, CD_EV_CMDLINE, 0)) && strcmp(e->line, "Command line: console=ttyS0 loglevel=4") == 0);
 	CHECK((e = find(l, CD_EV_TSC_FREQ, 0)) && e->khz == 2596116 && strcmp(e->name, "detected") == 0);
@@ -300,6 +301,34 @@ static void test_fixture_cases(void)
 
 /* ---- the watchdog ---- */
 
+/* Lines that name the machine or its kernel's word size. */
+static void test_dmi_and_32bit(void)
+{
+	const struct cd_klog *l;
+	const struct cd_event *e;
+
+	/* drivers/firmware/dmi_scan.c, and lib/dump_stack.c in a backtrace */
+	e = only("[    0.000000] DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006\n", CD_EV_DMI);
+	CHECK_STR(e->line, "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
+	e = only("[ 12.3] CPU: 1 PID: 0 Comm: swapper/1 Not tainted 5.10.0 #1 Hardware name: VMware, Inc. "
+	         "VMware Virtual Platform/440BX Desktop Reference Platform, BIOS 6.00 11/12/2020\n", CD_EV_DMI);
+	CHECK(strstr(e->line, "Hardware name: VMware, Inc.") != NULL);
+	/* "DMI: Memory slots populated" names no machine; "DMI 2.5 present." neither */
+	l = parse("[    0.000000] DMI: Memory slots populated: 1/1\n[    0.000000] DMI 2.5 present.\n");
+	CHECK_INT(l->n_events, 0);
+
+	/* Only a 32-bit x86 kernel prints these (Ubuntu 8.04 i386, 2008) */
+	l = parse("[    0.000000] 3200MB HIGHMEM available.\n"
+	          "[    0.000000] 896MB LOWMEM available.\n"
+	          "[   15.069155] Compat vDSO mapped to ffffe000.\n");
+	CHECK_INT(count(l, CD_EV_X86_32BIT), 3);
+	CHECK((e = find(l, CD_EV_X86_32BIT, 0)) && strcmp(e->name, "highmem") == 0);
+	CHECK((e = find(l, CD_EV_X86_32BIT, 2)) && strcmp(e->name, "compat-vdso") == 0);
+	/* A 64-bit kernel's memory lines are not these */
+	l = parse("[    0.000000] Memory: 16314540K/16651036K available (12288K kernel code)\n");
+	CHECK_INT(count(l, CD_EV_X86_32BIT), 0);
+}
+
 static void test_watchdog(void)
 {
 	const struct cd_klog *l;
@@ -328,6 +357,11 @@ static void test_watchdog(void)
 		CHECK_INT(e->wd_cycles, 12575744);     /* 0x48a38f74 - 0x47e3ab74 */
 		CHECK_INT(e->cs_cycles, 956586598);    /* 0x3224653e7bd - 0x3220d4f8d57 */
 		CHECK(strstr(e->line, "Marking clocksource 'tsc' as unstable") != NULL);
+		/* The kernel's numbers as printed, one line each, blanks made one */
+		CHECK_STR(e->detail,
+		          "clocksource: 'hpet' wd_nsec: 503029760 wd_now: 48a38f74 wd_last: 47e3ab74 mask: ffffffff\n"
+		          "clocksource: 'tsc' cs_nsec: 503466648 cs_now: 3224653e7bd cs_last: 3220d4f8d57 mask: ffffffffffffffff\n"
+		          "clocksource: Clocksource 'tsc' skewed 436888 ns (0 ms) over watchdog 'hpet' interval of 503029760 ns (503 ms)");
 	}
 	CHECK_INT(count(l, CD_EV_TSC_BROKEN_BIOS), 1);
 	CHECK_INT(count(l, CD_EV_SCHED_CLOCK_UNSTABLE), 1);
@@ -396,6 +430,7 @@ static void test_watchdog(void)
 	e = &l->events[0];
 	CHECK(l->n_events == 1 && e->kind == CD_EV_WATCHDOG_SKEW && strcmp(e->name, "tsc") == 0 &&
 	      strcmp(e->name2, "acpi_pm") == 0 && e->value == 485515617 && e->value2 == 0);
+	CHECK_STR(e->detail, "");   /* its line already quotes it */
 	/* Two reports in a row are two events; a header 1 s later is not continued */
 	l = parse("[10.0] clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
 		  "[10.0] clocksource:                       'hpet' wd_now: 10 wd_last: 5 mask: ffffffff\n"
@@ -756,6 +791,7 @@ int main(void)
 	test_fixture_qemu();
 	test_fixture_cases();
 	test_watchdog();
+	test_dmi_and_32bit();
 	test_readback();
 	test_old_watchdog();
 	test_tsc();

@@ -1,5 +1,6 @@
 /* Unit tests of the diagnosis: facts built by hand in, findings out. */
 #include "diagnose/diagnose.h"
+#include "diagnose/fixes.h"
 #include "probe/probe.h"
 #include "unit.h"
 
@@ -317,6 +318,227 @@ static void test_clocksource_verdicts(void)
 	verdict("hyperv_clocksource_msr", NULL, CD_VDSO_NO);
 	verdict("arch_sys_counter", "6.1.0", CD_VDSO_YES);
 	verdict("mystery-clock", NULL, CD_VDSO_UNKNOWN);
+	/* A 32-bit x86 kernel before 3.15 has no vDSO time at all */
+	verdict("tsc", "3.11-0.bpo.2-686-pae", CD_VDSO_NO);
+	verdict("hpet", "2.6.32-5-686", CD_VDSO_NO);       /* not "the vDSO reads hpet itself" */
+	verdict("hpet", "2.6.32-5-amd64", CD_VDSO_SLOW);
+	verdict("tsc", "3.16.0-4-686-pae", CD_VDSO_YES);
+	verdict("tsc", "2.6.35.14-106.fc14.i686.PAE", CD_VDSO_NO);
+}
+
+static bool has(const char *text, const char *needle)
+{
+	bool ok = strstr(text, needle) != NULL;
+	if (!ok)
+		fprintf(stderr, "  \"%s\" not in: %s\n", needle, text);
+	return ok;
+}
+
+/* 32-bit from the log alone (Ubuntu's -generic was built for both). */
+static void test_32bit_from_log(void)
+{
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", "2.6.24-19-generic");
+	CHECK(!cd_kernel_32bit(f));
+	log_text(f, "[    0.000000] 3200MB HIGHMEM available.\n");
+	CHECK(cd_kernel_32bit(f) && cd_kernel_no_vdso_time(f));
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	const struct cd_finding *x = find(&r, "slow-clocksource");
+	CHECK(x && x->severity == CD_SEV_CRITICAL && has(x->title, "32-bit kernel's vDSO has no clock_gettime"));
+	free(f);
+	/* uname's answer in a snapshot, over cpuinfo's guess */
+	f = facts("tsc", NULL, "4.9.0-8-686-pae");
+	snprintf(f->cpu.arch, sizeof f->cpu.arch, "i686");
+	CHECK(cd_kernel_32bit(f) && !cd_kernel_no_vdso_time(f));
+	free(f);
+}
+
+/* No sysfs, and the log and command line leave only the tick-based ones. */
+static void test_tick_based_left(void)
+{
+	static const char *const log =
+		"[    0.000000] Command line: ro acpi=off\n"
+		"[    0.004000] tsc: Marking TSC unstable due to could not calculate TSC khz\n";
+	struct cd_facts *f = facts(NULL, NULL, "5.10.0-20-amd64");
+	cpu(f, "GenuineIntel", 2, CD_CPU_TSC | CD_CPU_CONSTANT_TSC);
+	f->hv.kind = CD_HV_NONE;
+	log_text(f, log);
+	cd_parse_cmdline("ro acpi=off", &f->kernel);
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	CHECK_INT(r.status, CD_STATUS_CRITICAL);
+	const struct cd_finding *x = find(&r, "slow-clocksource");
+	CHECK(x && has(x->title, "tick-based") && has(x->fix_lasting, "Remove acpi=off"));
+	CHECK(x && strcmp(x->act_remove, "acpi=off") == 0 && !x->act_add[0]);
+	/* Without acpi=off (nor the kernel's "No reference" line), an HPET may
+	 * be there: nothing is concluded. */
+	free(f);
+	f = facts(NULL, NULL, "5.10.0-20-amd64");
+	cpu(f, "GenuineIntel", 2, CD_CPU_TSC | CD_CPU_CONSTANT_TSC);
+	f->hv.kind = CD_HV_NONE;
+	log_text(f, "[    0.004000] tsc: Marking TSC unstable due to could not calculate TSC khz\n");
+	cd_diagnose(f, NULL, &r);
+	CHECK(!find(&r, "slow-clocksource"));
+	CHECK_INT(r.status, CD_STATUS_UNKNOWN);
+	/* The kernel's own "No reference" line says the same as acpi=off. */
+	log_text(f, "[    0.000000] tsc: No reference (HPET/PMTIMER) available\n");
+	cd_diagnose(f, NULL, &r);
+	CHECK(find(&r, "slow-clocksource") != NULL);
+	/* A KVM guest also has kvm-clock. */
+	f->hv.kind = CD_HV_KVM;
+	cd_diagnose(f, NULL, &r);
+	CHECK(!find(&r, "slow-clocksource"));
+	free(f);
+}
+
+/* The evidence that the kernel was right to drop the TSC. */
+static void test_unsafe_tsc(void)
+{
+	static const char *const warp =
+		"[    0.000000] tsc: Detected 2194.000 MHz processor\n"
+		"[    0.312003] TSC synchronization [CPU#0 -> CPU#1]:\n"
+		"[    0.312003] Measured 3986188462 cycles TSC warp between CPUs, turning off TSC clock.\n"
+		"[    0.312003] tsc: Marking TSC unstable due to check_tsc_sync_source failed\n";
+	struct cd_report r;
+	/* Bare metal, 1.82 s apart: no tsc=reliable, the firmware, the numbers. */
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", "4.15.0-20-generic");
+	cpu(f, "GenuineIntel", 2, CD_CPU_TSC | CD_CPU_CONSTANT_TSC);
+	f->hv.kind = CD_HV_NONE;
+	log_text(f, warp);
+	cd_diagnose(f, NULL, &r);
+	for (int i = 0; i < r.n; i++)
+		CHECK(!strstr(r.f[i].act_add, "tsc"));
+	const struct cd_finding *x = find(&r, "tsc-unstable-sync");
+	CHECK(x && has(x->fix_lasting, "Do not add tsc=reliable") && has(x->fix_lasting, "firmware"));
+	CHECK(x && has(x->risk, "up to 3986188462 cycles: 1.82 s at 2194.000 MHz"));
+	free(f);
+
+	/* The same warp in a VM without the frequency: at least 399 ms at 10 GHz. */
+	f = facts("acpi_pm", "acpi_pm", "4.19.0-20-amd64");
+	f->hv.kind = CD_HV_VIRTUALBOX;
+	log_text(f, warp + strlen("[    0.000000] tsc: Detected 2194.000 MHz processor\n"));
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "slow-clocksource");
+	CHECK(x && !x->act_add[0] && has(x->risk, "at least 398.6 ms"));
+	CHECK(x && has(x->fix_lasting, "hypervisor"));
+	free(f);
+
+	/* A small warp in a VM (about 26 us): the known cure stays. */
+	f = facts("acpi_pm", "acpi_pm", "4.19.0-20-amd64");
+	f->hv.kind = CD_HV_VIRTUALBOX;
+	log_text(f, "[    0.0] tsc: Detected 2593.992 MHz processor\n"
+	            "[    0.1] Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.\n");
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "slow-clocksource");
+	CHECK(x && strcmp(x->act_add, "tsc=reliable") == 0);
+	/* ... but not on bare metal, where nothing preempts the kernel's test. */
+	f->hv.kind = CD_HV_NONE;
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "slow-clocksource");
+	CHECK(x && !x->act_add[0] && has(x->risk, "25.8 us"));
+	free(f);
+
+	/* A 2.6.24 kernel's cpuinfo has no "hypervisor" flag even in a VM: no
+	 * bare-metal conclusion from it. */
+	f = facts("acpi_pm", "acpi_pm", "2.6.24-19-generic");
+	cpu(f, "GenuineIntel", 2, CD_CPU_TSC | CD_CPU_CONSTANT_TSC);
+	f->hv.kind = CD_HV_NONE;
+	snprintf(f->hv.from, sizeof f->hv.from, "cpuinfo flag");
+	log_text(f, "[    0.0] tsc: Detected 2593.992 MHz processor\n"
+	            "[    0.1] Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.\n");
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "tsc-unstable-sync");
+	CHECK(x && !strstr(x->fix_lasting, "Do not add"));
+	free(f);
+
+	/* A CPU without constant_tsc on bare metal, and a TSC that halts in idle. */
+	f = facts("hpet", "hpet", "5.10.0-20-amd64");
+	cpu(f, "AuthenticAMD", 2, CD_CPU_TSC);
+	f->hv.kind = CD_HV_NONE;
+	log_text(f, "[    0.3] tsc: Marking TSC unstable due to TSCs unsynchronized\n");
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "slow-clocksource");
+	CHECK(x && !x->act_add[0] && has(x->fix_lasting, "no constant_tsc"));
+	free(f);
+}
+
+/* A fix of the distribution in front of us, of its era. */
+static void test_newer_kernel_advice(void)
+{
+	char buf[CD_FIX_MAX];
+	struct cd_facts *f = facts("tsc", NULL, "3.2.0-4-amd64");
+	cd_parse_os_release("ID=debian\nVERSION_ID=\"7\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, 0, false);
+	CHECK(has(buf, "apt-get -t wheezy-backports install linux-image-amd64"));
+	CHECK(has(buf, "deb http://archive.debian.org/debian wheezy-backports main"));
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=debian\nVERSION_ID=\"11\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 6, 0, 0, false);
+	CHECK(has(buf, "deb http://deb.debian.org/debian bullseye-backports main"));
+	/* Ubuntu 12.04: its enablement kernel */
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"12.04\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, 0, false);
+	CHECK(has(buf, "apt-get install linux-generic-lts-trusty") && !strstr(buf, "backports"));
+	/* Ubuntu 8.04 (from lsb-release): no Debian, the Ubuntu release to go to */
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_legacy("/etc/lsb-release", "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, 0, true);
+	CHECK(has(buf, "Ubuntu 8.04 LTS has kernel 2.6.24") && has(buf, "Ubuntu 14.04 LTS is the first release"));
+	CHECK(!strstr(buf, "Debian") && !strstr(buf, "linux-image"));
+	/* RHEL 6, from the kernel's name */
+	free(f);
+	f = facts("tsc", NULL, "2.6.32-358.el6.x86_64");
+	cd_os_guess_from_release(f->kernel.release, &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, 0, false);
+	CHECK(has(buf, "Red Hat Enterprise Linux 6 has kernel 2.6.32") &&
+	      has(buf, "Red Hat Enterprise Linux 7 is the first release"));
+	/* A release the table does not hold is named, not called unknown */
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"23.10\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 15, 0, false);
+	CHECK(has(buf, "This is Ubuntu 23.10, a release whose kernel this tool does not know"));
+	/* SLES 11: GRUB legacy, and SLES 12 for a newer kernel */
+	free(f);
+	f = facts("tsc", NULL, "3.0.101-63-default");
+	cd_parse_os_legacy("/etc/SuSE-release", "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\n", &f->os);
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 3, 0, false);
+	CHECK(has(buf, "SUSE Linux Enterprise Server 12 is the first release"));
+	buf[0] = 0;
+	cd_fix_add_kernel_params(buf, sizeof buf, f, "tsc=reliable");
+	CHECK(has(buf, "/boot/grub/menu.lst") && !strstr(buf, "grub2-mkconfig"));
+	memset(&f->os, 0, sizeof f->os);
+	cd_parse_os_release("ID=\"sles\"\nVERSION_ID=\"15.5\"\n", &f->os);
+	buf[0] = 0;
+	cd_fix_add_kernel_params(buf, sizeof buf, f, "tsc=reliable");
+	CHECK(has(buf, "grub2-mkconfig"));
+	/* Unknown: what to look for */
+	free(f);
+	f = facts("tsc", NULL, "3.4.113-custom");
+	buf[0] = 0;
+	cd_fix_newer_kernel(buf, sizeof buf, f, 3, 15, 0, true);
+	CHECK(has(buf, "Install a kernel of at least 3.15 (or a 64-bit kernel)"));
+	CHECK(!strstr(buf, "apt-get") && !strstr(buf, "yum"));
+	/* The release inferred from a Debian kernel, and from a backports one */
+	free(f);
+	f = facts("tsc", NULL, "3.11-0.bpo.2-686-pae");
+	cd_os_guess_from_release(f->kernel.release, &f->os);
+	bool inferred = false;
+	const char *name = cd_os_release_name(f, &inferred);
+	CHECK(name && strcmp(name, "Debian 7 (wheezy)") == 0 && inferred);
+	free(f);
+	f = facts("tsc", NULL, "4.19.0-20-amd64");
+	cd_os_guess_from_release(f->kernel.release, &f->os);
+	name = cd_os_release_name(f, &inferred);
+	CHECK(name && strcmp(name, "Debian 10 (buster)") == 0);
+	free(f);
 }
 
 static void test_verdict_rule(void)
@@ -341,5 +563,9 @@ int main(void)
 	test_unknown();
 	test_clocksource_verdicts();
 	test_verdict_rule();
+	test_32bit_from_log();
+	test_tick_based_left();
+	test_unsafe_tsc();
+	test_newer_kernel_advice();
 	return unit_done("rules");
 }

@@ -4,11 +4,14 @@
  * sorting by cost, the CPU list, and bad input.
  */
 #include "measure/trace.h"
+#include "probe/elf.h"
 #include "unit.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* events/syscalls/sys_enter_clock_gettime/format of Linux 6.18 (x86_64). */
 static const char fmt_6_18[] =
@@ -298,8 +301,35 @@ static void test_cpu_list(void)
 	CHECK_INT(cd_parse_cpu_list(NULL, c, 16), -EINVAL);
 }
 
+/* The syscall tracepoints ignore compat (32-bit and x32) tasks on x86-64
+ * and arm64: those programs are the ones top cannot see. */
+static void test_unseen_programs(void)
+{
+	struct cd_elf_info e;
+	memset(&e, 0, sizeof e);
+	e.kind = CD_ELF_NOT_ELF;
+	CHECK(cd_trace_sees_program(&e));        /* a script: its interpreter decides */
+	e.kind = CD_ELF_DYNAMIC;
+	e.bits = 64;
+	e.machine = EM_X86_64;
+	CHECK(cd_trace_sees_program(&e));
+#if defined(__x86_64__) || defined(__aarch64__)
+	e.bits = 32;
+	e.machine = EM_386;
+	CHECK(!cd_trace_sees_program(&e));
+	e.kind = CD_ELF_STATIC;
+	e.machine = EM_X86_64;                    /* x32 */
+	CHECK(!cd_trace_sees_program(&e));
+#endif
+	/* This test program itself is seen, and so named by nobody. */
+	struct cd_unseen u[1];
+	CHECK_INT(cd_trace_unseen_programs((int)getpid(), u, 1), 0);
+	CHECK_INT(cd_trace_unseen_programs(999999999, u, 1), 0);   /* no such process */
+}
+
 int main(void)
 {
+	test_unseen_programs();
 	test_format_embedded();
 	test_format_live();
 	test_format_bad();

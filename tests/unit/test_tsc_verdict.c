@@ -288,7 +288,28 @@ static void test_rate_and_precision(void)
 	t = report();
 	cd_tsc_judge(f, t);
 	CHECK_INT(t->test[CD_TSC_T_DRIFT].status, CD_TSC_UNTESTED);
+	CHECK(strstr(t->test[CD_TSC_T_DRIFT].detail, "no frequency declared") != NULL);
 	CHECK(t->ref_name == NULL);
+	CHECK_INT(t->n_kernel_notes, 0);
+	done(f, t);
+
+	/* The log that declares it cannot be read (dmesg_restrict, not root):
+	 * that is what is said, not "no frequency declared"; the rest is
+	 * measured all the same. */
+	f = facts(ALL_TSC, NULL);
+	f->klog.readable = false;
+	snprintf(f->klog.why_not, sizeof f->klog.why_not, "the kernel log is not readable without root "
+	         "because kernel.dmesg_restrict is 1");
+	t = report();
+	cd_tsc_judge(f, t);
+	CHECK_INT(t->test[CD_TSC_T_DRIFT].status, CD_TSC_UNTESTED);
+	CHECK(strstr(t->test[CD_TSC_T_DRIFT].detail, "kernel log, which declares it, cannot be read") != NULL);
+	CHECK(strstr(t->test[CD_TSC_T_DRIFT].detail, "no frequency declared") == NULL);
+	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_PASS);
+	CHECK_INT(t->test[CD_TSC_T_FLAGS].status, CD_TSC_PASS);
+	CHECK_INT(t->n_kernel_notes, 1);
+	CHECK(strstr(t->kernel_notes[0], "dmesg_restrict is 1") != NULL);
+	CHECK(strstr(t->src[CD_SRC_KLOG_DETECTED].note, "not readable") != NULL);
 	done(f, t);
 }
 

@@ -1,0 +1,38 @@
+/*
+ * fenceorder.h: the library's fences, in a form ThreadSanitizer checks.
+ *
+ * The latch (fastclock_impl.h) orders relaxed accesses to its copies with
+ * fences, as the kernel's seqcount_latch does with smp_wmb/smp_rmb.
+ * ThreadSanitizer does not model atomic_thread_fence (gcc says so with
+ * -Wtsan), so under it the fences become no-ops and the copies' accesses
+ * carry the same ordering themselves (release stores, acquire loads),
+ * which it does model: the TSan build then checks the latch's
+ * happens-before, not a weaker version of it.  The plain build keeps the
+ * cheaper form the fast path needs.
+ */
+#ifndef FC_FENCEORDER_H
+#define FC_FENCEORDER_H
+
+#include <stdatomic.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define FC_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FC_UNDER_TSAN 1
+#endif
+#endif
+
+#ifdef FC_UNDER_TSAN
+#define FC_COPY_LOAD memory_order_acquire
+#define FC_COPY_STORE memory_order_release
+#define fc_fence_acquire() atomic_signal_fence(memory_order_acquire)
+#define fc_fence_release() atomic_signal_fence(memory_order_release)
+#else
+#define FC_COPY_LOAD memory_order_relaxed
+#define FC_COPY_STORE memory_order_relaxed
+#define fc_fence_acquire() atomic_thread_fence(memory_order_acquire)
+#define fc_fence_release() atomic_thread_fence(memory_order_release)
+#endif
+
+#endif
