@@ -269,7 +269,7 @@ tsan:
 .PHONY: bench bench-peers
 BENCH_WAYS ?= library,monotonic,realtime,monotonic_coarse,counter
 bench: $(B)/clockdoctor
-	$(B)/clockdoctor bench -s -d 4 -c $(BENCH_WAYS)
+	$(B)/clockdoctor bench -s --targets -d 4 -c $(BENCH_WAYS)
 
 bench-peers: $(B)/libfastclock.a
 	$(MAKE) --no-print-directory -C bench/peers B=$(CURDIR)/$(B) run

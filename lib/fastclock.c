@@ -52,15 +52,15 @@
  * goes to the slow path, which initializes.  Until then the address
  * space's part is this one, which start-up replaces by a page of its own. */
 static struct fc_mm boot_mm;
-struct fc_latch_state G = { .mm = &boot_mm };
-struct fc_offsets O;
-struct fc_writer W;
+struct fc_latch_state fc_int_latch = { .mm = &boot_mm };
+struct fc_offsets fc_int_offsets;
+struct fc_writer fc_int_writer;
 
 static void ensure_init(void)
 {
 	struct fc_mm *m = trylock();
 	if (m) {
-		if (!W.inited)
+		if (!fc_int_writer.inited)
 			fc_int_init_locked();
 		unlock(m);
 	}
@@ -114,13 +114,13 @@ static int64_t kernel_backed(const struct line *L, const struct seg *sg, uint64_
 __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 {
 	clockid_t id = w == MONO ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
-	_Atomic int64_t *floor = w == MONO ? &G.floor_mono : &G.floor_raw;
+	_Atomic int64_t *floor = w == MONO ? &fc_int_latch.floor_mono : &fc_int_latch.floor_raw;
 	for (int round = 0;; round++) {
 		struct fc_mm *m = mm_now(), *held;
 		if (!atomic_load_explicit(&m->ok, memory_order_acquire)) {
 			/* not started, or the first read of a forked child */
 			if (round < 3 && (held = trylock())) {
-				if (!W.inited)
+				if (!fc_int_writer.inited)
 					fc_int_init_locked();
 				else
 					fc_int_new_mm();
@@ -134,18 +134,18 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		unsigned s;
 		uint64_t t;
 		do {
-			s = atomic_load_explicit(&G.seq, memory_order_acquire);
-			load_copy(&G.c[s & 1], &L);
+			s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
+			load_copy(&fc_int_latch.c[s & 1], &L);
 			t = counter_now();
 			fc_fence_acquire();
-		} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+		} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
 		const struct seg *sg = w == MONO ? &L.mono : &L.raw;
 		uint64_t d = t - L.tsc0;
 		if (!(L.flags & L_COUNTER)) {
 			*kernel_mode = 1;
 			/* kernel mode: hard is when to look again (calibration) */
 			if (round == 0 && d >= L.hard && (held = trylock())) {
-				if (!W.permanent && atomic_load_explicit(&G.seq, memory_order_relaxed) == s)
+				if (!fc_int_writer.permanent && atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) == s)
 					fc_int_resync(s, false);
 				unlock(held);
 				continue;  /* read again: the source may have changed */
@@ -158,7 +158,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		}
 		*kernel_mode = 0;
 		bool gap = (int64_t)(t - atomic_load_explicit(&m->hw, memory_order_relaxed)) >
-		           (int64_t)atomic_load_explicit(&G.check_after, memory_order_relaxed);
+		           (int64_t)atomic_load_explicit(&fc_int_latch.check_after, memory_order_relaxed);
 		bool on_line = (int64_t)d >= 0 && d < L.soft;
 		if (on_line && !gap) {
 			raise_u64(&m->hw, t);
@@ -181,7 +181,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		 * if nobody else is */
 		if (round < 3 && (held = trylock())) {
 			if ((int64_t)d < 0)
-				W.backwards++;
+				fc_int_writer.backwards++;
 			fc_int_resync(s, false);  /* it tells a due line from an expired one */
 			unlock(held);
 			continue;
@@ -207,7 +207,7 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 	unsigned s;
 	uint64_t tsc0, soft, frac0, mult, t;
 	int64_t ns0;
-	if (__builtin_expect(atomic_load_explicit(&G.no_counter, memory_order_relaxed), 0))
+	if (__builtin_expect(atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed), 0))
 		return false;  /* reading it would fault, or there is none */
 	do {
 		/* The counter first: its latency then overlaps the loads below,
@@ -216,8 +216,8 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 		 * describe gives a negative delta, which the slow path reads
 		 * again in the other order. */
 		t = ordered ? fc_counter_read() : fc_counter_read_unordered();
-		s = atomic_load_explicit(&G.seq, memory_order_acquire);
-		const struct copy_a *c = &G.c[s & 1];
+		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
+		const struct copy_a *c = &fc_int_latch.c[s & 1];
 		/* one base register for the five loads: otherwise the compiler
 		 * hoists five field addresses into callee-saved registers, and
 		 * saving them costs more than the loads */
@@ -229,16 +229,16 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 		frac0 = atomic_load_explicit(&sg->frac0, FC_COPY_LOAD);
 		mult = atomic_load_explicit(&sg->mult, FC_COPY_LOAD);
 		fc_fence_acquire();
-	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
 	*tp = t;
 	uint64_t d = t - tsc0;
-	const struct fc_mm *m = atomic_load_explicit(&G.mm, memory_order_relaxed);
+	const struct fc_mm *m = atomic_load_explicit(&fc_int_latch.mm, memory_order_relaxed);
 	uint64_t since = t - atomic_load_explicit(&m->hw, memory_order_relaxed);
 	/* due, or long after the last read served (check it), or hw to raise */
-	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&G.hw_step, memory_order_relaxed), 0))
+	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&fc_int_latch.hw_step, memory_order_relaxed), 0))
 		return false;
 	int64_t x = seg_at(ns0, frac0, mult, d);
-	int64_t f = atomic_load_explicit(raw ? &G.floor_raw : &G.floor_mono, memory_order_relaxed);
+	int64_t f = atomic_load_explicit(raw ? &fc_int_latch.floor_raw : &fc_int_latch.floor_mono, memory_order_relaxed);
 	*v = x > f ? x : f;
 	return true;
 }
@@ -289,8 +289,8 @@ int64_t fc_now_ns_unordered(void)
 static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 {
 	if (!kernel_mode) {
-		if (t - atomic_load_explicit(&O.rt_checked, memory_order_relaxed) >=
-		    atomic_load_explicit(&O.rt_every, memory_order_relaxed))
+		if (t - atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed) >=
+		    atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed))
 			fc_int_rt_check(t);
 		return;
 	}
@@ -310,14 +310,14 @@ int64_t fc_realtime_ns(void)
 	uint64_t t = 0;
 	int64_t m = read_mono(true, &km, &t);
 	offsets_due(km, t, m);
-	if (__builtin_expect(m >= atomic_load_explicit(&O.leap_lo, memory_order_relaxed) &&
-	                     m < atomic_load_explicit(&O.leap_hi, memory_order_relaxed), 0)) {
+	if (__builtin_expect(m >= atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) &&
+	                     m < atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed), 0)) {
 		/* around a leap second: the kernel's, which applies it at its tick */
 		int64_t k = fc_kclock_ns(CLOCK_REALTIME);
 		if (k != INT64_MIN)
 			return k;
 	}
-	return m + atomic_load_explicit(&O.rt_off, memory_order_relaxed);
+	return m + atomic_load_explicit(&fc_int_offsets.rt_off, memory_order_relaxed);
 }
 
 static int64_t read_raw(int *kernel_mode)
@@ -346,7 +346,7 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		v = fc_realtime_ns();
 		break;
 	case CLOCK_BOOTTIME:
-		v = read_mono(true, &km, &t) + atomic_load_explicit(&O.boot_off, memory_order_relaxed);
+		v = read_mono(true, &km, &t) + atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
 		if (km) {
 			/* the kernel's (it knows of a resume at once), floored */
 			int64_t k = fc_kclock_ns(CLOCK_BOOTTIME);
@@ -355,12 +355,12 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		}
 		break;
 	case CLOCK_TAI:
-		if (!atomic_load_explicit(&O.tai_ok, memory_order_relaxed))
+		if (!atomic_load_explicit(&fc_int_offsets.tai_ok, memory_order_relaxed))
 			return fc_kclock(clock, ts);  /* adjtimex denied: no TAI offset */
 		v = read_mono(true, &km, &t);
 		offsets_due(km, t, v);
-		v += atomic_load_explicit(&O.rt_off, memory_order_relaxed) +
-		     atomic_load_explicit(&O.tai_off, memory_order_relaxed);
+		v += atomic_load_explicit(&fc_int_offsets.rt_off, memory_order_relaxed) +
+		     atomic_load_explicit(&fc_int_offsets.tai_off, memory_order_relaxed);
 		break;
 	case CLOCK_MONOTONIC_RAW:
 		v = read_raw(&km);
@@ -418,7 +418,7 @@ int fc_info(struct fc_info *info)
 			return -EAGAIN;
 		fc_cpu_relax();
 	}
-	if (!W.inited) {
+	if (!fc_int_writer.inited) {
 		/* start-up replaces the page the lock is in: take it again */
 		fc_int_init_locked();
 		unlock(held);
@@ -428,40 +428,40 @@ int fc_info(struct fc_info *info)
 	struct line L;
 	current_line(&L);
 	info->source = (L.flags & L_COUNTER) ? FC_SOURCE_COUNTER : FC_SOURCE_KERNEL;
-	if (info->source == FC_SOURCE_KERNEL && W.trusted) {
+	if (info->source == FC_SOURCE_KERNEL && fc_int_writer.trusted) {
 		/* trusted, but the frequency is not yet measured well enough */
-		info->reason = W.trust.reason;
+		info->reason = fc_int_writer.trust.reason;
 		snprintf(info->reason_text, sizeof info->reason_text, "%.150s; measuring the counter's frequency first",
-		         W.trust.text);
+		         fc_int_writer.trust.text);
 	} else {
-		info->reason = W.reason;
-		snprintf(info->reason_text, sizeof info->reason_text, "%s", W.reason_text);
+		info->reason = fc_int_writer.reason;
+		snprintf(info->reason_text, sizeof info->reason_text, "%s", fc_int_writer.reason_text);
 	}
-	const char *cs = fc_trust_counter_clocksource(W.facts.counter_kind);
+	const char *cs = fc_trust_counter_clocksource(fc_int_writer.facts.counter_kind);
 	snprintf(info->counter, sizeof info->counter, "%s",
-	         W.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
-	snprintf(info->kernel_clocksource, sizeof info->kernel_clocksource, "%s", W.facts.clocksource);
-	info->kernel_vdso_fast = W.trust.vdso_fast;
+	         fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
+	snprintf(info->kernel_clocksource, sizeof info->kernel_clocksource, "%s", fc_int_writer.facts.clocksource);
+	info->kernel_vdso_fast = fc_int_writer.trust.vdso_fast;
 	if (info->source == FC_SOURCE_COUNTER) {
-		info->counter_hz = W.r_raw > 0 ? 1e9 / W.r_raw : 0;
-		snprintf(info->freq_from, sizeof info->freq_from, "%s", W.freq_from);
-		info->freq_err_ppm = W.r_err_ppm;
+		info->counter_hz = fc_int_writer.r_raw > 0 ? 1e9 / fc_int_writer.r_raw : 0;
+		snprintf(info->freq_from, sizeof info->freq_from, "%s", fc_int_writer.freq_from);
+		info->freq_err_ppm = fc_int_writer.r_err_ppm;
 		info->error_bound_ns = L.err;
 	} else {
 		/* the kernel's clock, but floored: 0 only once the kernel has
 		 * passed the floors (the last line's end, what was served) */
-		int64_t floor = atomic_load_explicit(&G.floor_mono, memory_order_relaxed);
+		int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
 		if (L.mono.ns0 > floor)
 			floor = L.mono.ns0;
 		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
 		if (k != INT64_MIN && floor > k)
 			info->error_bound_ns = floor - k;
 	}
-	info->last_sync_ns = W.last_sync_ns;
-	info->sync_interval_ns = W.interval_ns;
-	info->syncs = W.syncs;
-	info->counter_backwards = W.backwards;
-	info->verdict = W.facts.verdict;
+	info->last_sync_ns = fc_int_writer.last_sync_ns;
+	info->sync_interval_ns = fc_int_writer.interval_ns;
+	info->syncs = fc_int_writer.syncs;
+	info->counter_backwards = fc_int_writer.backwards;
+	info->verdict = fc_int_writer.facts.verdict;
 	unlock(held);
 	return 0;
 }
@@ -474,7 +474,7 @@ int fc_resync(void)
 		return -EBUSY;
 	int r = 0;
 	struct line L;
-	if (!W.trusted)
+	if (!fc_int_writer.trusted)
 		r = -ENOTSUP;
 	else
 		fc_int_resync(current_line(&L), false);

@@ -22,10 +22,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define G fc_int_latch
-#define O fc_int_offsets
-#define W fc_int_writer
-
 #define NS_PER_S 1000000000LL
 
 enum { L_COUNTER = 1 };
@@ -93,7 +89,7 @@ struct fc_latch_state {
 	_Atomic int64_t floor_raw;    /* every read serves at least it */
 	struct copy_a c[2];
 };
-extern struct fc_latch_state G;
+extern struct fc_latch_state fc_int_latch;
 
 /* What must not survive into a forked child: the locks (their holder is
  * not in the child) and hw.  It lives in a page of its own marked
@@ -124,7 +120,7 @@ struct fc_offsets {
 	_Atomic int64_t leap_lo, leap_hi;  /* MONOTONIC span around a pending leap second,
 	                                      in which REALTIME and TAI are the kernel's */
 };
-extern struct fc_offsets O;
+extern struct fc_offsets fc_int_offsets;
 
 /* The writer's state: touched only with lock_word held. */
 struct fc_writer {
@@ -155,7 +151,7 @@ struct fc_writer {
 	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
 	int test_writer_pid;         /* ...in this process only, not its forked children */
 };
-extern struct fc_writer W;
+extern struct fc_writer fc_int_writer;
 
 /* ---- the latch ---- */
 
@@ -196,29 +192,29 @@ static inline void load_copy(const struct copy_a *c, struct line *l)
  * changed at its check, through its acquire fence). */
 static inline void latch_write(const struct line *l)
 {
-	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
-	atomic_store_explicit(&G.seq, s + 1, memory_order_release);
+	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_release);
 	fc_fence_release();
-	store_copy(&G.c[s & 1], l);
-	atomic_store_explicit(&G.seq, s + 2, memory_order_release);
+	store_copy(&fc_int_latch.c[s & 1], l);
+	atomic_store_explicit(&fc_int_latch.seq, s + 2, memory_order_release);
 	fc_fence_release();
-	store_copy(&G.c[(s + 1) & 1], l);
+	store_copy(&fc_int_latch.c[(s + 1) & 1], l);
 }
 
 static inline unsigned current_line(struct line *l)
 {
 	unsigned s;
 	do {
-		s = atomic_load_explicit(&G.seq, memory_order_acquire);
-		load_copy(&G.c[s & 1], l);
+		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
+		load_copy(&fc_int_latch.c[s & 1], l);
 		fc_fence_acquire();
-	} while (atomic_load_explicit(&G.seq, memory_order_relaxed) != s);
+	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
 	return s;
 }
 
 static inline uint64_t counter_now(void)
 {
-	return atomic_load_explicit(&G.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
+	return atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
 }
 
 static inline int64_t seg_at(int64_t ns0, uint64_t frac0, uint64_t mult, uint64_t d)
@@ -272,7 +268,7 @@ static inline int64_t pause_limit_ns(const struct line *L)
 
 static inline struct fc_mm *mm_now(void)
 {
-	return atomic_load_explicit(&G.mm, memory_order_acquire);
+	return atomic_load_explicit(&fc_int_latch.mm, memory_order_acquire);
 }
 
 /* Raises a to at least v (a, v in the counter's or MONOTONIC's units,
@@ -328,7 +324,7 @@ static inline int64_t abs64(int64_t v)
 
 static inline uint64_t ns_to_counts(double ns)
 {
-	double c = ns * W.counts_per_ns;
+	double c = ns * fc_int_writer.counts_per_ns;
 	return c <= 0 ? 0 : c >= 1.8e19 ? UINT64_MAX : (uint64_t)c;
 }
 

@@ -68,19 +68,19 @@ void fc_int_rt_refresh(void)
 		bool ok2 = read_tai(&tx2);
 		if (ok1 && ok2 && tx1.tai != tx2.tai)
 			continue;  /* a leap second between: read the pair again */
-		atomic_store_explicit(&O.rt_off, rt_off, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.rt_off, rt_off, memory_order_relaxed);
 		bool ok = ok1 && ok2;
 		if (ok)
-			atomic_store_explicit(&O.tai_off, (int64_t)tx2.tai * NS_PER_S, memory_order_relaxed);
-		atomic_store_explicit(&O.tai_ok, ok, memory_order_relaxed);
+			atomic_store_explicit(&fc_int_offsets.tai_off, (int64_t)tx2.tai * NS_PER_S, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.tai_ok, ok, memory_order_relaxed);
 		int64_t lo = 0, hi = 0;
 		if (ok && (tx2.status & (STA_INS | STA_DEL)) && r > 0) {
 			int64_t edge = (r / DAY_NS + 1) * DAY_NS - rt_off;
 			lo = edge - LEAP_BEFORE_NS;
 			hi = edge + LEAP_AFTER_NS;
 		}
-		atomic_store_explicit(&O.leap_lo, lo, memory_order_relaxed);
-		atomic_store_explicit(&O.leap_hi, hi, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.leap_lo, lo, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.leap_hi, hi, memory_order_relaxed);
 		break;
 	}
 	atomic_store_explicit(&m->rt_lock, 0, memory_order_release);
@@ -88,12 +88,12 @@ void fc_int_rt_refresh(void)
 
 void fc_int_rt_check(uint64_t t)
 {
-	uint64_t last = atomic_load_explicit(&O.rt_checked, memory_order_relaxed);
-	uint64_t every = atomic_load_explicit(&O.rt_every, memory_order_relaxed);
+	uint64_t last = atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed);
+	uint64_t every = atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed);
 	if (t - last < every && every != 0)
 		return;
 	/* one thread checks; the others keep the offset they have */
-	if (!atomic_compare_exchange_strong_explicit(&O.rt_checked, &last, t, memory_order_relaxed,
+	if (!atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_checked, &last, t, memory_order_relaxed,
 	                                             memory_order_relaxed))
 		return;
 	fc_int_rt_refresh();
@@ -119,11 +119,11 @@ void fc_int_boot_refresh(void)
 			best_lo = b - m2;
 		}
 	}
-	int64_t cur = atomic_load_explicit(&O.boot_off, memory_order_relaxed);
-	if (!W.have_boot || best_lo > cur) {
-		if (W.have_boot && best_lo > cur + best_w + 1000)
-			W.reset_base = true;
-		atomic_store_explicit(&O.boot_off, best_lo, memory_order_relaxed);
-		W.have_boot = true;
+	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	if (!fc_int_writer.have_boot || best_lo > cur) {
+		if (fc_int_writer.have_boot && best_lo > cur + best_w + 1000)
+			fc_int_writer.reset_base = true;
+		atomic_store_explicit(&fc_int_offsets.boot_off, best_lo, memory_order_relaxed);
+		fc_int_writer.have_boot = true;
 	}
 }

@@ -20,11 +20,11 @@
 static void repair_latch(void)
 {
 	struct line l;
-	unsigned s = atomic_load_explicit(&G.seq, memory_order_relaxed);
-	load_copy(&G.c[s & 1], &l);
-	store_copy(&G.c[(s + 1) & 1], &l);
+	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
+	load_copy(&fc_int_latch.c[s & 1], &l);
+	store_copy(&fc_int_latch.c[(s + 1) & 1], &l);
 	if (s & 1)
-		atomic_store_explicit(&G.seq, s + 1, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_relaxed);
 }
 
 /* Where the page could not be marked MADV_WIPEONFORK (before Linux 4.14),
@@ -47,7 +47,7 @@ static void child_after_fork(void)
 bool fc_int_new_mm(void)
 {
 	repair_latch();
-	W.reset_base = true;
+	fc_int_writer.reset_base = true;
 	struct fc_mm *m = mm_now();
 	struct line L;
 	unsigned s = current_line(&L);
@@ -62,10 +62,10 @@ bool fc_int_new_mm(void)
 	atomic_store_explicit(&m->ok, true, memory_order_release);
 	if (!other_clock)
 		return false;
-	atomic_store_explicit(&G.floor_mono, INT64_MIN, memory_order_relaxed);
-	atomic_store_explicit(&G.floor_raw, INT64_MIN, memory_order_relaxed);
-	W.have_boot = false;
-	atomic_store_explicit(&O.boot_off, 0, memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.floor_mono, INT64_MIN, memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.floor_raw, INT64_MIN, memory_order_relaxed);
+	fc_int_writer.have_boot = false;
+	atomic_store_explicit(&fc_int_offsets.boot_off, 0, memory_order_relaxed);
 	fc_int_boot_refresh();
 	fc_int_rt_refresh();
 	struct line fresh;
@@ -96,13 +96,13 @@ static void init_writer(void);
  * (ok, unlocked): until then every read is the slow path's. */
 void fc_int_init_locked(void)
 {
-	atomic_store_explicit(&G.floor_mono, INT64_MIN, memory_order_relaxed);
-	atomic_store_explicit(&G.floor_raw, INT64_MIN, memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.floor_mono, INT64_MIN, memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.floor_raw, INT64_MIN, memory_order_relaxed);
 	init_writer();
 	struct fc_mm *page = map_mm();
 	if (page) {
 		atomic_store_explicit(&page->ok, true, memory_order_relaxed);
-		atomic_store_explicit(&G.mm, page, memory_order_release);
+		atomic_store_explicit(&fc_int_latch.mm, page, memory_order_release);
 	} else {
 		atomic_store_explicit(&mm_now()->ok, true, memory_order_release);
 	}
@@ -110,35 +110,35 @@ void fc_int_init_locked(void)
 
 static void init_writer(void)
 {
-	W.inited = true;
+	fc_int_writer.inited = true;
 	fc_kclock_init();
-	fc_trust_gather(&W.facts);
-	fc_trust_judge(&W.facts, &W.trust);
-	if (W.facts.counter_usable != 0)
-		atomic_store_explicit(&G.no_counter, true, memory_order_relaxed);
-	W.trusted = W.trust.use_counter;
-	if (W.trusted)
-		fc_trust_declared(&W.facts);
-	snprintf(W.freq_from, sizeof W.freq_from, "%s", W.facts.freq_from);
+	fc_trust_gather(&fc_int_writer.facts);
+	fc_trust_judge(&fc_int_writer.facts, &fc_int_writer.trust);
+	if (fc_int_writer.facts.counter_usable != 0)
+		atomic_store_explicit(&fc_int_latch.no_counter, true, memory_order_relaxed);
+	fc_int_writer.trusted = fc_int_writer.trust.use_counter;
+	if (fc_int_writer.trusted)
+		fc_trust_declared(&fc_int_writer.facts);
+	snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "%s", fc_int_writer.facts.freq_from);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	fc_int_rt_refresh();
 	fc_int_boot_refresh();
 
 	struct line zero;
 	memset(&zero, 0, sizeof zero);
-	if (!W.trusted) {
-		fc_int_go_kernel(&zero, W.trust.reason, W.trust.text, true);
+	if (!fc_int_writer.trusted) {
+		fc_int_go_kernel(&zero, fc_int_writer.trust.reason, fc_int_writer.trust.text, true);
 		return;
 	}
 	/* A rough rate for scheduling, and the base of the measured one. */
-	if (W.facts.declared_hz > 0) {
-		W.r_raw = 1e9 / W.facts.declared_hz;
-		W.r_err_ppm = W.facts.declared_err_ppm;
-		W.declared = true;
+	if (fc_int_writer.facts.declared_hz > 0) {
+		fc_int_writer.r_raw = 1e9 / fc_int_writer.facts.declared_hz;
+		fc_int_writer.r_err_ppm = fc_int_writer.facts.declared_err_ppm;
+		fc_int_writer.declared = true;
 	} else {
 		struct sample a = { 0, 0, 0 }, b = { 0, 0, 0 };
 		if (fc_int_sample_clock(CLOCK_MONOTONIC_RAW, 3, &a) != 0) {
-			W.trusted = false;
+			fc_int_writer.trusted = false;
 			fc_int_go_kernel(&zero, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC_RAW could not be read",
 			          true);
 			return;
@@ -148,23 +148,23 @@ static void init_writer(void)
 				break;
 		} while (b.k - a.k < 50000);
 		if (b.k - a.k < 50000 || mid(&b) <= mid(&a)) {
-			W.trusted = false;
+			fc_int_writer.trusted = false;
 			fc_int_go_kernel(&zero, FC_REASON_NO_FREQUENCY, "the counter's rate could not be measured", true);
 			return;
 		}
-		W.r_raw = (double)(b.k - a.k) / (double)(mid(&b) - mid(&a));
-		W.r_err_ppm = 1e9;  /* not good enough to start on: calibrate */
+		fc_int_writer.r_raw = (double)(b.k - a.k) / (double)(mid(&b) - mid(&a));
+		fc_int_writer.r_err_ppm = 1e9;  /* not good enough to start on: calibrate */
 	}
-	W.counts_per_ns = 1.0 / W.r_raw;
-	O.rt_every = ns_to_counts(FC_STEP_CHECK_NS);
+	fc_int_writer.counts_per_ns = 1.0 / fc_int_writer.r_raw;
+	fc_int_offsets.rt_every = ns_to_counts(FC_STEP_CHECK_NS);
 	const char *delay = secure_getenv("FASTCLOCK_TEST_WRITER_DELAY_US");
 	if (delay && *delay) {
 		long us = strtol(delay, NULL, 10);
 		if (us > 0 && us <= 1000000)
-			W.test_writer_delay = ns_to_counts(1000.0 * (double)us);
-		W.test_writer_pid = getpid();
+			fc_int_writer.test_writer_delay = ns_to_counts(1000.0 * (double)us);
+		fc_int_writer.test_writer_pid = getpid();
 	}
-	W.last_check_t = fc_counter_read();
+	fc_int_writer.last_check_t = fc_counter_read();
 	latch_write(&zero);
 	fc_int_resync(0, true);
 }

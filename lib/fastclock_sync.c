@@ -80,9 +80,9 @@ static double ntp_factor(void)
 
 static void set_source(enum fc_source s, enum fc_reason r, const char *text)
 {
-	W.source = s;
-	W.reason = r;
-	snprintf(W.reason_text, sizeof W.reason_text, "%s", text);
+	fc_int_writer.source = s;
+	fc_int_writer.reason = r;
+	snprintf(fc_int_writer.reason_text, sizeof fc_int_writer.reason_text, "%s", text);
 }
 
 /* Kernel mode from now on, floored at the old copy's last value (which its
@@ -101,7 +101,7 @@ void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, 
 		k.raw.ns0 = L->raw.ns0;
 	}
 	k.err = L->err;  /* the floor may be that far ahead of the kernel for a while */
-	W.permanent = permanent;
+	fc_int_writer.permanent = permanent;
 	k.soft = 0;  /* every read takes the slow path, which reads the kernel */
 	k.hard = permanent ? UINT64_MAX : ns_to_counts(10.0 * NS_PER_S);
 	set_source(FC_SOURCE_KERNEL, r, text);
@@ -110,12 +110,12 @@ void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, 
 
 static void new_base(const struct sample *sr, const struct sample *sm, int64_t w)
 {
-	W.have_base = true;
-	W.reset_base = false;
-	W.base_t = W.prev_t = mid(sr);
-	W.base_raw = W.prev_raw = sr->k;
-	W.base_mono = sm->k;
-	W.base_w = W.prev_w = w;
+	fc_int_writer.have_base = true;
+	fc_int_writer.reset_base = false;
+	fc_int_writer.base_t = fc_int_writer.prev_t = mid(sr);
+	fc_int_writer.base_raw = fc_int_writer.prev_raw = sr->k;
+	fc_int_writer.base_mono = sm->k;
+	fc_int_writer.base_w = fc_int_writer.prev_w = w;
 }
 
 /* The raw rate, measured against MONOTONIC_RAW over a baseline that grows
@@ -127,63 +127,63 @@ static void new_base(const struct sample *sr, const struct sample *sm, int64_t w
  * it by more than their uncertainties. */
 static void update_frequency(const struct sample *sr, const struct sample *sm)
 {
-	int64_t w = (int64_t)((double)(sr->t1 - sr->t0) / W.counts_per_ns);
+	int64_t w = (int64_t)((double)(sr->t1 - sr->t0) / fc_int_writer.counts_per_ns);
 	uint64_t t = mid(sr);
-	if (!W.have_base || W.reset_base || t <= W.base_t || t <= W.prev_t) {
-		if (W.have_base && (t <= W.base_t || t <= W.prev_t))
-			W.backwards++;
+	if (!fc_int_writer.have_base || fc_int_writer.reset_base || t <= fc_int_writer.base_t || t <= fc_int_writer.prev_t) {
+		if (fc_int_writer.have_base && (t <= fc_int_writer.base_t || t <= fc_int_writer.prev_t))
+			fc_int_writer.backwards++;
 		new_base(sr, sm, w);
 		return;
 	}
-	double span_l = (double)(t - W.prev_t), dk_l = (double)(sr->k - W.prev_raw);
-	if (dk_l > 100000 && W.r_raw > 0) {
+	double span_l = (double)(t - fc_int_writer.prev_t), dk_l = (double)(sr->k - fc_int_writer.prev_raw);
+	if (dk_l > 100000 && fc_int_writer.r_raw > 0) {
 		double r_l = dk_l / span_l;
-		double err_l = (double)(W.prev_w + w) / 2.0 / dk_l;
-		double dev = r_l / W.r_raw - 1;
+		double err_l = (double)(fc_int_writer.prev_w + w) / 2.0 / dk_l;
+		double dev = r_l / fc_int_writer.r_raw - 1;
 		double adev = dev < 0 ? -dev : dev;
-		if (adev > 1e-3 && adev > 3 * err_l + W.r_err_ppm * 1e-6) {
+		if (adev > 1e-3 && adev > 3 * err_l + fc_int_writer.r_err_ppm * 1e-6) {
 			/* Once: the counter (or the clock) jumped in this interval
 			 * (a migration, a resume, an emulator's jitter): start the
 			 * baseline again and keep the rate.  Three intervals in a row
 			 * that agree with each other: the rate itself is wrong (a
 			 * wrong declared frequency): take the measured one. */
-			double ddev = dev - W.jump_dev;
+			double ddev = dev - fc_int_writer.jump_dev;
 			if (ddev < 0)
 				ddev = -ddev;
-			bool same = W.jump_run > 0 && (dev > 0) == (W.jump_dev > 0) && ddev < 0.2 * adev;
-			W.jump_run = same ? W.jump_run + 1 : 1;
-			W.jump_dev = dev;
-			if (W.jump_run >= 3) {
-				W.r_raw = r_l;
-				W.r_err_ppm = (err_l + ddev) * 1e6;
-				W.declared = true;  /* replaced again by the next better measurement */
-				W.counts_per_ns = 1.0 / r_l;
-				W.jump_run = 0;
-				snprintf(W.freq_from, sizeof W.freq_from, "measured");
+			bool same = fc_int_writer.jump_run > 0 && (dev > 0) == (fc_int_writer.jump_dev > 0) && ddev < 0.2 * adev;
+			fc_int_writer.jump_run = same ? fc_int_writer.jump_run + 1 : 1;
+			fc_int_writer.jump_dev = dev;
+			if (fc_int_writer.jump_run >= 3) {
+				fc_int_writer.r_raw = r_l;
+				fc_int_writer.r_err_ppm = (err_l + ddev) * 1e6;
+				fc_int_writer.declared = true;  /* replaced again by the next better measurement */
+				fc_int_writer.counts_per_ns = 1.0 / r_l;
+				fc_int_writer.jump_run = 0;
+				snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured");
 			}
 			new_base(sr, sm, w);
 			return;
 		}
 	}
-	W.jump_run = 0;
-	W.prev_t = t;
-	W.prev_raw = sr->k;
-	W.prev_w = w;
-	double dk = (double)(sr->k - W.base_raw);
+	fc_int_writer.jump_run = 0;
+	fc_int_writer.prev_t = t;
+	fc_int_writer.prev_raw = sr->k;
+	fc_int_writer.prev_w = w;
+	double dk = (double)(sr->k - fc_int_writer.base_raw);
 	if (dk <= 0)
 		return;
-	double r = dk / (double)(t - W.base_t);
-	double err_ppm = (double)(W.base_w + w) / 2.0 / dk * 1e6 + 0.001;
-	double dev_ppm = (r / W.r_raw - 1) * 1e6;
+	double r = dk / (double)(t - fc_int_writer.base_t);
+	double err_ppm = (double)(fc_int_writer.base_w + w) / 2.0 / dk * 1e6 + 0.001;
+	double dev_ppm = (r / fc_int_writer.r_raw - 1) * 1e6;
 	if (dev_ppm < 0)
 		dev_ppm = -dev_ppm;
-	bool disagrees = W.declared && dev_ppm > W.r_err_ppm + 3 * err_ppm;
-	if (err_ppm < W.r_err_ppm || W.r_raw == 0 || disagrees) {
-		W.r_raw = r;
-		W.r_err_ppm = err_ppm;
-		W.declared = false;
-		W.counts_per_ns = 1.0 / r;
-		snprintf(W.freq_from, sizeof W.freq_from, "measured");
+	bool disagrees = fc_int_writer.declared && dev_ppm > fc_int_writer.r_err_ppm + 3 * err_ppm;
+	if (err_ppm < fc_int_writer.r_err_ppm || fc_int_writer.r_raw == 0 || disagrees) {
+		fc_int_writer.r_raw = r;
+		fc_int_writer.r_err_ppm = err_ppm;
+		fc_int_writer.declared = false;
+		fc_int_writer.counts_per_ns = 1.0 / r;
+		snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured");
 	}
 }
 
@@ -194,13 +194,13 @@ static void update_frequency(const struct sample *sr, const struct sample *sm)
  * that keeps the clock from going backwards depends on it. */
 static int64_t line_error(int64_t e_now, int64_t half_width, uint64_t hard_counts)
 {
-	double drift = W.r_err_ppm * 1e-6 * (double)hard_counts * W.r_raw;
+	double drift = fc_int_writer.r_err_ppm * 1e-6 * (double)hard_counts * fc_int_writer.r_raw;
 	int64_t err = abs64(e_now) + half_width + (int64_t)drift + 2;
-	W.recent[W.n_recent++ % RECENT] = abs64(e_now) + half_width;
-	unsigned n = W.n_recent < RECENT ? W.n_recent : RECENT;
+	fc_int_writer.recent[fc_int_writer.n_recent++ % RECENT] = abs64(e_now) + half_width;
+	unsigned n = fc_int_writer.n_recent < RECENT ? fc_int_writer.n_recent : RECENT;
 	for (unsigned i = 0; i < n; i++)
-		if (W.recent[i] + half_width + 2 > err)
-			err = W.recent[i] + half_width + 2;
+		if (fc_int_writer.recent[i] + half_width + 2 > err)
+			err = fc_int_writer.recent[i] + half_width + 2;
 	return err;
 }
 
@@ -258,18 +258,18 @@ struct anchor {
  * when not. */
 static bool trust_holds(const struct line *L, uint64_t now)
 {
-	if (W.trusted && (now - W.last_check_t) >= ns_to_counts(CHECK_NS)) {
+	if (fc_int_writer.trusted && (now - fc_int_writer.last_check_t) >= ns_to_counts(CHECK_NS)) {
 		char why[160];
-		W.last_check_t = now;
-		if (!fc_trust_still(&W.facts, &W.trust, why, sizeof why)) {
-			W.trusted = false;
+		fc_int_writer.last_check_t = now;
+		if (!fc_trust_still(&fc_int_writer.facts, &fc_int_writer.trust, why, sizeof why)) {
+			fc_int_writer.trusted = false;
 			fc_int_go_kernel(L, FC_REASON_KERNEL_LEFT, why, true);
 			return false;
 		}
 		fc_int_boot_refresh();
 	}
-	if (!W.trusted) {
-		fc_int_go_kernel(L, W.reason, W.reason_text, true);
+	if (!fc_int_writer.trusted) {
+		fc_int_go_kernel(L, fc_int_writer.reason, fc_int_writer.reason_text, true);
 		return false;
 	}
 	return true;
@@ -286,16 +286,16 @@ static bool sample_kernel(const struct line *L, struct anchor *a)
 		a->c0 = fc_counter_read();
 		if (fc_int_sample_clock(CLOCK_MONOTONIC, 4, &a->sm) != 0 ||
 		    fc_int_sample_clock(CLOCK_MONOTONIC_RAW, 3, &a->sr) != 0) {
-			W.trusted = false;
+			fc_int_writer.trusted = false;
 			fc_int_go_kernel(L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read",
 			                 true);
 			return false;
 		}
 		a->factor = ntp_factor();
 		a->c1 = fc_counter_read();
-		if (tries == 0 && W.test_writer_delay && getpid() == W.test_writer_pid) {
+		if (tries == 0 && fc_int_writer.test_writer_delay && getpid() == fc_int_writer.test_writer_pid) {
 			/* tests: the writer held up, as a preempted thread would be */
-			uint64_t until = fc_counter_read() + W.test_writer_delay;
+			uint64_t until = fc_counter_read() + fc_int_writer.test_writer_delay;
 			while (fc_counter_read() < until)
 				fc_cpu_relax();
 		}
@@ -313,22 +313,22 @@ static void choose_rates(struct anchor *a)
 	update_frequency(&a->sr, &a->sm);
 	if (a->factor <= 0) {
 		/* no adjtimex: MONOTONIC's own rate against RAW over the base */
-		a->factor = W.have_base && a->sr.k > W.base_raw
-		                    ? (double)(a->sm.k - W.base_mono) / (double)(a->sr.k - W.base_raw)
+		a->factor = fc_int_writer.have_base && a->sr.k > fc_int_writer.base_raw
+		                    ? (double)(a->sm.k - fc_int_writer.base_mono) / (double)(a->sr.k - fc_int_writer.base_raw)
 		                    : 1.0;
 		if (a->factor <= 0.9 || a->factor >= 1.1)
 			a->factor = 1.0;
 	}
-	a->target = W.r_raw * a->factor;
-	int64_t cost_ns = (int64_t)((double)(a->c1 - a->c0) / W.counts_per_ns);
+	a->target = fc_int_writer.r_raw * a->factor;
+	int64_t cost_ns = (int64_t)((double)(a->c1 - a->c0) / fc_int_writer.counts_per_ns);
 	if (cost_ns > MAX_INTERVAL_NS / SYNC_BUDGET)
 		cost_ns = MAX_INTERVAL_NS / SYNC_BUDGET;
 	int64_t interval = cost_ns * SYNC_BUDGET;
 	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
-	W.interval_ns = a->interval;
-	W.last_sync_ns = a->sm.k;
-	atomic_store_explicit(&G.check_after, ns_to_counts(CHECK_AFTER_NS), memory_order_relaxed);
-	atomic_store_explicit(&G.hw_step, ns_to_counts(CHECK_AFTER_NS / 4), memory_order_relaxed);
+	fc_int_writer.interval_ns = a->interval;
+	fc_int_writer.last_sync_ns = a->sm.k;
+	atomic_store_explicit(&fc_int_latch.check_after, ns_to_counts(CHECK_AFTER_NS), memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts(CHECK_AFTER_NS / 4), memory_order_relaxed);
 }
 
 /* The old line against the samples: its error now (em, er: positive,
@@ -361,7 +361,7 @@ static struct judgement judge_old_line(const struct line *L, const struct anchor
 	if (j.paused) {
 		/* the kernel's clocks moved on while the counter ran (or it was
 		 * reset): BOOTTIME's and REALTIME's offsets moved too */
-		W.reset_base = true;
+		fc_int_writer.reset_base = true;
 		fc_int_boot_refresh();
 		fc_int_rt_refresh();
 	}
@@ -373,23 +373,23 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 {
 	bool counter_mode = (L->flags & L_COUNTER) != 0;
 	int64_t life_ns = a->interval + END_AFTER_DUE_NS;
-	int64_t half_m = (int64_t)((double)(a->sm.t1 - a->sm.t0) * W.r_raw / 2) + 1;
-	int64_t half_r = (int64_t)((double)(a->sr.t1 - a->sr.t0) * W.r_raw / 2) + 1;
+	int64_t half_m = (int64_t)((double)(a->sm.t1 - a->sm.t0) * fc_int_writer.r_raw / 2) + 1;
+	int64_t half_r = (int64_t)((double)(a->sr.t1 - a->sr.t0) * fc_int_writer.r_raw / 2) + 1;
 	struct line N;
 	memset(&N, 0, sizeof N);
 	N.flags = L_COUNTER;
 	N.soft = ns_to_counts((double)a->interval);
 	N.hard = ns_to_counts((double)life_ns);
-	W.syncs++;
-	set_source(FC_SOURCE_COUNTER, W.trust.reason, W.trust.text);
+	fc_int_writer.syncs++;
+	set_source(FC_SOURCE_COUNTER, fc_int_writer.trust.reason, fc_int_writer.trust.text);
 	N.mono.mult = mult_of(j->expired ? a->target : slewed(a->target, j->em, life_ns));
-	N.raw.mult = mult_of(j->expired ? W.r_raw : slewed(W.r_raw, j->er, life_ns));
+	N.raw.mult = mult_of(j->expired ? fc_int_writer.r_raw : slewed(fc_int_writer.r_raw, j->er, life_ns));
 	uint64_t ta = a->ta;
 	N.tsc0 = ta;
 	/* A hard start is "ahead" of the kernel: at the sample's first counter
 	 * read the kernel's value was at most k; kernel mode adds its floor. */
 	scaled km = to_scaled(a->sm.k + (int64_t)((double)(ta - a->sm.t0) * a->target) + 1);
-	scaled kr = to_scaled(a->sr.k + (int64_t)((double)(ta - a->sr.t0) * W.r_raw) + 1);
+	scaled kr = to_scaled(a->sr.k + (int64_t)((double)(ta - a->sr.t0) * fc_int_writer.r_raw) + 1);
 	scaled fm = km, fr = kr;
 	if (!j->expired) {
 		/* slewing: from the old line itself at ta (before its end) */
@@ -406,7 +406,7 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	start_seg(&N.mono, L, &L->mono, ta, fm, j->paused, km + to_scaled(L->err));
 	start_seg(&N.raw, L, &L->raw, ta, fr, j->paused, kr + to_scaled(L->err));
 	int64_t e_m = N.mono.ns0 - (a->sm.k + (int64_t)((double)(ta - mid(&a->sm)) * a->target));
-	int64_t e_r = N.raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * W.r_raw));
+	int64_t e_r = N.raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * fc_int_writer.r_raw));
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
 	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard);
 	latch_write(&N);
@@ -430,7 +430,7 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	if (!sample_kernel(&L, &a))
 		return;
 	choose_rates(&a);
-	if (W.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
+	if (fc_int_writer.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
 		/* still calibrating: stay on the kernel's clock, measure again soon */
 		struct line k = L;
 		k.flags = 0;

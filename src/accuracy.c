@@ -27,8 +27,8 @@
 #define MAX_DURATION_S 86400.0
 /* Each thread keeps about 600 KB of histograms and buffers. */
 #define MAX_THREADS 128
-#define EXIT_BROKEN 1
-#define EXIT_NOT_RUN 2
+#define EXIT_BROKEN CD_EXIT_WARNING
+#define EXIT_NOT_RUN CD_EXIT_UNKNOWN
 
 static volatile sig_atomic_t stop_requested;
 
@@ -51,7 +51,8 @@ static void usage(FILE *out)
 	        "  -j, --json               write JSON (schema: docs/accuracy.md)\n"
 	        "\n"
 	        "exit status: 0 within its own bound and never backwards, 1 outside its bound\n"
-	        "or backwards, 2 the comparison could not run, 3 bad usage\n"
+	        "or backwards, 3 could not tell (bad usage, the comparison could not run, or\n"
+	        "the report could not be written)\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor accuracy                 # 10 s on 2 threads\n"
@@ -68,10 +69,12 @@ static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json
 		{ "json", no_argument, NULL, 'j' },           { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = "d:t:jh";
 	long l;
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:t:jh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			if (!cd_parse_double(optarg, &p->duration_s) || p->duration_s <= 0 || p->duration_s > MAX_DURATION_S)
@@ -84,8 +87,8 @@ static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json
 			p->threads = (int)l;
 			break;
 		case 'j': *json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return CD_EXIT_USAGE;
+		case 'h': usage(stdout); return cd_report_written("accuracy", 0);
+		default: return cd_bad_option("accuracy", optstring, lo, argv);
 		}
 	}
 	if (optind < argc)
@@ -134,15 +137,12 @@ int cd_cmd_accuracy(int argc, char **argv)
 	struct fc_info info;
 	struct cd_acc_report rp = { .duration_s = p.duration_s, .r = r, .info = &info };
 	rp.info_ok = fc_info(&info) == 0;
+	rc = r->err ? EXIT_NOT_RUN : cd_accuracy_ok(r) ? 0 : EXIT_BROKEN;
+	rp.exit_status = rc;
 	if (json)
 		cd_acc_json(stdout, &rp);
 	else
 		cd_acc_text(stdout, &rp);
-	rc = r->err ? EXIT_NOT_RUN : cd_accuracy_ok(r) ? 0 : EXIT_BROKEN;
 	free(r);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "clockdoctor accuracy: cannot write the report\n");
-		return EXIT_NOT_RUN;
-	}
-	return rc;
+	return cd_report_written("accuracy", rc);
 }

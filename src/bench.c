@@ -33,8 +33,8 @@
 #define MAX_THREADS 1024
 #define SAMPLE_CAP (1u << 20)
 #define DEFAULT_CS_WAYS "CLOCK_MONOTONIC,CLOCK_REALTIME,gettimeofday"
-#define EXIT_BACKWARD 1
-#define EXIT_CLOCKSOURCE 2
+#define EXIT_BACKWARD CD_EXIT_WARNING
+#define EXIT_CLOCKSOURCE CD_EXIT_FAILED
 
 /* Set by the first Ctrl-C (see the top of the file). */
 static volatile sig_atomic_t stop_requested;
@@ -44,14 +44,14 @@ struct opts {
 	double duration_s;
 	long calls;
 	int threads;
-	bool json, summary;
+	bool json, summary, targets;
 	const char *clocksources;   /* --clocksources */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: clockdoctor bench [-c LIST] [-d SECONDS | -n CALLS] [-t THREADS]\n"
+	        "usage: clockdoctor bench [-c LIST] [-d SECONDS | --calls CALLS] [-t THREADS]\n"
 	        "                         [--json] [--summary] [--clocksources all|LIST]\n"
 	        "       clockdoctor bench --restore | --list\n"
 	        "\n"
@@ -64,7 +64,7 @@ static void usage(FILE *out)
 	        "                           with --clocksources: " "CLOCK_MONOTONIC,\n"
 	        "                           CLOCK_REALTIME,gettimeofday); see --list\n"
 	        "  -d, --duration SECONDS   time to spend in all (default 2)\n"
-	        "  -n, --calls CALLS        calls per way, instead of a duration\n"
+	        "      --calls CALLS        calls per way, instead of a duration\n"
 	        "  -t, --threads THREADS    also THREADS threads at once, against 1\n"
 	        "  -j, --json               write JSON (schema: docs/bench.md)\n"
 	        "  -s, --summary            only the summary table, no histograms\n"
@@ -72,16 +72,18 @@ static void usage(FILE *out)
 	        "                           as root: switch to each clocksource, measure,\n"
 	        "                           and switch back to the original\n"
 	        "      --restore            put back the clocksource a killed run left\n"
+	        "      --targets            with libfastclock's calls: each ratio beside the\n"
+	        "                           library's own design target (for `make bench`)\n"
 	        "  -l, --list               list the ways of reading the time\n"
 	        "\n"
 	        "exit status: 0 done, 1 a clock went backwards, 2 a clocksource could not be\n"
-	        "switched or restored, 3 bad usage\n"
+	        "switched or restored, 3 bad usage or the report could not be written\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor bench                        # every way, about 2 s\n"
 	        "  clockdoctor bench -c monotonic,monotonic/syscall -d 5\n"
 	        "  clockdoctor bench -c gettimeofday -t 4   # 4 threads at once\n"
-	        "  clockdoctor bench -c rdtsc,monotonic_coarse -n 1000000\n"
+	        "  clockdoctor bench -c rdtsc,monotonic_coarse --calls 1000000\n"
 	        "  clockdoctor bench -s -c library      # libfastclock against its rivals\n"
 	        "  clockdoctor bench --json | jq '.runs[0].ways[] | {name, ns_per_call}'\n"
 	        "  sudo clockdoctor bench --clocksources all   # tsc, hpet, acpi_pm...\n"
@@ -105,24 +107,27 @@ static void list_ways(void)
 
 /* ---- options ---- */
 
-enum { OPT_CLOCKSOURCES = 256, OPT_RESTORE };
+enum { OPT_CLOCKSOURCES = 256, OPT_RESTORE, OPT_TARGETS };
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 {
 	static const struct option lo[] = {
 		{ "clocks", required_argument, NULL, 'c' },  { "duration", required_argument, NULL, 'd' },
-		{ "calls", required_argument, NULL, 'n' },   { "threads", required_argument, NULL, 't' },
+		{ "calls", required_argument, NULL, 'N' },   { "threads", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },          { "summary", no_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },          { "help", no_argument, NULL, 'h' },
 		{ "clocksources", required_argument, NULL, OPT_CLOCKSOURCES },
-		{ "restore", no_argument, NULL, OPT_RESTORE }, { NULL, 0, NULL, 0 },
+		{ "restore", no_argument, NULL, OPT_RESTORE }, { "targets", no_argument, NULL, OPT_TARGETS },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool have_d = false;
 	long l;
 	int ch;
+	static const char optstring[] = "c:d:t:jslhn";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:d:n:t:jslh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->clocks = optarg; break;
 		case 'd':
@@ -130,12 +135,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 				return cd_usage_error("bench", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'", optarg);
 			have_d = true;
 			break;
-		case 'n':
+		case 'n': return cd_moved_option("bench", 'n', "--calls");
+		case 'N':
 			/* Capped so that a run (and a switched clocksource) cannot
 			 * outlast the operator's patience: 1e10 calls of a 2 us clock
 			 * are already 5.5 hours. */
 			if (!cd_parse_long(optarg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
-				return cd_usage_error("bench", "-n takes a number of calls from 1 to 10000000000: '%s'", optarg);
+				return cd_usage_error("bench", "--calls takes a number of calls from 1 to 10000000000: '%s'", optarg);
 			break;
 		case 't':
 			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
@@ -145,16 +151,17 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		case 'j': o->json = true; break;
 		case 's': o->summary = true; break;
 		case 'l': list_ways(); return 0;
-		case 'h': usage(stdout); return 0;
+		case 'h': usage(stdout); return cd_report_written("bench", 0);
 		case OPT_CLOCKSOURCES: o->clocksources = optarg; break;
 		case OPT_RESTORE: *restore = true; break;
-		default: usage(stderr); return CD_EXIT_USAGE;
+		case OPT_TARGETS: o->targets = true; break;
+		default: return cd_bad_option("bench", optstring, lo, argv);
 		}
 	}
 	if (optind < argc)
 		return cd_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (have_d && o->calls > 0)
-		return cd_usage_error("bench", "-d and -n do not go together: a duration or a number of calls");
+		return cd_usage_error("bench", "-d and --calls do not go together: a duration or a number of calls");
 	if (*restore && (o->clocksources || o->clocks || have_d || o->calls || o->threads > 1))
 		return cd_usage_error("bench", "--restore takes no other option");
 	return -1;
@@ -400,12 +407,13 @@ int cd_cmd_bench(int argc, char **argv)
 		fprintf(stderr, "clockdoctor bench: out of memory\n");
 		free(rp);
 		free(buf);
-		return EXIT_CLOCKSOURCE;
+		return CD_EXIT_UNKNOWN;
 	}
 	rp->duration_s = o.duration_s;
 	rp->calls = o.calls;
 	rp->threads = o.threads;
 	rp->summary = o.summary;
+	rp->targets = o.targets;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	rp->cpus = cpus > 0 ? (int)cpus : 1;
 	rc = prepare(rp, &o, &cs, ways, nways);
@@ -432,22 +440,19 @@ int cd_cmd_bench(int argc, char **argv)
 				if (!rp->restored || rp->cs_error[0])
 					rc = EXIT_CLOCKSOURCE;
 			}
+			for (int k = 0; k < rp->nruns && rc == 0; k++)
+				if (cd_bench_backward(&rp->runs[k]))
+					rc = EXIT_BACKWARD;
+			rp->exit_status = rc;
 			if (o.json)
 				cd_bench_json(stdout, rp);
 			else
 				cd_bench_text(stdout, rp);
-			for (int k = 0; k < rp->nruns && rc == 0; k++)
-				if (cd_bench_backward(&rp->runs[k]))
-					rc = EXIT_BACKWARD;
 		}
 	}
 	for (int k = 0; k < CD_CS_MAX; k++)
 		cd_bench_run_free(&rp->runs[k]);
 	free(rp);
 	free(buf);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "clockdoctor bench: cannot write the report\n");
-		return EXIT_CLOCKSOURCE;
-	}
-	return rc;
+	return cd_report_written("bench", rc);
 }

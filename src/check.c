@@ -10,6 +10,7 @@
 #include "measure/tsc.h"
 #include "output/output.h"
 #include "probe/probe.h"
+#include "util/numarg.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -31,15 +32,16 @@ static void check_usage(FILE *out)
 	        "Says whether reading the time is slow here, why, and what to do.\n"
 	        "\n"
 	        "  -j, --json        write JSON (schema: docs/json.md)\n"
-	        "  -p, --prometheus  write node_exporter textfile metrics\n"
+	        "  -P, --prometheus  write node_exporter textfile metrics\n"
 	        "  -r, --root DIR    diagnose a snapshot saved by `clockdoctor snapshot`\n"
 	        "                    (nothing is measured)\n"
-	        "  -n, --no-measure  do not measure the clocks on this machine\n"
+	        "      --no-measure  do not measure the clocks on this machine\n"
 	        "      --deep        also measure whether the TSC can be trusted (a short\n"
 	        "                    `clockdoctor tsc`, about 0.25 s more)\n"
 	        "      --color WHEN  auto (default), always or never\n"
 	        "\n"
-	        "exit status: 0 ok, 1 warning, 2 critical, 3 could not tell (or bad usage)\n"
+	        "exit status: 0 ok, 1 warning, 2 critical, 3 could not tell (bad usage, or the\n"
+	        "report could not be written)\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor check\n"
@@ -57,22 +59,27 @@ int cd_cmd_check(int argc, char **argv)
 	int color = -1;
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "prometheus", no_argument, NULL, 'p' },
+		{ "prometheus", no_argument, NULL, 'P' },
 		{ "root", required_argument, NULL, 'r' },
-		{ "no-measure", no_argument, NULL, 'n' },
+		{ "no-measure", no_argument, NULL, 'N' },
 		{ "color", required_argument, NULL, 'C' },
 		{ "deep", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = "jPr:hpn";
 	optind = 1;
+	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "jpr:nh", opts, NULL)) != -1) {
+	bool json = false, prom = false;
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': format = OUT_JSON; break;
-		case 'p': format = OUT_PROM; break;
+		case 'j': json = true; format = OUT_JSON; break;
+		case 'P': prom = true; format = OUT_PROM; break;
+		case 'p': return cd_moved_option("check", 'p', "-P (--prometheus)");
+		case 'n': return cd_moved_option("check", 'n', "--no-measure");
 		case 'r': root = optarg; break;
-		case 'n': measure = false; break;
+		case 'N': measure = false; break;
 		case 'D': deep = true; break;
 		case 'C':
 			if (strcmp(optarg, "always") == 0)
@@ -81,25 +88,21 @@ int cd_cmd_check(int argc, char **argv)
 				color = 0;
 			else if (strcmp(optarg, "auto") == 0)
 				color = -1;
-			else {
-				fprintf(stderr, "clockdoctor check: --color takes auto, always or never\n");
-				return CD_EXIT_USAGE;
-			}
+			else
+				return cd_usage_error("check", "--color takes auto, always or never, not '%s'", optarg);
 			break;
-		case 'h': check_usage(stdout); return 0;
-		default: check_usage(stderr); return CD_EXIT_USAGE;
+		case 'h': check_usage(stdout); return cd_report_written("check", 0);
+		default: return cd_bad_option("check", optstring, opts, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "clockdoctor check: unexpected argument '%s'\n", argv[optind]);
-		return CD_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cd_usage_error("check", "unexpected argument '%s'", argv[optind]);
+	if (json && prom)
+		return cd_usage_error("check", "--json and --prometheus do not go together: one format a run");
 	if (root) {
 		struct stat st;
-		if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "clockdoctor check: --root %s: not a folder\n", root);
-			return CD_EXIT_USAGE;
-		}
+		if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+			return cd_usage_error("check", "--root %s: not a folder", root);
 	}
 
 	/* Large structs: on the heap, not the stack. */
@@ -144,9 +147,5 @@ int cd_cmd_check(int argc, char **argv)
 	free(f);
 	free(m);
 	free(r);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "clockdoctor check: cannot write the report\n");
-		return CD_STATUS_UNKNOWN;
-	}
-	return status;
+	return cd_report_written("check", status);
 }

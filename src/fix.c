@@ -27,9 +27,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define EXIT_DONE 0
-#define EXIT_UNCHANGED 1
-#define EXIT_FAILED 2
+#define EXIT_DONE CD_EXIT_OK
+#define EXIT_UNCHANGED CD_EXIT_WARNING
+#define EXIT_FAILED CD_EXIT_FAILED
 #define MEASURE_BUDGET_S 0.6   /* check's */
 #define APPLY_BUDGET_S 0.3     /* each of the two measurements around the switch */
 #define DEFAULT_MIN_GAIN 0.2
@@ -54,20 +54,21 @@ static void fix_usage(FILE *out)
 	        "  -a, --apply          switch now to the faster clocksource the kernel lists\n"
 	        "                       (root); a time call is measured before and after, and\n"
 	        "                       the switch is undone unless it got cheaper\n"
-	        "  -p, --persist        change the kernel command line for good (root): a GRUB\n"
+	        "      --persist        change the kernel command line for good (root): a GRUB\n"
 	        "                       drop-in on Debian and Ubuntu, grubby on Red Hat; every\n"
 	        "                       change is recorded in /var/lib/clockdoctor/fix.record\n"
 	        "  -u, --undo           take back exactly what --persist recorded\n"
 	        "  -n, --dry-run        with the above: say what would be done, do nothing\n"
 	        "  -r, --root DIR       plan from a snapshot (`clockdoctor snapshot`); --persist\n"
 	        "                       and --undo then write under DIR and run no tool\n"
-	        "  -t, --to NAME        with --apply: switch to NAME, not to the plan's choice\n"
+	        "      --to NAME        with --apply: switch to NAME, not to the plan's choice\n"
 	        "      --min-gain PCT   keep a switch only when a call got PCT%% cheaper (20)\n"
 	        "  -j, --json           write JSON (docs/fix.md)\n"
 	        "\n"
 	        "exit status: 0 done (or the plan printed, or nothing to do); 1 nothing changed\n"
 	        "(switched back, refused or not cheaper; nothing can be done here); 2 a step\n"
-	        "failed (the state things are in is said); 3 bad usage or not allowed\n"
+	        "failed (the state things are in is said); 3 bad usage, not allowed, or the\n"
+	        "report could not be written\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor fix                      the plan, changing nothing\n"
@@ -81,26 +82,30 @@ static int parse_opts(int argc, char **argv, struct fix_opts *o)
 {
 	static const struct option opts[] = {
 		{ "apply", no_argument, NULL, 'a' },
-		{ "persist", no_argument, NULL, 'p' },
+		{ "persist", no_argument, NULL, 'P' },
 		{ "undo", no_argument, NULL, 'u' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "root", required_argument, NULL, 'r' },
-		{ "to", required_argument, NULL, 't' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "min-gain", required_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = "aunr:jhpt";
 	optind = 1;
+	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "apunr:t:jh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'a': o->apply = true; break;
-		case 'p': o->persist = true; break;
+		case 'P': o->persist = true; break;
+		case 'p': return cd_moved_option("fix", 'p', "--persist");
 		case 'u': o->undo = true; break;
 		case 'n': o->dry_run = true; break;
 		case 'r': o->root = optarg; break;
-		case 't': o->to = optarg; break;
+		case 'T': o->to = optarg; break;
+		case 't': return cd_moved_option("fix", 't', "--to");
 		case 'j': o->json = true; break;
 		case 'G': {
 			char *end;
@@ -110,8 +115,8 @@ static int parse_opts(int argc, char **argv, struct fix_opts *o)
 			o->min_gain = v / 100;
 			break;
 		}
-		case 'h': fix_usage(stdout); return 0;
-		default: fix_usage(stderr); return CD_EXIT_USAGE;
+		case 'h': fix_usage(stdout); return cd_report_written("fix", 0);
+		default: return cd_bad_option("fix", optstring, opts, argv);
 		}
 	}
 	if (optind < argc)
@@ -291,7 +296,7 @@ static int do_persist(const struct fix_opts *o, const struct cd_persist_job *job
 	for (int i = 0; i < job->n_warnings; i++)
 		cd_step(steps, "note: %s", job->warnings[i]);
 	int rc = cd_persist_run(job, steps);
-	out->persist_result = rc == 0 ? "done" : rc == -EEXIST ? "record-exists" :
+	out->persist_result = rc == 0 ? (job->in_place ? "in-place" : "done") : rc == -EEXIST ? "record-exists" :
 	                      rc == -ECANCELED ? "not-regenerated" : "failed";
 	return rc == 0 ? EXIT_DONE : rc == -EEXIST ? CD_EXIT_USAGE : EXIT_FAILED;
 }
@@ -362,6 +367,7 @@ static int run_fix(const struct fix_opts *o)
 				cd_step(persist_plan, "note: %s", job->warnings[i]);
 			cd_persist_describe(job, persist_plan);
 			out.persist_plan = persist_plan;
+			out.persist_in_place = job->in_place;
 		} else {
 			snprintf(unsupported, sizeof unsupported, "%s", err);
 			out.persist_unsupported = unsupported;
@@ -393,11 +399,7 @@ done:
 	free(f);
 	free(steps);
 	free(persist_plan);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "clockdoctor fix: cannot write the report\n");
-		return EXIT_FAILED;
-	}
-	return status;
+	return cd_report_written("fix", status);
 }
 
 int cd_cmd_fix(int argc, char **argv)

@@ -28,7 +28,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: clockdoctor COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n`clockdoctor COMMAND --help` shows a command's options; man clockdoctor has it all.\n"
+	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has it all.\n"
 	             "\nexamples:\n"
 	             "  clockdoctor check                 diagnose this machine\n"
 	             "  clockdoctor check --json          the same, for programs\n"
@@ -42,9 +42,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CD_EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
+	}
+	/* `clockdoctor help COMMAND` is `clockdoctor COMMAND --help`, as in git. */
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				char *help_argv[] = { argv[2], "--help", NULL };
+				return commands[i].run(2, help_argv);
+			}
+		fprintf(stderr, "clockdoctor help: unknown command '%s' (clockdoctor --help lists them)\n", argv[2]);
+		return CD_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
 		printf("clockdoctor %s\n", CD_VERSION);
@@ -53,7 +67,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "clockdoctor: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "clockdoctor: unknown command '%s' (clockdoctor --help lists them)\n", argv[1]);
 	return CD_EXIT_USAGE;
 }

@@ -17,6 +17,8 @@
  * statuses (127 not found, 126 not executable) and env(1)'s 125.
  */
 #include "run.h"
+#include "util/numarg.h"
+#include "util/printable.h"
 
 #include "commands.h"
 #include "measure/tsc.h"
@@ -595,15 +597,20 @@ int cd_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	optind = 1;
-	int ch;
 	/* "+": options end at PROGRAM, whose own options are its own. */
-	while ((ch = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
+	static const char optstring[] = "+qh";
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'q': quiet = true; break;
 		case 'V': do_verify = true; break;
-		case 'h': run_usage(stdout); return 0;
-		default: run_usage(stderr); return CD_RUN_EXIT_FAILED;
+		case 'h': run_usage(stdout); return cd_report_written("run", 0) ? CD_RUN_EXIT_FAILED : 0;
+		default:
+			/* The message is the other commands'; the status is run's own. */
+			cd_bad_option("run", optstring, opts, argv);
+			return CD_RUN_EXIT_FAILED;
 		}
 	}
 	if (optind >= argc) {
@@ -687,6 +694,9 @@ int cd_cmd_run(int argc, char **argv)
 			         name, strerror(errno));
 		}
 	}
+	/* The message names files (a script's #! interpreter is read from the
+	 * script): safe for the terminal. */
+	cd_printable(msg);
 	if (!quiet)
 		fprintf(stderr, "clockdoctor run: %s\n", msg);
 	free(prog);

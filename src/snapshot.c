@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "probe/probe.h"
 #include "util/fsread.h"
+#include "util/numarg.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,22 +72,29 @@ int cd_cmd_snapshot(int argc, char **argv)
 			printf("usage: clockdoctor snapshot [--force] DIR\n\n"
 			       "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
 			       "DIR must be empty or missing unless --force is given.\n\n"
+			       "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
+			       "could not be written, 3 bad usage, the folder refused, or the report could\n"
+			       "not be written\n\n"
 			       "example:\n  clockdoctor snapshot /tmp/snap && tar czf snap.tgz -C /tmp snap\n");
-			return 0;
+			return cd_report_written("snapshot", 0);
 		} else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0) {
 			force = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "clockdoctor snapshot: unknown option '%s'\n", argv[i]);
-			return CD_EXIT_USAGE;
+			return cd_usage_error("snapshot", "unknown option '%s'", argv[i]);
 		} else if (!dir) {
 			dir = argv[i];
 		} else {
-			fprintf(stderr, "clockdoctor snapshot: one folder only\n");
-			return CD_EXIT_USAGE;
+			return cd_usage_error("snapshot", "one folder only");
 		}
 	}
-	if (!dir) {
-		fprintf(stderr, "usage: clockdoctor snapshot [--force] DIR\n");
+	if (!dir)
+		return cd_usage_error("snapshot", "no folder given: clockdoctor snapshot [--force] DIR");
+	/* A file where the folder should be: one refusal, --force or not (it
+	 * cannot be written into, and is not ours to replace). */
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "clockdoctor snapshot: %s is not a folder: a snapshot is a folder of files; "
+		        "name a new or empty folder\n", dir);
 		return CD_EXIT_USAGE;
 	}
 	if (!force && !dir_empty_or_missing(dir)) {
@@ -143,5 +151,5 @@ int cd_cmd_snapshot(int argc, char **argv)
 	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", saved, dir, missing,
 	       failed ? "; some could not be written" : "");
 	printf("diagnose it with: clockdoctor check --root %s\n", dir);
-	return failed ? 1 : 0;
+	return cd_report_written("snapshot", failed ? CD_EXIT_FAILED : CD_EXIT_OK);
 }

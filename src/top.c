@@ -7,10 +7,12 @@
  * system call.  This counts those events exactly, splits them by process
  * and clock id by sampling, and prices them with the cost of one forced
  * system call measured at start (before tracing starts, so the tracing does
- * not inflate it).  Options follow bcc's tools: [interval [count]], -p, -d.
+ * not inflate it).  Options follow bcc's tools: [interval [count]] (or -i),
+ * -p, -d.
  */
 #include "commands.h"
 #include "util/fsread.h"
+#include "util/numarg.h"
 #include "measure/measure.h"
 #include "measure/trace.h"
 #include "output/topreport.h"
@@ -41,6 +43,7 @@ struct top_opts {
 	double duration;            /* -d; 0: none */
 	int pid;
 	bool json;
+	bool no_bpf;                /* --no-bpf */
 	int rows;
 };
 
@@ -53,21 +56,27 @@ static void on_signal(int sig)
 static void top_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: clockdoctor top [-p PID] [-d SECONDS] [--json] [-n ROWS] [interval [count]]\n"
+	        "usage: clockdoctor top [-p PID] [-i SECONDS] [-d SECONDS] [--json] [--rows N]\n"
+	        "                       [interval [count]]\n"
 	        "\n"
 	        "Which processes make time system calls (clock_gettime, gettimeofday, time\n"
 	        "that missed the vDSO), how many a second, on which clock ids, and what they\n"
 	        "cost.  Traces the kernel's syscall tracepoints with perf_event_open: needs\n"
-	        "root or CAP_PERFMON.  Totals are exact; the per-process split is sampled.\n"
+	        "root or CAP_PERFMON.  Totals are exact; so are each process's calls where a\n"
+	        "BPF program can be loaded (root), else they are sampled.\n"
 	        "\n"
-	        "  interval          seconds per report (default 1)\n"
+	        "  interval          seconds per report (default 1); with -i, leave it out\n"
 	        "  count             number of reports (default: until Ctrl-C)\n"
-	        "  -p, --pid PID     only this process (and its exact count too)\n"
+	        "  -p, --pid PID     only this process: its threads' exact totals, its row\n"
+	        "  -i, --interval S  seconds per report\n"
 	        "  -d, --duration S  stop after S seconds\n"
-	        "  -n, --rows N      at most N processes in each table (default 20; 0: all)\n"
+	        "      --rows N      at most N processes in each table (default 20; 0: all)\n"
+	        "      --no-bpf      split the calls by process by sampling only, without the\n"
+	        "                    small BPF program that counts them exactly in the kernel\n"
 	        "  -j, --json        one JSON object per interval, one per line (docs/top.md)\n"
 	        "\n"
-	        "exit status: 0 done, 3 bad usage or cannot trace here (not root, no tracefs)\n"
+	        "exit status: 0 done (Ctrl-C ends it so), 3 bad usage, cannot trace here (not\n"
+	        "root, no tracefs) or the report could not be written\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor top                 every second, until Ctrl-C\n"
@@ -89,25 +98,29 @@ static bool parse_num(const char *s, double lo, double hi, double *out)
 
 static int bad(const char *what, const char *arg)
 {
-	fprintf(stderr, "clockdoctor top: %s: '%s'\n", what, arg);
-	return CD_EXIT_USAGE;
+	return cd_usage_error("top", "%s: '%s'", what, arg);
 }
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "rows", required_argument, NULL, 'n' },
+		{ "rows", required_argument, NULL, 'R' },
+		{ "no-bpf", no_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	*o = (struct top_opts){ .interval = 1, .rows = 20 };
+	static const char optstring[] = "p:i:d:jhn";
 	optind = 1;
+	opterr = 0;
 	int ch;
 	double v;
-	while ((ch = getopt_long(argc, argv, "p:d:n:jh", opts, NULL)) != -1) {
+	bool have_i = false;
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
 			if (!parse_num(optarg, 1, INT_MAX, &v) || v != floor(v))
@@ -118,17 +131,25 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			if (!parse_num(optarg, 0.05, 1e7, &o->duration))
 				return bad("-d takes seconds (0.05 or more)", optarg);
 			break;
-		case 'n':
+		case 'i':
+			if (!parse_num(optarg, 0.05, 1e7, &o->interval))
+				return bad("-i takes seconds (0.05 or more)", optarg);
+			have_i = true;
+			break;
+		case 'R':
 			if (!parse_num(optarg, 0, 1e6, &v) || v != floor(v))
-				return bad("-n takes a number of rows", optarg);
+				return bad("--rows takes a number of rows", optarg);
 			o->rows = (int)v;
 			break;
+		case 'n': return cd_moved_option("top", 'n', "--rows");
+		case 'B': o->no_bpf = true; break;
 		case 'j': o->json = true; break;
 		case 'h': top_usage(stdout); return -1;
-		default: top_usage(stderr); return CD_EXIT_USAGE;
+		default: return cd_bad_option("top", optstring, opts, argv);
 		}
 	}
-	if (optind < argc && !parse_num(argv[optind++], 0.05, 1e7, &o->interval))
+	/* With -i, the one argument left is the count. */
+	if (optind < argc && !have_i && !parse_num(argv[optind++], 0.05, 1e7, &o->interval))
 		return bad("the interval is in seconds (0.05 or more)", argv[optind - 1]);
 	if (optind < argc) {
 		if (!parse_num(argv[optind++], 1, 1e12, &v) || v != floor(v))
@@ -202,6 +223,8 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 		uint64_t wanted = cd_top_adapt_period(after - before, took, TARGET_SAMPLES);
 		cd_tracer_set_period(tr, cd_top_keep_period(cd_tracer_period(tr), wanted), t);
 	}
+	/* Each process's exact calls, read as the interval ends. */
+	iv->exact_procs = cd_tracer_exact_procs(tr, t) >= 0;
 	double now = mono_s();
 	iv->secs = now - *mark;
 	*mark = now;
@@ -242,6 +265,7 @@ static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double cal
 	struct cd_top_interval iv;
 	memset(&iv, 0, sizeof iv);
 	iv.pid = o->pid;
+	iv.interval = o->interval;
 	iv.call_ns = call_ns;
 	iv.rows = o->rows;
 	for (int s = 0; s < CD_TSYS_N; s++)
@@ -268,11 +292,7 @@ static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double cal
 		}
 	}
 	cd_top_table_free(&t);
-	if (ferror(stdout)) {
-		fprintf(stderr, "clockdoctor top: cannot write the report\n");
-		return CD_EXIT_USAGE;
-	}
-	return 0;
+	return cd_report_written("top", 0);
 }
 
 /* The programs whose time system calls no count here can hold (see
@@ -306,7 +326,7 @@ int cd_cmd_top(int argc, char **argv)
 	struct top_opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc < 0 ? cd_report_written("top", 0) : rc;
 	if (o.pid > 0 && !pid_exists(o.pid)) {
 		fprintf(stderr, "clockdoctor top: no process %d\n", o.pid);
 		return CD_EXIT_USAGE;
@@ -318,7 +338,7 @@ int cd_cmd_top(int argc, char **argv)
 	struct cd_unseen unseen[4];
 	int n_unseen = cd_trace_unseen_programs(o.pid, unseen, 4);
 	struct cd_trace_opts to = { .pid = o.pid, .initial_period = INITIAL_PERIOD,
-	                            .target_samples = TARGET_SAMPLES };
+	                            .target_samples = TARGET_SAMPLES, .no_bpf = o.no_bpf };
 	struct cd_trace_error e;
 	struct cd_tracer *tr = cd_tracer_open(&to, &e);
 	if (!tr) {
@@ -335,6 +355,9 @@ int cd_cmd_top(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (!o.no_bpf && cd_tracer_exact_why(tr)[0])
+		fprintf(stderr, "clockdoctor top: each process's calls are sampled, not counted: %s\n",
+		        cd_tracer_exact_why(tr));
 	/* JSON keeps stdout for the objects. */
 	fprintf(o.json ? stderr : stdout, "Tracing time system calls... Hit Ctrl-C to end.\n");
 	fflush(stdout);

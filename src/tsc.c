@@ -14,6 +14,7 @@
 #include "measure/verdictfile.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "util/numarg.h"
 #include "probe/probe.h"
 
 #include <getopt.h>
@@ -40,7 +41,7 @@ static void tsc_usage(FILE *out)
 	        "  -d, --duration SECONDS\n"
 	        "                      measure the frequency and drift over SECONDS\n"
 	        "                      (default 1; 0.05 to 600)\n"
-	        "  -q, --quick         test each CPU against the first, not every pair\n"
+	        "      --quick         test each CPU against the first, not every pair\n"
 	        "\n"
 	        "It keeps two CPUs busy at a time for up to about 2 s in all (docs/tsc.md,\n"
 	        "OVERHEAD).  Run it as any user.  As root it saves the verdict for this\n"
@@ -48,7 +49,8 @@ static void tsc_usage(FILE *out)
 	        "libfastclock and `clockdoctor run` look for it; it changes nothing else.\n"
 	        "\n"
 	        "exit status: 0 sound, 1 unknown (could not test it all), 2 unsound,\n"
-	        "3 bad usage\n"
+	        "3 bad usage or the report could not be written; Ctrl-C ends it unfinished\n"
+	        "(killed by SIGINT: a shell shows 130)\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor tsc\n"
@@ -344,10 +346,8 @@ static void json_report(FILE *out, const struct cd_facts *f, const struct cd_tsc
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, out, 2);
 	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_string(&w, "clockdoctor", CD_VERSION);
-	cd_jsonw_string(&w, "command", "tsc");
+	cd_jsonw_envelope(&w, "tsc", (int)t->verdict);
 	cd_jsonw_string(&w, "verdict", cd_tsc_verdict_name(t->verdict));
-	cd_jsonw_int(&w, "exit_status", (int)t->verdict);
 	cd_jsonw_string(&w, "summary", t->summary);
 	cd_jsonw_bool(&w, "frequency_self_referenced", t->freq_self_referenced);
 	cd_jsonw_begin_array(&w, "reasons");
@@ -410,30 +410,29 @@ int cd_cmd_tsc(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "quick", no_argument, NULL, 'q' },
+		{ "quick", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = "jd:hq";
 	optind = 1;
+	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "jd:qh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': json = true; break;
-		case 'q': quick = true; break;
+		case 'Q': quick = true; break;
+		case 'q': return cd_moved_option("tsc", 'q', "--quick");
 		case 'd':
-			if (parse_seconds(optarg, &seconds) != 0) {
-				fprintf(stderr, "clockdoctor tsc: -d takes seconds from 0.05 to 600, not '%s'\n", optarg);
-				return CD_EXIT_USAGE;
-			}
+			if (parse_seconds(optarg, &seconds) != 0)
+				return cd_usage_error("tsc", "-d takes seconds from 0.05 to 600, not '%s'", optarg);
 			break;
-		case 'h': tsc_usage(stdout); return 0;
-		default: tsc_usage(stderr); return CD_EXIT_USAGE;
+		case 'h': tsc_usage(stdout); return cd_report_written("tsc", 0);
+		default: return cd_bad_option("tsc", optstring, opts, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "clockdoctor tsc: unexpected argument '%s'\n", argv[optind]);
-		return CD_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cd_usage_error("tsc", "unexpected argument '%s'", argv[optind]);
 
 	struct cd_facts *f = calloc(1, sizeof *f);
 	struct cd_tsc_report *t = calloc(1, sizeof *t);
@@ -441,7 +440,7 @@ int cd_cmd_tsc(int argc, char **argv)
 		fprintf(stderr, "clockdoctor tsc: out of memory\n");
 		free(f);
 		free(t);
-		return CD_TSC_UNKNOWN;
+		return CD_EXIT_UNKNOWN;
 	}
 	cd_probe("/", true, f);
 	struct cd_tsc_opts o;
@@ -468,9 +467,5 @@ int cd_cmd_tsc(int argc, char **argv)
 	cd_tsc_report_free(t);
 	free(f);
 	free(t);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "clockdoctor tsc: cannot write the report\n");
-		return CD_TSC_UNKNOWN;
-	}
-	return status;
+	return cd_report_written("tsc", status);
 }

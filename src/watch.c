@@ -81,6 +81,11 @@ struct watcher {
 	double tracer_opened, next_count; /* monotonic */
 	bool tracer_said;
 	bool failed;                   /* stdout or the textfile could not be written */
+	/* --history: the records the log held at start are being read; each is
+	 * stamped with when it happened, boot_wall (the wall time of boot) plus
+	 * its timestamp, not with when it was read. */
+	bool replaying;
+	double boot_wall;
 };
 
 static void on_signal(int sig)
@@ -131,8 +136,8 @@ static void watch_usage(FILE *out)
 	        "  -d, --duration SECONDS   stop after this long (default: run until stopped)\n"
 	        "  -q, --quiet              print no events (with --prometheus-file or --exec)\n"
 	        "\n"
-	        "exit status: 0 stopped by SIGTERM, SIGINT or -d; 2 output could not be written;\n"
-	        "3 bad usage\n"
+	        "exit status: 0 stopped by SIGTERM, SIGINT or -d; 3 bad usage, or the events or\n"
+	        "the textfile could not be written\n"
 	        "\n"
 	        "examples:\n"
 	        "  sudo clockdoctor watch\n"
@@ -165,9 +170,11 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = "i:jP:e:Hd:qs:h";
 	optind = 1;
+	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "i:jP:e:Hd:qs:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			if (!parse_seconds(optarg, 0.05, &o->interval))
@@ -194,8 +201,8 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 			break;
 		case 'H': o->history = true; break;
 		case 'q': o->quiet = true; break;
-		case 'h': watch_usage(stdout); return 0;
-		default: watch_usage(stderr); return CD_EXIT_USAGE;
+		case 'h': watch_usage(stdout); return cd_report_written("watch", 0);
+		default: return cd_bad_option("watch", optstring, opts, argv);
 		}
 	}
 	if (optind < argc)
@@ -308,8 +315,9 @@ static void report(struct watcher *w, struct cd_watch_event *e)
 static void report_kernel(struct watcher *w, const struct cd_kgroup_event *k, int n)
 {
 	for (int i = 0; i < n; i++) {
+		double when = w->replaying && k[i].ev.ts >= 0 ? w->boot_wall + k[i].ev.ts : wall_s();
 		struct cd_watch_event e = { .type = cd_watch_event_type(k[i].ev.kind), .source = "kmsg",
-		                            .unix_time = wall_s(), .kernel = true, .k = k[i] };
+		                            .unix_time = when, .kernel = true, .k = k[i] };
 		report(w, &e);
 	}
 }
@@ -357,14 +365,16 @@ static void poll_clocksource(struct watcher *w)
 	snprintf(w->last_known, sizeof w->last_known, "%s", now);
 }
 
-/* Read what the kernel log has now, at most LINES_PER_WAKE lines. */
-static void drain_kmsg(struct watcher *w)
+/* Read what the kernel log has now, at most LINES_PER_WAKE lines; how
+ * many were read. */
+static int drain_kmsg(struct watcher *w)
 {
 	if (!w->kmsg_open)
-		return;
+		return 0;
 	char line[1100];
 	struct cd_kgroup_event evs[EV_MAX];
-	for (int i = 0; i < LINES_PER_WAKE && !watch_stop; i++) {
+	int i;
+	for (i = 0; i < LINES_PER_WAKE && !watch_stop; i++) {
 		int rc = cd_kmsg_line(&w->kmsg, line, sizeof line);
 		if (rc == 0)
 			break;
@@ -383,6 +393,23 @@ static void drain_kmsg(struct watcher *w)
 		w->st.kmsg_lost = w->kmsg.lost;
 		w->textfile_dirty = true;
 	}
+	return i;
+}
+
+/* --history: everything the log holds at start, read at once and stamped
+ * from the boot time.  The kernel's timestamps (local_clock) stop in
+ * suspend as CLOCK_MONOTONIC does, so the boot time is REALTIME minus
+ * MONOTONIC; an event from before a suspend is stamped late by the time
+ * suspended, as `dmesg -T` is. */
+static void replay_history(struct watcher *w)
+{
+	struct cd_kgroup_event evs[EV_MAX];
+	w->boot_wall = wall_s() - mono_s();
+	w->replaying = true;
+	while (drain_kmsg(w) == LINES_PER_WAKE && !watch_stop)
+		;
+	report_kernel(w, evs, cd_kgroup_flush(&w->group, mono_s(), true, evs, EV_MAX));
+	w->replaying = false;
 }
 
 /* --syscalls: every syscalls_every seconds, the syscall tracepoints
@@ -548,7 +575,7 @@ int cd_cmd_watch(int argc, char **argv)
 		fprintf(stderr, "clockdoctor watch: out of memory\n");
 		free(w);
 		free(facts);
-		return 2;
+		return CD_EXIT_UNKNOWN;
 	}
 	w->o.interval = 1.0;
 	int rc = parse_opts(argc, argv, &w->o);
@@ -570,10 +597,12 @@ int cd_cmd_watch(int argc, char **argv)
 	        w->kmsg_open ? " and the kernel log " : "", w->kmsg_open ? w->kmsg.path : "",
 	        w->o.duration > 0 ? "" : " Ctrl-C or SIGTERM ends.");
 	write_textfile(w);
+	if (w->o.history)
+		replay_history(w);
 	loop(w);
 	if (w->kmsg_open)
 		cd_kmsg_close(&w->kmsg);
-	rc = w->failed ? 2 : 0;
+	rc = w->failed ? CD_EXIT_UNKNOWN : CD_EXIT_OK;
 out:
 	cd_kgroup_free(&w->group);
 	free(facts);

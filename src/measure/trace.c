@@ -217,16 +217,18 @@ int cd_top_cmp(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Scales a row's sampled calls to its share of the exact counts. */
+/* Scales a row's sampled calls to its share of the exact counts (a row
+ * counted exactly keeps its calls); its clock ids follow. */
 static void scale_to_exact(struct cd_top_proc *p, const struct cd_top_table *t,
                            const uint64_t exact[CD_TSYS_N])
 {
 	double clocks_before = 0, clocks_after = 0;
+	for (int c = 0; c < CD_TCLOCK_N; c++)
+		clocks_before += p->clocks[c];
 	for (int s = 0; s < CD_TSYS_N; s++) {
 		bool clk = s == CD_TSYS_CLOCK_GETTIME || s == CD_TSYS_CLOCK_GETTIME64;
-		if (clk)
-			clocks_before += p->calls[s];
-		p->calls[s] = t->weight[s] > 0 ? p->calls[s] / t->weight[s] * (double)exact[s] : 0;
+		if (!p->exact)
+			p->calls[s] = t->weight[s] > 0 ? p->calls[s] / t->weight[s] * (double)exact[s] : 0;
 		if (clk)
 			clocks_after += p->calls[s];
 	}

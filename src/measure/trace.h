@@ -65,6 +65,9 @@ struct cd_top_proc {
 	double calls[CD_TSYS_N];        /* estimated calls in the interval (samples x period) */
 	double clocks[CD_TCLOCK_N];     /* the same for clock_gettime by clock id */
 	uint64_t samples;
+	/* calls[] counted in the kernel (BPF, cd_tracer_exact_procs), not
+	 * estimated; the clock ids are still split by the samples. */
+	bool exact;
 	/* Filled by cd_top_finish. */
 	double total;                   /* estimated calls in the interval, all kinds */
 	double rate;                    /* a second */
@@ -152,6 +155,7 @@ struct cd_trace_opts {
 	int pid;                        /* 0: every process; else also its threads' exact count */
 	uint64_t initial_period;
 	uint64_t target_samples;        /* a second, all CPUs */
+	bool no_bpf;                    /* do not count per process in the kernel: sample only */
 };
 
 /* Why the tracer could not start: a message for the user (what is missing
@@ -175,6 +179,11 @@ double cd_tracer_collect(struct cd_tracer *tr, double secs, const volatile sig_a
  * opts.pid, pid_calls gets that process's threads' exact calls too, or -1
  * for each kind when it could not be counted). */
 void cd_tracer_counts(struct cd_tracer *tr, uint64_t all[CD_TSYS_N], int64_t pid_calls[CD_TSYS_N]);
+/* Each process's exact calls since the last call (measure/bpfcount.c) into
+ * t's rows (created when new), marked exact.  The number of processes, or
+ * -ENOTSUP when they are not counted (cd_tracer_exact_why says why). */
+int cd_tracer_exact_procs(struct cd_tracer *tr, struct cd_top_table *t);
+const char *cd_tracer_exact_why(const struct cd_tracer *tr);
 /* Sets the sample period of every event, first reading the samples taken
  * with the old one into t. */
 void cd_tracer_set_period(struct cd_tracer *tr, uint64_t period, struct cd_top_table *t);

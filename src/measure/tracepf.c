@@ -28,7 +28,9 @@
  */
 #include "measure/trace.h"
 #include "probe/elf.h"
+#include "measure/bpfcount.h"
 #include "util/fsread.h"
+#include "util/printable.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -79,6 +81,8 @@ struct cd_tracer {
 	 * by it, except the first of each event after the change (fresh). */
 	uint64_t *cpu_period;
 	bool *fresh;                /* per fd: its next sample is the forced one */
+	struct cd_bpfcount *bpf;    /* exact calls per process; NULL: sampled only */
+	char bpf_why[600];          /* why not */
 	double dithered_at;         /* now_s() of the last redither */
 	uint64_t rng;
 };
@@ -373,6 +377,11 @@ static int read_cpus(struct cd_tracer *tr)
 	return 0;
 }
 
+static void ignore_counts(void *arg, int pid, const uint64_t calls[CD_TSYS_N])
+{
+	(void)arg, (void)pid, (void)calls;
+}
+
 struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_error *e)
 {
 	memset(e, 0, sizeof *e);
@@ -418,10 +427,22 @@ struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_
 			goto fail;
 	if (tr->pid > 0)
 		open_pid_counters(tr);
+	/* Exact calls per process: a program on each tracepoint, attached
+	 * through the first CPU's events (it runs on every CPU's hits). */
+	if (o->no_bpf) {
+		snprintf(tr->bpf_why, sizeof tr->bpf_why, "--no-bpf");
+	} else {
+		int first[CD_TSYS_N];
+		for (int s = 0; s < CD_TSYS_N; s++)
+			first[s] = tr->fd[s];
+		tr->bpf = cd_bpfcount_open(first, tr->bpf_why, sizeof tr->bpf_why);
+	}
 	/* The counts start now. */
 	uint64_t all[CD_TSYS_N];
 	int64_t pc[CD_TSYS_N];
 	cd_tracer_counts(tr, all, pc);
+	if (tr->bpf)
+		cd_bpfcount_read(tr->bpf, ignore_counts, NULL);
 	return tr;
 fail:
 	cd_tracer_close(tr);
@@ -432,6 +453,7 @@ void cd_tracer_close(struct cd_tracer *tr)
 {
 	if (!tr)
 		return;
+	cd_bpfcount_close(tr->bpf);
 	for (int ci = 0; tr->ring && ci < tr->ncpus; ci++)
 		if (tr->ring[ci])
 			munmap(tr->ring[ci], tr->ring_len + tr->page);
@@ -486,9 +508,11 @@ static void read_comm(int pid, char *comm, size_t len)
 {
 	char path[48], buf[64];
 	snprintf(path, sizeof path, "/proc/%d/comm", pid);
-	/* A comm is at most 15 bytes (TASK_COMM_LEN); cut anything longer. */
-	if (cd_read_small("/", path, buf, sizeof buf) > 0)
-		snprintf(comm, len, "%.15s", buf);
+	/* A comm is at most 15 bytes (TASK_COMM_LEN); cut anything longer.
+	 * Any process may name itself with terminal escapes (prctl). */
+	int n = cd_read_small("/", path, buf, sizeof buf);
+	if (n > 0)
+		cd_printable_copy(comm, len, buf, n < 15 ? (size_t)n : 15);
 	else
 		snprintf(comm, len, "?");      /* it exited before we looked */
 }
@@ -719,3 +743,31 @@ bool cd_tracer_has(const struct cd_tracer *tr, enum cd_tsys s)
 	return (unsigned)s < CD_TSYS_N && tr->tp[s].have;
 }
 const char *cd_tracer_tracefs(const struct cd_tracer *tr) { return tr->tracefs; }
+
+struct exact_fill {
+	struct cd_tracer *tr;
+	struct cd_top_table *t;
+};
+
+static void fill_exact(void *arg, int pid, const uint64_t calls[CD_TSYS_N])
+{
+	struct exact_fill *x = arg;
+	struct cd_top_proc *p = cd_top_proc_get(x->t, pid);
+	if (!p)
+		return;
+	if (!p->comm[0])
+		read_comm(pid, p->comm, sizeof p->comm);
+	p->exact = true;
+	for (int s = 0; s < CD_TSYS_N; s++)
+		p->calls[s] = (double)calls[s];
+}
+
+int cd_tracer_exact_procs(struct cd_tracer *tr, struct cd_top_table *t)
+{
+	if (!tr->bpf)
+		return -ENOTSUP;
+	struct exact_fill x = { tr, t };
+	return cd_bpfcount_read(tr->bpf, fill_exact, &x);
+}
+
+const char *cd_tracer_exact_why(const struct cd_tracer *tr) { return tr->bpf ? "" : tr->bpf_why; }

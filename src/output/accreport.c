@@ -328,9 +328,7 @@ void cd_acc_json(FILE *out, const struct cd_acc_report *rp)
 	struct cd_jsonw j;
 	cd_jsonw_init(&j, out, 2);
 	cd_jsonw_begin_object(&j, NULL);
-	cd_jsonw_string(&j, "tool", "clockdoctor");
-	cd_jsonw_string(&j, "command", "accuracy");
-	cd_jsonw_string(&j, "version", CD_VERSION);
+	cd_jsonw_envelope(&j, "accuracy", rp->exit_status);
 	cd_jsonw_bool(&j, "ok", cd_accuracy_ok(r));
 	cd_jsonw_string(&j, "error", r->err ? strerror(-r->err) : NULL);
 	cd_jsonw_number(&j, "duration_s", rp->duration_s);

@@ -17,6 +17,7 @@ struct cd_acc_report {
 	const struct cd_acc_result *r;
 	const struct fc_info *info;     /* fc_info() at the end of the run */
 	bool info_ok;
+	int exit_status;                /* the process's, for the JSON envelope */
 };
 
 void cd_acc_text(FILE *out, const struct cd_acc_report *rp);

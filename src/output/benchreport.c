@@ -165,13 +165,14 @@ static const char *short_name(const char *name)
 	return strncmp(name, "CLOCK_", 6) == 0 ? name + 6 : name;
 }
 
-static void fc_ratio_table(FILE *out, const struct cd_bench_run *r)
+static void fc_ratio_table(FILE *out, const struct cd_bench_run *r, bool targets)
 {
 	if (r->nfc == 0)
 		return;
 	fprintf(out, "\nlibfastclock against its references (interleaved batches, median of\n"
 	             "%d rounds' ratios):\n", CD_FC_RATIO_ROUNDS);
-	fprintf(out, "  %-21s %-16s %6s %6s %5s  %s\n", "call", "reference", "ns", "ref ns", "ratio", "target");
+	fprintf(out, "  %-21s %-16s %6s %6s %5s%s\n", "call", "reference", "ns", "ref ns", "ratio",
+	        targets ? "  target" : "");
 	for (int i = 0; i < r->nfc; i++) {
 		const struct cd_fc_ratio *f = &r->fc[i];
 		if (!f->measured) {
@@ -181,7 +182,7 @@ static void fc_ratio_table(FILE *out, const struct cd_bench_run *r)
 		}
 		fprintf(out, "  %-21s %-16s %6.1f %6.1f %5.2f", f->way->name, short_name(f->ref->name), f->way_ns,
 		        f->ref_ns, f->ratio);
-		if (f->target > 0)
+		if (targets && f->target > 0)
 			fprintf(out, "  <= %.1f %s", f->target, cd_fc_ratio_met(f) ? "met" : "MISSED");
 		fputc('\n', out);
 	}
@@ -251,7 +252,7 @@ void cd_bench_text(FILE *out, const struct cd_bench_report *rp)
 			        r->n, r->elapsed_s, r->interrupted ? ", interrupted" : "");
 		}
 		summary_table(out, r, rp->threads);
-		fc_ratio_table(out, r);
+		fc_ratio_table(out, r, rp->targets);
 		fputc('\n', out);
 	}
 	if (rp->switched && rp->nruns > 0)
@@ -342,7 +343,7 @@ static void json_way(struct cd_jsonw *j, const struct cd_bench_way *w)
 	cd_jsonw_end_object(j);
 }
 
-static void json_fc_ratios(struct cd_jsonw *j, const struct cd_bench_run *r)
+static void json_fc_ratios(struct cd_jsonw *j, const struct cd_bench_run *r, bool targets)
 {
 	cd_jsonw_begin_array(j, "library");
 	for (int i = 0; i < r->nfc; i++) {
@@ -358,11 +359,13 @@ static void json_fc_ratios(struct cd_jsonw *j, const struct cd_bench_run *r)
 		cd_jsonw_number(j, "ratio_max", f->measured ? f->ratio_max : NAN);
 		cd_jsonw_number(j, "ns_per_call", f->measured ? f->way_ns : NAN);
 		cd_jsonw_number(j, "reference_ns_per_call", f->measured ? f->ref_ns : NAN);
-		cd_jsonw_number(j, "target", f->target > 0 ? f->target : NAN);
-		if (f->target > 0 && f->measured)
-			cd_jsonw_bool(j, "met", cd_fc_ratio_met(f));
-		else
-			cd_jsonw_null(j, "met");
+		if (targets) {
+			cd_jsonw_number(j, "target", f->target > 0 ? f->target : NAN);
+			if (f->target > 0 && f->measured)
+				cd_jsonw_bool(j, "met", cd_fc_ratio_met(f));
+			else
+				cd_jsonw_null(j, "met");
+		}
 		cd_jsonw_end_object(j);
 	}
 	cd_jsonw_end_array(j);
@@ -397,9 +400,7 @@ void cd_bench_json(FILE *out, const struct cd_bench_report *rp)
 	long back = 0;
 	cd_jsonw_init(&j, out, 2);
 	cd_jsonw_begin_object(&j, NULL);
-	cd_jsonw_string(&j, "tool", "clockdoctor");
-	cd_jsonw_string(&j, "command", "bench");
-	cd_jsonw_string(&j, "version", CD_VERSION);
+	cd_jsonw_envelope(&j, "bench", rp->exit_status);
 	cd_jsonw_number(&j, "duration_s", rp->calls > 0 ? NAN : rp->duration_s);
 	if (rp->calls > 0)
 		cd_jsonw_int(&j, "calls", rp->calls);
@@ -432,7 +433,7 @@ void cd_bench_json(FILE *out, const struct cd_bench_report *rp)
 		for (int i = 0; i < r->done; i++)
 			json_way(&j, &r->w[i]);
 		cd_jsonw_end_array(&j);
-		json_fc_ratios(&j, r);
+		json_fc_ratios(&j, r, rp->targets);
 		cd_jsonw_end_object(&j);
 	}
 	cd_jsonw_end_array(&j);

@@ -14,10 +14,13 @@
 
 /* One run per clocksource (one only without --clocksources). */
 struct cd_bench_report {
-	double duration_s;          /* -d, or 0 with -n */
-	long calls;                 /* -n, or 0 */
+	double duration_s;          /* -d, or 0 with --calls */
+	long calls;                 /* --calls, or 0 */
 	int threads;                /* -t */
 	bool summary;               /* -s: no per-way details */
+	/* --targets: the library's ratios beside the project's own targets
+	 * (`make bench`); for users, the figures alone. */
+	bool targets;
 	int cpus;
 	struct cd_timer timer;
 	int nruns;
@@ -27,6 +30,7 @@ struct cd_bench_report {
 	char original[CD_CS_NAME_MAX];
 	bool restored;
 	char cs_error[1024];        /* a switch that failed, or the restore */
+	int exit_status;            /* the process's, for the JSON envelope */
 };
 
 void cd_bench_text(FILE *out, const struct cd_bench_report *rp);

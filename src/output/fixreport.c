@@ -172,9 +172,10 @@ void cd_fix_output_text(FILE *out, const struct cd_fix_outcome *o)
 		fprintf(out, "%sundo: %s\n", o->plan ? "\n" : "", o->undo_result ? o->undo_result : "");
 		steps_text(out, o->undo, 2);
 	}
-	if (o->dry_run && o->plan && !o->plan->nothing_to_do)
+	bool persist_left = o->plan && o->plan->n_params && !o->persist_in_place;
+	if (o->dry_run && o->plan && !o->plan->nothing_to_do && (o->plan->have_switch || persist_left))
 		fprintf(out, "\nto carry it out, as root: clockdoctor fix%s%s\n", o->plan->have_switch ? " --apply" : "",
-		        o->plan->n_params ? " --persist" : "");
+		        persist_left ? " --persist" : "");
 }
 
 /* ---- JSON ---- */
@@ -241,6 +242,7 @@ static void plan_json(struct cd_jsonw *w, const struct cd_fix_outcome *o)
 		steps_json(w, "persist_steps", o->persist_plan);
 	else
 		cd_jsonw_null(w, "persist_steps");
+	cd_jsonw_bool(w, "persist_in_place", o->persist_in_place);
 	cd_jsonw_string(w, "persist_unsupported", o->persist_unsupported);
 	cd_jsonw_begin_array(w, "hypervisor");
 	for (int i = 0; i < p->n_hv; i++) {
@@ -267,6 +269,7 @@ void cd_fix_output_json(FILE *out, const struct cd_fix_outcome *o)
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, out, 2);
 	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_envelope(&w, "fix", o->exit_status);
 	cd_jsonw_string(&w, "mode", o->mode);
 	cd_jsonw_bool(&w, "dry_run", o->dry_run);
 	if (o->plan) {
@@ -306,6 +309,5 @@ void cd_fix_output_json(FILE *out, const struct cd_fix_outcome *o)
 		steps_json(&w, "steps", o->undo);
 		cd_jsonw_end_object(&w);
 	}
-	cd_jsonw_int(&w, "exit", o->exit_status);
 	cd_jsonw_end_object(&w);
 }

@@ -16,6 +16,7 @@ struct cd_fix_outcome {
 	bool dry_run;                        /* nothing was changed on purpose */
 	const struct cd_plan *plan;          /* NULL for undo */
 	const struct cd_steps *persist_plan; /* what --persist would do; NULL when nothing */
+	bool persist_in_place;               /* an earlier --persist made that change already */
 	const char *persist_unsupported;     /* why --persist cannot write here, or NULL */
 	const char *persist_manual;          /* then the finding's own text for doing it by hand */
 	const struct cd_apply_result *apply; /* NULL when no switch was tried */
@@ -23,7 +24,7 @@ struct cd_fix_outcome {
 	const char *tsc_verdict;             /* "sound", "unknown", "unsound" when measured, NULL */
 	const char *tsc_summary;
 	const struct cd_steps *persist;      /* what --persist did */
-	const char *persist_result;          /* "done", "nothing", "failed", "record-exists", "not-regenerated" */
+	const char *persist_result;          /* "done", "in-place", "nothing", "failed", "record-exists", "not-regenerated" */
 	const struct cd_steps *undo;
 	const char *undo_result;             /* "done", "nothing", "failed" */
 	int exit_status;

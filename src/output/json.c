@@ -204,10 +204,8 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, out, 2);
 	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_string(&w, "tool", "clockdoctor");
-	cd_jsonw_string(&w, "version", CD_VERSION);
+	cd_jsonw_envelope(&w, "check", (int)r->status);
 	cd_jsonw_string(&w, "status", cd_status_name(r->status));
-	cd_jsonw_int(&w, "exit_code", (int)r->status);
 	cd_jsonw_string(&w, "verdict", r->verdict);
 	cd_jsonw_string(&w, "source", f->live ? "live" : "snapshot");
 	cd_jsonw_string(&w, "root", f->root);

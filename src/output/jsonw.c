@@ -2,6 +2,7 @@
  * jsonw.c: the streaming JSON writer (see jsonw.h).
  */
 #include "output/jsonw.h"
+#include "output/output.h"
 
 #include <math.h>
 #include <string.h>
@@ -54,14 +55,22 @@ void cd_json_escape(FILE *out, const char *s)
 			default: fprintf(out, "\\u%04x", ch); break;
 			}
 			p++;
-		} else if (ch < 0x80) {
+		} else if (ch < 0x7f) {
 			fputc(ch, out);
+			p++;
+		} else if (ch == 0x7f) {
+			/* DEL and the C1 controls are valid JSON raw, but `jq -r`
+			 * would hand them to a terminal: escaped like C0. */
+			fputs("\\u007f", out);
 			p++;
 		} else {
 			int n = utf8_len(p);
 			if (n == 0) {
 				fputs("\\ufffd", out);
 				p++;
+			} else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+				fprintf(out, "\\u%04x", p[1]);
+				p += 2;
 			} else {
 				fwrite(p, 1, (size_t)n, out);
 				p += n;
@@ -180,4 +189,16 @@ void cd_jsonw_null(struct cd_jsonw *w, const char *k)
 {
 	key(w, k);
 	fputs("null", w->out);
+}
+
+void cd_jsonw_envelope(struct cd_jsonw *w, const char *command, int exit_status)
+{
+	cd_jsonw_string(w, "tool", "clockdoctor");
+	cd_jsonw_string(w, "version", CD_VERSION);
+	cd_jsonw_string(w, "command", command);
+	cd_jsonw_int(w, "schema_version", CD_JSON_SCHEMA_VERSION);
+	if (exit_status >= 0)
+		cd_jsonw_int(w, "exit_status", exit_status);
+	else
+		cd_jsonw_null(w, "exit_status");
 }

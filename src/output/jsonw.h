@@ -31,6 +31,16 @@ void cd_jsonw_int(struct cd_jsonw *w, const char *key, long long value);
 void cd_jsonw_number_text(struct cd_jsonw *w, const char *key, const char *text);
 void cd_jsonw_bool(struct cd_jsonw *w, const char *key, bool value);
 void cd_jsonw_null(struct cd_jsonw *w, const char *key);
+/* The version of the JSON schemas (docs/json.md): raised when a field is
+ * renamed, removed or changes meaning; adding fields does not raise it. */
+#define CD_JSON_SCHEMA_VERSION 1
+
+/* The envelope every subcommand's JSON object opens with (docs/json.md):
+ * "tool", "version", "command", "schema_version", "exit_status".  The
+ * exit status is the process's, or null (exit_status < 0) in the objects
+ * of a stream (top, watch), written before the process ends. */
+void cd_jsonw_envelope(struct cd_jsonw *w, const char *command, int exit_status);
+
 /* Escape s as a JSON string body (no quotes) to out. Invalid UTF-8 bytes
  * become U+FFFD, so the output is always valid JSON. */
 void cd_json_escape(FILE *out, const char *s);

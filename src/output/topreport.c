@@ -21,17 +21,6 @@ static uint64_t exact_sum(const uint64_t v[CD_TSYS_N])
 	return s;
 }
 
-static int64_t pid_sum(const int64_t v[CD_TSYS_N])
-{
-	int64_t s = 0;
-	for (int i = 0; i < CD_TSYS_N; i++) {
-		if (v[i] < 0)
-			return -1;
-		s += v[i];
-	}
-	return s;
-}
-
 static double per_s(double n, double secs)
 {
 	return secs > 0 ? n / secs : 0;
@@ -43,41 +32,60 @@ static double cpu_percent(double ns_s)
 	return ns_s / 1e7;
 }
 
+/* The interval's exact totals, per system call: every process's, or with
+ * -p its threads' (false when those could not be counted). */
+static bool totals(const struct cd_top_interval *iv, double v[CD_TSYS_N])
+{
+	for (int s = 0; s < CD_TSYS_N; s++) {
+		if (iv->pid > 0 && iv->pid_exact[s] < 0)
+			return false;
+		v[s] = iv->pid > 0 ? (double)iv->pid_exact[s] : (double)iv->exact[s];
+	}
+	return true;
+}
+
 static void text_header(FILE *out, const struct cd_top_interval *iv)
 {
 	char when[16];
 	struct tm tm;
 	localtime_r(&iv->when, &tm);
 	strftime(when, sizeof when, "%H:%M:%S", &tm);
-	uint64_t all = exact_sum(iv->exact);
-	double rate = per_s((double)all, iv->secs);
-	fprintf(out, "%s  time system calls (exact, every process): %.0f/s", when, rate);
-	const char *sep = " (";
-	for (int s = 0; s < CD_TSYS_N; s++)
-		if (iv->traced[s] && iv->exact[s]) {
-			fprintf(out, "%s%s %.0f/s", sep, cd_tsys_name((enum cd_tsys)s),
-			        per_s((double)iv->exact[s], iv->secs));
-			sep = ", ";
-		}
-	fprintf(out, "%s\n", *sep == ',' ? ")" : "");
-	if (iv->call_ns > 0)
-		fprintf(out, "  each one missed the vDSO: ~%.0f ns a call, %.2f%% of a CPU in all\n",
-		        iv->call_ns, cpu_percent(rate * iv->call_ns));
-	else
-		fprintf(out, "  each one missed the vDSO (the cost of one could not be measured)\n");
-	if (iv->pid > 0) {
-		int64_t p = pid_sum(iv->pid_exact);
-		if (p >= 0)
-			fprintf(out, "  PID %d (exact, its threads): %.0f/s\n", iv->pid,
-			        per_s((double)p, iv->secs));
+	double v[CD_TSYS_N], all = 0;
+	bool known = totals(iv, v);
+	for (int s = 0; known && s < CD_TSYS_N; s++)
+		all += v[s];
+	double rate = per_s(all, iv->secs);
+	if (iv->pid > 0 && !known) {
+		fprintf(out, "%s  time system calls of PID %d: not counted (its threads' counters could "
+		        "not be opened)\n", when, iv->pid);
+	} else {
+		if (iv->pid > 0)
+			fprintf(out, "%s  time system calls of PID %d (exact, its threads): %.0f/s", when, iv->pid, rate);
+		else
+			fprintf(out, "%s  time system calls (exact, every process): %.0f/s", when, rate);
+		const char *sep = " (";
+		for (int s = 0; s < CD_TSYS_N; s++)
+			if (iv->traced[s] && v[s] > 0) {
+				fprintf(out, "%s%s %.0f/s", sep, cd_tsys_name((enum cd_tsys)s), per_s(v[s], iv->secs));
+				sep = ", ";
+			}
+		fprintf(out, "%s\n", *sep == ',' ? ")" : "");
+		if (iv->call_ns > 0)
+			fprintf(out, "  each one missed the vDSO: ~%.0f ns a call, %.2f%% of a CPU in all\n",
+			        iv->call_ns, cpu_percent(rate * iv->call_ns));
+		else
+			fprintf(out, "  each one missed the vDSO (the cost of one could not be measured)\n");
 	}
+	if (iv->pid > 0)
+		fprintf(out, "  every process: %.0f/s\n", per_s((double)exact_sum(iv->exact), iv->secs));
 }
 
 void cd_top_print_text(FILE *out, const struct cd_top_interval *iv)
 {
 	const struct cd_top_table *t = iv->t;
 	text_header(out, iv);
-	fprintf(out, "%-8s %-16s %10s %-28s %9s\n", "PID", "COMM", "CALLS/s~", "CLOCK IDS", "CPU%~");
+	fprintf(out, "%-8s %-16s %10s %-28s %9s\n", "PID", "COMM", iv->exact_procs ? "CALLS/s" : "CALLS/s~",
+	        iv->exact_procs ? "CLOCK IDS~" : "CLOCK IDS", "CPU%~");
 	size_t rows = iv->rows > 0 && (size_t)iv->rows < t->n ? (size_t)iv->rows : t->n;
 	for (size_t i = 0; i < rows; i++) {
 		const struct cd_top_proc *p = &t->p[i];
@@ -90,11 +98,18 @@ void cd_top_print_text(FILE *out, const struct cd_top_interval *iv)
 		fprintf(out, "  (%zu more processes)\n", t->n - rows);
 	if (t->n == 0)
 		fprintf(out, "  (no process made a time system call that was sampled)\n");
-	fprintf(out, "  ~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s",
-	        t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
+	if (iv->exact_procs)
+		fprintf(out, "  calls per process: exact (counted in the kernel); ~ clock ids and CPU%% estimated:\n"
+		        "  %" PRIu64 " samples, one per %" PRIu64 " calls%s\n", t->samples, iv->period,
+		        iv->period == 1 ? " (every call)" : "");
+	else
+		fprintf(out, "  ~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s; totals above are exact\n",
+		        t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
 	if (t->lost)
-		fprintf(out, ", %" PRIu64 " lost", t->lost);
-	fprintf(out, "; totals above are exact\n\n");
+		fprintf(out, "  %" PRIu64 " samples lost: the kernel's buffer was full before top read it; the "
+		        "split above is from the samples kept (each process's share of them, times the exact "
+		        "totals)\n", t->lost);
+	fputc('\n', out);
 }
 
 static void json_syscalls(struct cd_jsonw *w, const char *key, const double v[CD_TSYS_N],
@@ -113,7 +128,7 @@ static void json_process(struct cd_jsonw *w, const struct cd_top_proc *p,
 	cd_jsonw_begin_object(w, NULL);
 	cd_jsonw_int(w, "pid", p->pid);
 	cd_jsonw_string(w, "comm", p->comm);
-	cd_jsonw_bool(w, "estimated", true);
+	cd_jsonw_bool(w, "estimated", !p->exact);
 	cd_jsonw_number(w, "calls", p->total);
 	cd_jsonw_number(w, "calls_per_s", p->rate);
 	cd_jsonw_int(w, "samples", (long long)p->samples);
@@ -128,31 +143,38 @@ static void json_process(struct cd_jsonw *w, const struct cd_top_proc *p,
 	cd_jsonw_end_object(w);
 }
 
+/* "total": the exact totals, every process's or with -p its threads';
+ * "every_process" beside it with -p. */
 static void json_exact(struct cd_jsonw *w, const struct cd_top_interval *iv)
 {
-	double v[CD_TSYS_N];
-	for (int s = 0; s < CD_TSYS_N; s++)
-		v[s] = (double)iv->exact[s];
-	uint64_t all = exact_sum(iv->exact);
+	double v[CD_TSYS_N], all = 0;
+	bool known = totals(iv, v);
+	for (int s = 0; known && s < CD_TSYS_N; s++)
+		all += v[s];
 	cd_jsonw_begin_object(w, "total");
 	cd_jsonw_bool(w, "estimated", false);
-	cd_jsonw_int(w, "calls", (long long)all);
-	cd_jsonw_number(w, "calls_per_s", per_s((double)all, iv->secs));
-	json_syscalls(w, "syscalls_per_s", v, iv->traced, iv->secs);
-	cd_jsonw_number(w, "cpu_percent", cpu_percent(per_s((double)all, iv->secs) * iv->call_ns));
-	cd_jsonw_end_object(w);
-	if (iv->pid <= 0)
-		return;
-	int64_t p = pid_sum(iv->pid_exact);
-	cd_jsonw_begin_object(w, "pid_exact");
-	cd_jsonw_int(w, "pid", iv->pid);
-	if (p >= 0) {
-		cd_jsonw_int(w, "calls", p);
-		cd_jsonw_number(w, "calls_per_s", per_s((double)p, iv->secs));
+	if (iv->pid > 0)
+		cd_jsonw_int(w, "pid", iv->pid);
+	else
+		cd_jsonw_null(w, "pid");
+	if (known) {
+		cd_jsonw_int(w, "calls", (long long)all);
+		cd_jsonw_number(w, "calls_per_s", per_s(all, iv->secs));
+		json_syscalls(w, "syscalls_per_s", v, iv->traced, iv->secs);
+		cd_jsonw_number(w, "cpu_percent", cpu_percent(per_s(all, iv->secs) * iv->call_ns));
 	} else {
 		cd_jsonw_null(w, "calls");
 		cd_jsonw_null(w, "calls_per_s");
+		cd_jsonw_null(w, "syscalls_per_s");
+		cd_jsonw_null(w, "cpu_percent");
 	}
+	cd_jsonw_end_object(w);
+	if (iv->pid <= 0)
+		return;
+	uint64_t every = exact_sum(iv->exact);
+	cd_jsonw_begin_object(w, "every_process");
+	cd_jsonw_int(w, "calls", (long long)every);
+	cd_jsonw_number(w, "calls_per_s", per_s((double)every, iv->secs));
 	cd_jsonw_end_object(w);
 }
 
@@ -161,7 +183,9 @@ void cd_top_print_json(FILE *out, const struct cd_top_interval *iv)
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, out, 0);
 	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_int(&w, "interval", iv->index);
+	cd_jsonw_envelope(&w, "top", -1);
+	cd_jsonw_int(&w, "report", iv->index);
+	cd_jsonw_number(&w, "interval", iv->interval);
 	cd_jsonw_int(&w, "time", (long long)iv->when);
 	cd_jsonw_number(&w, "seconds", iv->secs);
 	cd_jsonw_number(&w, "call_ns", iv->call_ns);
@@ -169,6 +193,7 @@ void cd_top_print_json(FILE *out, const struct cd_top_interval *iv)
 	cd_jsonw_int(&w, "sample_period", (long long)iv->period);
 	cd_jsonw_int(&w, "samples", (long long)iv->t->samples);
 	cd_jsonw_int(&w, "lost", (long long)iv->t->lost);
+	cd_jsonw_bool(&w, "processes_exact", iv->exact_procs);
 	cd_jsonw_begin_array(&w, "processes");
 	for (size_t i = 0; i < iv->t->n; i++)
 		json_process(&w, &iv->t->p[i], iv);

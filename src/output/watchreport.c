@@ -10,6 +10,7 @@
 #include "output/watchreport.h"
 #include "output/output.h"
 #include "output/jsonw.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -173,8 +174,10 @@ void cd_watch_text(FILE *out, const struct cd_watch_event *e)
 	if (e->kernel) {
 		char raw[sizeof e->k.raw];
 		snprintf(raw, sizeof raw, "%s", e->k.raw);
-		for (char *save = NULL, *l = strtok_r(raw, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		for (char *save = NULL, *l = strtok_r(raw, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			cd_printable(l);
 			fprintf(out, "    | %s\n", l);
+		}
 	}
 }
 
@@ -185,6 +188,7 @@ void cd_watch_json(FILE *out, const struct cd_watch_event *e)
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, out, 0);
 	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_envelope(&w, "watch", -1);
 	for (int i = 0; i < fs.n; i++) {
 		const struct field *f = &fs.f[i];
 		if (!f->num) {

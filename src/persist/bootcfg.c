@@ -180,6 +180,71 @@ static void prepare_debian(struct cd_persist_job *job, const struct cd_plan *pla
 	snprintf(job->regen, sizeof job->regen, "update-grub");
 }
 
+/* The record under root, parsed: 0; -ENOENT when there is none; -EINVAL
+ * (why said) when it is not one fix wrote; another -errno when unreadable. */
+static int read_record(const char *root, struct cd_record *r, char *why, size_t whylen)
+{
+	size_t len;
+	int err, trunc;
+	char *text = cd_read_file(root, CD_RECORD_PATH, 65536, &len, &err, &trunc);
+	if (!text) {
+		snprintf(why, whylen, "%s", strerror(-err));
+		return err;
+	}
+	bool cut = trunc || strlen(text) != len;
+	if (cut)
+		snprintf(why, whylen, "too long, or binary");
+	int rc = cut ? -EINVAL : cd_record_parse(text, r, why, whylen);
+	free(text);
+	return rc;
+}
+
+/* Does the record hold this change: the drop-in written with this very
+ * content, or the grubby call with this token? */
+static bool recorded_file(const struct cd_record *r, const struct cd_dropin *d)
+{
+	uint64_t hash = cd_fnv1a64(d->content, strlen(d->content));
+	for (int i = 0; i < r->n; i++)
+		if (r->ch[i].kind == CD_CH_FILE && strcmp(r->ch[i].path, d->path) == 0 &&
+		    r->ch[i].hash == hash && r->ch[i].size == strlen(d->content))
+			return true;
+	return false;
+}
+
+static bool recorded_grubby(const struct cd_record *r, const char *token, bool add)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->ch[i].kind == CD_CH_GRUBBY && r->ch[i].add == add && strcmp(r->ch[i].token, token) == 0)
+			return true;
+	return false;
+}
+
+/* An earlier --persist: which of this job's changes it made (job->in_place
+ * when all of them, each still as written). */
+static void match_record(struct cd_persist_job *job)
+{
+	struct cd_record *r = calloc(1, sizeof *r);
+	char why[200];
+	if (!r)
+		return;
+	if (read_record(job->root, r, why, sizeof why) != -ENOENT)
+		job->have_record = true;
+	else {
+		free(r);
+		return;
+	}
+	bool all = r->n > 0 && job->n_dropins + job->n_grubby > 0;
+	for (int i = 0; i < job->n_dropins; i++) {
+		struct cd_dropin *d = &job->dropins[i];
+		d->ours = d->present_same && recorded_file(r, d);
+		all = all && d->ours;
+	}
+	for (int i = 0; i < job->n_grubby; i++)
+		all = all && recorded_grubby(r, job->grubby[i].token, job->grubby[i].add);
+	job->in_place = all;
+	free(r);
+}
+
 int cd_persist_prepare(const char *root, enum cd_os_family family, const struct cd_plan *plan,
                        struct cd_persist_job *job, char *err, size_t errlen)
 {
@@ -213,6 +278,7 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 		}
 		job->family_name = "debian";
 		prepare_debian(job, plan);
+		match_record(job);
 		return 0;
 	case CD_OS_REDHAT:
 		job->family_name = "redhat";
@@ -225,6 +291,7 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 			warn(job, "grubby changes the boot entries of the running system, so under "
 			     "--root it is not run: run the commands below inside %s (chroot %s).",
 			     job->root, job->root);
+		match_record(job);
 		return 0;
 	default:
 		snprintf(err, errlen, "fix --persist knows the boot configuration of Debian and Ubuntu "
@@ -244,9 +311,33 @@ static void grubby_argv(char *buf, size_t cap, char *argv[4], const char *token,
 	argv[3] = NULL;
 }
 
+/* The job done already: what is in place, and what is left (the reboot). */
+static void describe_in_place(const struct cd_persist_job *job, struct cd_steps *out)
+{
+	const char *in = job->live ? "" : job->root;
+	cd_step(out, "in place already: an earlier fix --persist made this change (recorded in %s%s); "
+	        "nothing to write", in, CD_RECORD_PATH);
+	for (int i = 0; i < job->n_dropins; i++)
+		cd_step(out, "%s%s (%s %s): written by fix --persist, unchanged since", in,
+		        job->dropins[i].path, job->dropins[i].add ? "adds" : "removes", job->dropins[i].token);
+	for (int i = 0; i < job->n_grubby; i++)
+		cd_step(out, "grubby --update-kernel=ALL %s=%s: run by fix --persist",
+		        job->grubby[i].add ? "--args" : "--remove-args", job->grubby[i].token);
+	if (job->regen[0] && job->live)
+		cd_step(out, "if %s did not finish then, run it: $ %s", job->regen, job->regen);
+	else if (job->regen[0])
+		cd_step(out, "if %s did not finish then, run it inside the tree: chroot %s %s", job->regen, in,
+		        job->regen);
+	cd_step(out, "reboot: the kernel reads its command line at boot");
+}
+
 void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out)
 {
 	const char *in = job->live ? "" : job->root;
+	if (job->in_place) {
+		describe_in_place(job, out);
+		return;
+	}
 	if (job->n_dropins && !exists_under(job->root, GRUB_D))
 		cd_step(out, "$ mkdir -p %s%s", in, GRUB_D);
 	for (int i = 0; i < job->n_dropins; i++) {
@@ -381,6 +472,10 @@ static int undo_record(const char *root, const struct cd_record *r, bool remove_
 int cd_persist_run(const struct cd_persist_job *job, struct cd_steps *out)
 {
 	const char *root = job->root, *in = job->live ? "" : job->root;
+	if (job->in_place) {
+		describe_in_place(job, out);
+		return 0;
+	}
 	if (exists_under(root, CD_RECORD_PATH)) {
 		cd_step(out, "%s%s exists: an earlier fix --persist is in force; run fix --undo first",
 		        in, CD_RECORD_PATH);
@@ -680,29 +775,21 @@ static int undo_record(const char *root, const struct cd_record *r, bool remove_
 int cd_persist_undo(const char *root, bool *had_record, struct cd_steps *out)
 {
 	const char *in = strcmp(root, "/") == 0 ? "" : root;
-	size_t len;
-	int err, trunc;
 	*had_record = false;
-	char *text = cd_read_file(root, CD_RECORD_PATH, 65536, &len, &err, &trunc);
-	if (!text) {
-		if (err == -ENOENT) {
-			cd_step(out, "nothing to undo: no record at %s%s", in, CD_RECORD_PATH);
-			return 0;
-		}
-		cd_step(out, "cannot read %s%s: %s", in, CD_RECORD_PATH, strerror(-err));
-		return err;
-	}
-	*had_record = true;
 	struct cd_record *r = calloc(1, sizeof *r);
 	char why[200];
-	bool cut = trunc || strlen(text) != len;
-	if (cut)
-		snprintf(why, sizeof why, "too long, or binary");
-	int rc = !r ? -ENOMEM : cut ? -EINVAL : cd_record_parse(text, r, why, sizeof why);
-	free(text);
+	int rc = !r ? -ENOMEM : read_record(root, r, why, sizeof why);
+	if (rc == -ENOENT) {
+		cd_step(out, "nothing to undo: no record at %s%s", in, CD_RECORD_PATH);
+		free(r);
+		return 0;
+	}
+	*had_record = rc != -ENOMEM;
 	if (rc == -EINVAL)
 		cd_step(out, "the record %s%s is not one fix wrote (%s): nothing undone; look at it by hand",
 		        in, CD_RECORD_PATH, why);
+	else if (rc < 0 && rc != -ENOMEM)
+		cd_step(out, "cannot read %s%s: %s", in, CD_RECORD_PATH, why);
 	if (rc == 0)
 		rc = undo_record(root, r, true, out);
 	free(r);

@@ -103,6 +103,7 @@ struct cd_dropin {
 	bool add;
 	bool present_same;           /* a file with exactly this content is there already */
 	bool present_other;          /* a different file of that name is there: backed up first */
+	bool ours;                   /* present_same, and the record says fix --persist wrote it */
 };
 
 struct cd_persist_job {
@@ -115,6 +116,11 @@ struct cd_persist_job {
 	int n_grubby;
 	struct { char token[CD_NAME_MAX * 2]; bool add; } grubby[CD_PLAN_MAX_PARAMS];
 	char regen[128];             /* "update-grub", "" */
+	/* A record is there (an earlier --persist), and it holds every change
+	 * this job would make, still in place: the job is done already, waiting
+	 * for a reboot; running it again changes nothing and succeeds. */
+	bool have_record;
+	bool in_place;
 	int n_warnings;
 	char warnings[6][400];
 };
@@ -131,7 +137,8 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out);
 
 /* Carry the job out: the record first, then each change.  0 when every step
- * was done; -EEXIST when a record is there already (undo first); -errno
+ * was done, or job->in_place (nothing to do: said in out); -EEXIST when a
+ * record of other changes is there already (undo first); -errno
  * when a step failed: then what was done is undone, and out says so;
  * -ECANCELED when a tool (update-grub) failed after the files were written:
  * they stay, with the record, for undo. */

@@ -18,6 +18,7 @@
  * Bytes that are not printable ASCII become '?' in the strings kept.
  */
 #include "probe/probe.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -80,16 +81,6 @@ static bool split_line(struct span line, struct span *key, struct span *val)
 	*key = trim(*key);
 	*val = trim(*val);
 	return true;
-}
-
-static void copy_printable(char *dst, size_t cap, struct span s)
-{
-	size_t i;
-	for (i = 0; i < s.n && i + 1 < cap; i++) {
-		unsigned char c = (unsigned char)s.p[i];
-		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[i] = '\0';
 }
 
 /* Whole words only: "nonconstant_tsc" is not "constant_tsc". */
@@ -199,12 +190,12 @@ static void parse_field(struct cpuinfo_state *st, struct cd_cpu *cpu,
 	} else if (span_is(key, "vendor_id") || span_is(key, "CPU implementer")) {
 		note_arch(st, span_is(key, "vendor_id") ? ARCH_X86 : ARCH_ARM64);
 		if (!st->have_vendor) {
-			copy_printable(cpu->vendor, sizeof(cpu->vendor), val);
+			cd_printable_copy(cpu->vendor, sizeof(cpu->vendor), val.p, val.n);
 			st->have_vendor = true;
 		}
 	} else if (span_is(key, "model name")) {
 		if (!st->have_model) {
-			copy_printable(cpu->model, sizeof(cpu->model), val);
+			cd_printable_copy(cpu->model, sizeof(cpu->model), val.p, val.n);
 			st->have_model = true;
 		}
 	} else if (span_is(key, "cpu MHz")) {

@@ -15,6 +15,7 @@
  * cpuinfo that lacks the hypervisor flag.
  */
 #include "probe/probe.h"
+#include "util/printable.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -93,7 +94,7 @@ static bool span_starts(struct span s, const char *prefix)
 
 static void copy_span(char *dst, size_t cap, struct span s)
 {
-	snprintf(dst, cap, "%.*s", (int)(s.n < cap ? s.n : cap - 1), s.p);
+	cd_printable_copy(dst, cap, s.p, s.n);
 }
 
 enum cd_hv cd_hv_from_signature(const char *sig)

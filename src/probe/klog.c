@@ -17,6 +17,7 @@
  */
 #include "probe/probe.h"
 #include "util/fsread.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -145,14 +146,12 @@ static bool parse_khz(const char *p, uint32_t *khz)
 	return true;
 }
 
-/* Copy at most n bytes of s (stopping at its NUL) into dst, anything but
- * printable ASCII as '?', trailing blanks dropped. */
+/* Copy at most n bytes of s (stopping at its NUL) into dst, printable
+ * (util/printable.h), trailing blanks dropped. */
 static void copy_clean(char *dst, size_t cap, const char *s, size_t n)
 {
-	size_t i;
+	size_t i = cd_printable_copy(dst, cap, s, strnlen(s, n));
 
-	for (i = 0; i + 1 < cap && i < n && s[i]; i++)
-		dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
 	while (i > 0 && dst[i - 1] == ' ')
 		i--;
 	dst[i] = 0;

@@ -4,6 +4,7 @@
  * grubby on the Red Hat family).
  */
 #include "probe/probe.h"
+#include "util/printable.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,7 @@ static void os_value(const char *text, const char *key, char *out, size_t cap)
 			v++;
 			n -= 2;
 		}
-		if (n >= cap)
-			n = cap - 1;
-		memcpy(out, v, n);
-		out[n] = '\0';
+		cd_printable_copy(out, cap, v, n);
 		return;
 	}
 }

@@ -10,6 +10,7 @@
  */
 #include "probe/probe.h"
 #include "util/fsread.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -91,7 +92,7 @@ static void probe_kernel(struct cd_facts *f)
 	char buf[1024];
 	int rc = cd_read_small(f->root, "/proc/sys/kernel/osrelease", buf, sizeof buf);
 	if (rc >= 0) {
-		snprintf(f->kernel.release, sizeof f->kernel.release, "%.*s", (int)sizeof f->kernel.release - 1, buf);
+		cd_printable_copy(f->kernel.release, sizeof f->kernel.release, buf, (size_t)rc);
 		f->kernel.have_release = true;
 		cd_parse_kernel_release(buf, &f->kernel);
 	} else {
@@ -99,6 +100,7 @@ static void probe_kernel(struct cd_facts *f)
 	}
 	rc = cd_read_small(f->root, "/proc/cmdline", f->kernel.cmdline, sizeof f->kernel.cmdline);
 	if (rc >= 0) {
+		cd_printable(f->kernel.cmdline);
 		f->kernel.have_cmdline = true;
 		cd_parse_cmdline(f->kernel.cmdline, &f->kernel);
 	}
@@ -242,6 +244,9 @@ static void probe_hypervisor_strings(struct cd_facts *f)
 	cd_read_small(f->root, "/sys/hypervisor/type", f->hv.sys_hypervisor_type, sizeof f->hv.sys_hypervisor_type);
 	cd_read_small(f->root, "/sys/class/dmi/id/sys_vendor", f->hv.dmi_sys_vendor, sizeof f->hv.dmi_sys_vendor);
 	cd_read_small(f->root, "/sys/class/dmi/id/product_name", f->hv.dmi_product_name, sizeof f->hv.dmi_product_name);
+	cd_printable(f->hv.sys_hypervisor_type);
+	cd_printable(f->hv.dmi_sys_vendor);
+	cd_printable(f->hv.dmi_product_name);
 }
 
 void cd_probe(const char *root, bool live, struct cd_facts *f)

@@ -345,6 +345,21 @@ def test_snapshot_round_trip(cd, tmp_path):
     assert cd("snapshot", "--force", str(snap)).rc == 0
 
 
+@pytest.mark.parametrize("content", [b"", b"something\n"])
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_snapshot_into_a_file_is_one_refusal(cd, tmp_path, content, force):
+    """A regular file where the folder should be: one clear line, nothing
+    written, the usage status; never "is not empty" for an empty file, nor a
+    "Not a directory" a file and a "diagnose it with" after them."""
+    f = tmp_path / "notadir"
+    f.write_bytes(content)
+    r = cd("snapshot", *force, str(f))
+    assert r.rc == 3
+    assert r.out == ""
+    assert r.err.count("\n") == 1 and "is not a folder" in r.err, r.err
+    assert f.read_bytes() == content
+
+
 def test_snapshot_unwritable():
     import subprocess
     from conftest import BINARY

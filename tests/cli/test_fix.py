@@ -87,7 +87,9 @@ def test_help(cd):
     (["--min-gain", "-1"], "--min-gain takes"),
     (["--root", "/nonexistent-cd"], "not a folder"),
     (["extra"], "unexpected argument"),
-    (["--bogus"], "usage"),
+    (["--bogus"], "unknown option '--bogus'"),
+    (["-p"], "-p is --persist now"),
+    (["-t", "tsc"], "-t is --to now"),
 ])
 def test_usage_errors(cd, args, words):
     r = cd("fix", *args)
@@ -108,7 +110,7 @@ def test_plan_every_fixture(cd, fixture, tmp_path):
     j = cd("fix", "--root", str(FIXTURES / fixture), "--json")
     assert j.rc == 0
     doc = j.json()
-    assert doc["mode"] == "plan" and doc["dry_run"] is True and doc["exit"] == 0
+    assert doc["mode"] == "plan" and doc["dry_run"] is True and doc["exit_status"] == 0
     assert doc["status"] in ("ok", "warning", "critical", "unknown")
     for p in doc["plan"]["params"]:
         assert p["action"] in ("add", "remove") and p["findings"]
@@ -174,9 +176,28 @@ def test_persist_undo_byte_for_byte(cd, tmp_path):
     assert "not run under --root: chroot" in r.out        # update-grub is never run here
     assert (root / "etc/default/grub").read_text() == GRUB  # the operator's file untouched
 
+    # Run again (before the reboot): the change is in place, so it succeeds
+    # and changes nothing; the plan knows the drop-in as its own.
+    written = tree_state(root)
     again = cd("fix", "--root", str(root), "--persist")
-    assert again.rc == 3
-    assert "run fix --undo first" in again.out
+    assert again.rc == 0, again.out + again.err
+    assert "persist: in-place" in again.out
+    assert "written by fix --persist, unchanged since" in again.out
+    assert tree_state(root) == written
+    plan = cd("fix", "--root", str(root))
+    assert plan.rc == 0
+    assert "in place already" in plan.out and "is there already" not in plan.out
+    assert "to carry it out" not in plan.out               # nothing left but the reboot
+    doc = cd("fix", "--root", str(root), "--json").json()
+    assert doc["plan"]["persist_in_place"] is True
+
+    # The drop-in edited since: no longer the recorded change, so it is not
+    # taken for done, and a second change is refused until undo.
+    dropin.write_text(dropin.read_text() + "# edited\n")
+    edited = cd("fix", "--root", str(root), "--persist")
+    assert edited.rc == 3
+    assert "run fix --undo first" in edited.out
+    dropin.write_text(dropin.read_text().replace("# edited\n", ""))
 
     u = cd("fix", "--root", str(root), "--undo")
     assert u.rc == 0, u.out + u.err

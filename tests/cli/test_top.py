@@ -116,10 +116,11 @@ def test_help_and_usage(cd):
     assert r.rc == 0
     assert "usage: clockdoctor top" in r.out
     for bad in (["-p", "x"], ["-d", "0"], ["0"], ["1", "0"], ["1", "2", "3"], ["--nope"],
-                ["-n", "-1"]):
+                ["--rows", "-1"], ["-i", "0"], ["-i", "1", "2", "3"], ["-n", "5"]):
         r = cd("top", *bad)
         assert r.rc == 3, bad
         assert r.err, bad
+    assert "-n is --rows now" in cd("top", "-n", "5").err
     assert "top" in cd("--help").out
 
 
@@ -137,25 +138,31 @@ def test_counts_one_process_exactly(traced, helper):
         made = int(p.communicate(timeout=30)[0])
     assert abs(made - 3.5 * RATE) < 0.02 * 3.5 * RATE, made    # the helper kept its pace
     docs = intervals(r)
-    assert [d["interval"] for d in docs] == [1, 2]
+    # "report" counts the reports; "interval" is the interval, in seconds
+    assert [d["report"] for d in docs] == [1, 2]
+    assert [d["interval"] for d in docs] == [1, 1]
     for d in docs:
-        exact = d["pid_exact"]
-        assert exact["pid"] == p.pid
+        # -p: the totals are the process's own (its threads', exact)
+        exact = d["total"]
+        assert exact["pid"] == p.pid and exact["estimated"] is False
         assert abs(exact["calls_per_s"] - RATE) <= 0.05 * RATE, d
-        assert d["total"]["estimated"] is False
         # read one after the other: the edges of an interval may differ by a few calls
-        assert d["total"]["calls"] >= 0.995 * exact["calls"]
+        assert d["every_process"]["calls"] >= 0.995 * exact["calls"]
         procs = d["processes"]
         assert [x["pid"] for x in procs] == [p.pid], procs       # -p: only it
         x = procs[0]
-        assert x["estimated"] is True
+        # Counted in the kernel (BPF), as the threads' counters count it: the
+        # two are read one after the other, a few calls apart at most.
+        assert x["estimated"] is False and d["processes_exact"] is True
         assert x["comm"] == "helper"
-        # The sampled estimate: a few thousand samples, so within 10%.
-        assert abs(x["calls_per_s"] - RATE) <= 0.10 * RATE, x
+        assert abs(x["calls"] - exact["calls"]) <= 0.005 * exact["calls"], (x, exact)
         clocks = x["clock_ids_per_s"]
         assert set(clocks) == {"MONOTONIC"}, clocks
         assert x["cpu_ns_per_s"] > 0 and d["call_ns"] > 0
-        assert d["sample_period"] >= 1 and d["lost"] == 0
+        # Samples may be lost when another process floods the machine while
+        # the period is small (this one's 20000 a second: one per 6): the
+        # counts above do not depend on them.
+        assert d["sample_period"] >= 1 and d["lost"] >= 0
 
 
 def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
@@ -184,10 +191,26 @@ def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
         p.communicate(timeout=30)
     for d in docs:
         assert d["sample_period"] >= 20, d      # the heavy caller set it
-        exact = d["pid_exact"]["calls_per_s"]
+        exact = d["total"]["calls_per_s"]
         assert abs(exact - RATE) <= 0.05 * RATE, d
         x = d["processes"][0]
-        assert abs(x["calls_per_s"] - exact) <= 0.10 * exact, (x, d["sample_period"])
+        # Counted in the kernel: within 5% (a few calls apart, in fact),
+        # where the samples alone came out 7-32% off on a busy machine.
+        assert x["estimated"] is False
+        assert abs(x["calls_per_s"] - exact) <= 0.05 * exact, (x, d["sample_period"])
+
+
+def test_no_bpf_samples(traced, helper):
+    """--no-bpf: the split is the samples' estimate, and says so."""
+    p = start(helper, "syscall", 2.5)
+    try:
+        docs = intervals(traced("top", "--json", "--no-bpf", "-p", str(p.pid), "1", "1"))
+    finally:
+        p.communicate(timeout=30)
+    assert docs[0]["processes_exact"] is False
+    assert docs[0]["processes"][0]["estimated"] is True
+    text = traced("top", "--no-bpf", "0.3", "1").out
+    assert "CALLS/s~" in text and "~ estimated:" in text
 
 
 def test_clock_split_does_not_lock_onto_a_loop(traced, helper):
@@ -210,7 +233,7 @@ def test_vdso_calls_do_not_appear(traced, helper):
     sys_p = start(helper, "syscall", 3)
     vdso_p = start(helper, "coarse", 3)
     try:
-        r = traced("top", "--json", "-n", "0", "-d", "2")
+        r = traced("top", "--json", "--rows", "0", "-d", "2")
     finally:
         sys_p.communicate(timeout=30)
         coarse_made = int(vdso_p.communicate(timeout=30)[0])
@@ -222,6 +245,7 @@ def test_vdso_calls_do_not_appear(traced, helper):
         assert vdso_p.pid not in pids, d
         assert sys_p.pid in pids, d      # the control: tracing did work
         assert d["total"]["calls_per_s"] >= 0.95 * RATE
+        assert d["total"]["pid"] is None and "every_process" not in d
 
 
 def test_32bit_programs_are_named_not_counted_as_none(traced, tmp_path):
@@ -246,13 +270,18 @@ def test_32bit_programs_are_named_not_counted_as_none(traced, tmp_path):
 def test_text_report(traced, helper):
     p = start(helper, "syscall", 2.5)
     try:
-        r = traced("top", "-p", str(p.pid), "1", "1")
+        r = traced("top", "-p", str(p.pid), "-i", "1", "1")
     finally:
         p.communicate(timeout=30)
     assert r.rc == 0, r.err
     lines = r.out.splitlines()
     assert lines[0] == "Tracing time system calls... Hit Ctrl-C to end."
-    assert "time system calls (exact, every process)" in lines[1]
+    # -p filters the totals too: the headline is the process's, every
+    # process's total beside it
+    assert f"time system calls of PID {p.pid} (exact, its threads)" in lines[1]
+    rate = float(lines[1].split(": ")[1].split("/s")[0])
+    assert abs(rate - RATE) <= 0.05 * RATE, lines[1]
+    assert any(line.startswith("  every process: ") for line in lines)
     assert "estimated" in r.out
     row = next(line for line in lines if line.startswith(str(p.pid) + " "))
     assert "helper" in row and "MONOTONIC" in row

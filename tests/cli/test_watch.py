@@ -123,7 +123,7 @@ def test_help(cd):
     (["--syscalls", "1", "-P", "/tmp/x.prom"], "--syscalls takes seconds"),
     (["--syscalls", "60"], "give one"),
     (["extra"], "unexpected argument"),
-    (["--bogus"], "usage"),
+    (["--bogus"], "unknown option '--bogus'"),
 ])
 def test_usage_errors(cd, args, words):
     r = cd("watch", *args)
@@ -195,6 +195,27 @@ def test_text_lines_and_history(fake, tmp_path):
         rc, err = w.stop(signal.SIGINT)
     assert rc == 0
     assert "Watching " in err
+
+
+def test_history_is_stamped_when_it_happened(fake, tmp_path):
+    """--history: an event the log held at start is stamped with the time it
+    happened (the boot time plus its timestamp); one logged while watching,
+    with the time it was read."""
+    fake.write_log(["6,2,2000000,-;clocksource: Switched to clocksource hpet"])
+    boot = time.time() - time.monotonic()        # REALTIME - MONOTONIC, as watch takes it
+    w = Watch(["-i", "0.2", "--json", "--history"], fake.env, tmp_path)
+    try:
+        _, e = w.event()
+        assert (e["event"], e["uptime"]) == ("clocksource-switched", 2.0)
+        assert e["unix_time"] == pytest.approx(boot + 2.0, abs=0.5)
+        time.sleep(0.3)
+        fake.write_log(["6,3,2500000,-;clocksource: Switched to clocksource acpi_pm"])
+        _, e = w.event()
+        assert e["clocksource"] == "acpi_pm"
+        assert e["unix_time"] == pytest.approx(time.time(), abs=3)
+    finally:
+        rc, err = w.stop()
+    assert rc == 0, err
 
 
 def test_survives_missing_clocksource_and_cleared_log(fake, tmp_path):
@@ -285,7 +306,7 @@ def test_real_kmsg_read_only(cd, tmp_path):
 
 def test_textfile_unwritable_is_reported(fake, tmp_path, cd):
     r = cd("watch", "-d", "0.3", "-P", str(tmp_path / "missing-dir" / "x.prom"), env=fake.env)
-    assert r.rc == 2
+    assert r.rc == 3
     assert "cannot write" in r.err
 
 

@@ -365,6 +365,63 @@ static void test_other_families(void)
 	CHECK_STR(job.root, root);
 }
 
+/* An earlier --persist whose recorded change is still in place: the job
+ * is done already (nothing written, success), and a change edited since,
+ * or a different one, is not taken for it. */
+static void test_in_place(void)
+{
+	fresh();
+	struct cd_persist_job job;
+	char err[300];
+	struct cd_steps steps = { 0 };
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK(!job.have_record && !job.in_place);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	char *written = snapshot();
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK(job.have_record && job.in_place && job.dropins[0].ours);
+	memset(&steps, 0, sizeof steps);
+	cd_persist_describe(&job, &steps);
+	CHECK(steps_have(&steps, "in place already"));
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	char *again = snapshot();
+	CHECK_STR(again, written);
+	free(again);
+	free(written);
+	/* another change than the recorded one: refused until undo */
+	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", "clocksource=acpi_pm"), &job,
+	                             err, sizeof err), 0);
+	CHECK(job.have_record && !job.in_place);
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_run(&job, &steps), -EEXIST);
+	bool had;
+	memset(&steps, 0, sizeof steps);
+	CHECK_INT(cd_persist_undo(root, &had, &steps), 0);
+	CHECK(had);
+
+	/* Red Hat: the record of a grubby call with this very token */
+	fresh();
+	struct cd_record *r = calloc(1, sizeof *r);
+	snprintf(r->family, sizeof r->family, "redhat");
+	r->n = 1;
+	r->ch[0].kind = CD_CH_GRUBBY;
+	r->ch[0].add = true;
+	snprintf(r->ch[0].token, sizeof r->ch[0].token, "tsc=reliable");
+	char text[4096];
+	CHECK(cd_record_format(r, text, sizeof text) > 0);
+	dir("/var");
+	dir("/var/lib");
+	dir("/var/lib/clockdoctor");
+	put(CD_RECORD_PATH, text, 0644);
+	CHECK_INT(cd_persist_prepare(root, CD_OS_REDHAT, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
+	CHECK(job.in_place);
+	CHECK_INT(cd_persist_prepare(root, CD_OS_REDHAT, plan_of("tsc=reliable", "clocksource=acpi_pm"), &job,
+	                             err, sizeof err), 0);
+	CHECK(!job.in_place);
+	free(r);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof root, "/tmp/cd-bootcfg-XXXXXX");
@@ -374,6 +431,7 @@ int main(void)
 	test_foreign_and_edited();
 	test_warnings_and_failure();
 	test_other_families();
+	test_in_place();
 	char cmd[96];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	if (system(cmd) != 0)

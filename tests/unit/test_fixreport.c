@@ -57,7 +57,7 @@ static void test_plan_hpet(void)
 	CHECK(strstr(json, "\"action\": \"add\"") != NULL);
 	CHECK(strstr(json, "\"slow-clocksource\"") != NULL);
 	CHECK(strstr(json, "\"$ update-grub\"") != NULL);
-	CHECK(strstr(json, "\"exit\": 0") != NULL);
+	CHECK(strstr(json, "\"exit_status\": 0") != NULL);
 	free(json);
 }
 
@@ -90,7 +90,7 @@ static void test_apply(void)
 	json = render(&n, true);
 	CHECK(strstr(json, "\"outcome\": \"not-tried\"") != NULL);
 	CHECK(strstr(json, "\"message\": \"nothing switched: x\"") != NULL);
-	CHECK(strstr(json, "\"exit\": 1") != NULL);
+	CHECK(strstr(json, "\"exit_status\": 1") != NULL);
 	free(json);
 }
 

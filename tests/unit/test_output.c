@@ -33,6 +33,7 @@ static void test_escape(void)
 		{ "bad\xff" "byte", "bad\\ufffdbyte" },         /* invalid bytes replaced */
 		{ "cut\xe6\x97", "cut\\ufffd\\ufffd" },         /* truncated sequence */
 		{ "\xc0\xaf", "\\ufffd\\ufffd" },               /* overlong encoding */
+		{ "del\x7f" "c1\xc2\x9b" "nbsp\xc2\xa0", "del\\u007fc1\\u009bnbsp\xc2\xa0" }, /* DEL, C1 escaped */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *got = capture(escape_fn, cases[i].in);

@@ -5,6 +5,7 @@
  */
 #include "measure/trace.h"
 #include "probe/elf.h"
+#include "output/topreport.h"
 #include "unit.h"
 
 #include <elf.h>
@@ -327,9 +328,77 @@ static void test_unseen_programs(void)
 	CHECK_INT(cd_trace_unseen_programs(999999999, u, 1), 0);   /* no such process */
 }
 
+/* The text report of one interval: with -p the exact totals are the
+ * process's, every process's beside them; lost samples are explained where
+ * they are counted. */
+static void test_report_text(void)
+{
+	struct cd_top_table t = { 0 };
+	cd_top_add_sample(&t, 42, CD_TSYS_CLOCK_GETTIME, 1, 100);
+	uint64_t exact[CD_TSYS_N] = { 0 };
+	exact[CD_TSYS_CLOCK_GETTIME] = 5000;
+	struct cd_top_interval iv = { .index = 1, .interval = 1, .when = 0, .secs = 1.0, .pid = 42,
+	                              .period = 100, .call_ns = 300, .rows = 20, .t = &t };
+	memcpy(iv.exact, exact, sizeof exact);
+	for (int s = 0; s < CD_TSYS_N; s++) {
+		iv.traced[s] = true;
+		iv.pid_exact[s] = s == CD_TSYS_CLOCK_GETTIME ? 1200 : 0;
+	}
+	cd_top_finish(&t, 1.0, 300, iv.exact);
+	cd_top_keep_pid(&t, 42);
+	t.lost = 7;
+	char *text = NULL;
+	UNIT_CAPTURE(text, cd_top_print_text(f, &iv));
+	CHECK(strstr(text, "time system calls of PID 42 (exact, its threads): 1200/s") != NULL);
+	CHECK(strstr(text, "  every process: 5000/s\n") != NULL);
+	CHECK(strstr(text, "7 samples lost: the kernel's buffer was full") != NULL);
+	CHECK(strstr(text, "CALLS/s~") != NULL && strstr(text, "~ estimated: 1 samples") != NULL);
+	free(text);
+	iv.exact_procs = true;
+	UNIT_CAPTURE(text, cd_top_print_text(f, &iv));
+	CHECK(strstr(text, "CALLS/s ") != NULL && strstr(text, "CALLS/s~") == NULL);
+	CHECK(strstr(text, "calls per process: exact (counted in the kernel)") != NULL);
+	free(text);
+	iv.exact_procs = false;
+	/* JSON: "report" counts, "interval" is seconds, "total" is the pid's */
+	UNIT_CAPTURE(text, cd_top_print_json(f, &iv));
+	CHECK(strstr(text, "\"report\":1,\"interval\":1,") != NULL);
+	CHECK(strstr(text, "\"total\":{\"estimated\":false,\"pid\":42,\"calls\":1200,") != NULL);
+	CHECK(strstr(text, "\"every_process\":{\"calls\":5000,") != NULL);
+	free(text);
+	cd_top_table_free(&t);
+}
+
+/* A row counted in the kernel keeps its calls when the others are scaled to
+ * the exact totals; its clock ids, from its samples, follow its calls. */
+static void test_exact_row_kept(void)
+{
+	struct cd_top_table t = { 0 };
+	cd_top_add_sample(&t, 1, CD_TSYS_CLOCK_GETTIME, 1, 100);   /* MONOTONIC */
+	cd_top_add_sample(&t, 1, CD_TSYS_CLOCK_GETTIME, 0, 100);   /* REALTIME */
+	cd_top_add_sample(&t, 2, CD_TSYS_CLOCK_GETTIME, 1, 100);
+	struct cd_top_proc *p = cd_top_proc_get(&t, 1);
+	p->exact = true;
+	p->calls[CD_TSYS_CLOCK_GETTIME] = 1000;
+	uint64_t exact[CD_TSYS_N] = { 0 };
+	exact[CD_TSYS_CLOCK_GETTIME] = 3000;
+	cd_top_finish(&t, 1.0, 100, exact);
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.p[i].pid == 1) {
+			CHECK(t.p[i].total == 1000);
+			CHECK(t.p[i].clocks[1] == 500 && t.p[i].clocks[0] == 500);
+		} else {
+			CHECK(t.p[i].total == 1000);    /* 1 sample of 3: a third of 3000 */
+		}
+	}
+	cd_top_table_free(&t);
+}
+
 int main(void)
 {
 	test_unseen_programs();
+	test_exact_row_kept();
+	test_report_text();
 	test_format_embedded();
 	test_format_live();
 	test_format_bad();

@@ -1,5 +1,6 @@
 /* Unit tests of watch's output: the text line, the JSON line (every field,
  * numbers as numbers), the hook's environment, the textfile's metrics. */
+#include "output/output.h"
 #include "output/watchreport.h"
 #include "unit.h"
 
@@ -75,7 +76,8 @@ static void test_skew(void)
 	bool wd = false, js = false, raw = false;
 	for (int i = 0; i < n; i++) {
 		wd |= strcmp(env[i], "CLOCKDOCTOR_WD_NSEC=500000000") == 0;
-		js |= strncmp(env[i], "CLOCKDOCTOR_JSON={\"event\":\"watchdog-skew\"", 41) == 0;
+		js |= strncmp(env[i], "CLOCKDOCTOR_JSON={\"tool\":\"clockdoctor\",", 37) == 0 &&
+		      strstr(env[i], ",\"exit_status\":null,\"event\":\"watchdog-skew\"") != NULL;
 		raw |= strncmp(env[i], "CLOCKDOCTOR_RAW=clocksource: timekeeping", 40) == 0;
 		CHECK(strcmp(env[i], "CLOCKDOCTOR_EVENT=stale") != 0);
 	}
@@ -92,7 +94,9 @@ static void test_changed_and_textfile(void)
 	CHECK_STR(text, "2026-01-01T00:00:01.500Z clocksource-changed source=sysfs from=hpet to=acpi_pm\n");
 	free(text);
 	char *json = capture_event(cd_watch_json, &e);
-	CHECK_STR(json, "{\"event\":\"clocksource-changed\",\"time\":\"2026-01-01T00:00:01.500Z\","
+	CHECK_STR(json, "{\"tool\":\"clockdoctor\",\"version\":\"" CD_VERSION "\",\"command\":\"watch\","
+	          "\"schema_version\":1,\"exit_status\":null,"
+	          "\"event\":\"clocksource-changed\",\"time\":\"2026-01-01T00:00:01.500Z\","
 	          "\"unix_time\":1767225601.500,\"source\":\"sysfs\",\"from\":\"hpet\",\"to\":\"acpi_pm\"}\n");
 	free(json);
 

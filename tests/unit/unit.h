@@ -61,6 +61,15 @@ static inline const char *unit_get(const char *path)
 	return buf;
 }
 
+/* What a writer printed: runs call with `f` a memory stream, and leaves the
+ * text in buf (malloc'd: the caller frees it). */
+#define UNIT_CAPTURE(buf, call) do { \
+	size_t unit_len_ = 0; \
+	FILE *f = open_memstream(&(buf), &unit_len_); \
+	call; \
+	fclose(f); \
+} while (0)
+
 static inline int unit_done(const char *name)
 {
 	printf("%s: %d passed, %d failed\n", name, unit_passed, unit_failed);

@@ -64,7 +64,7 @@ STEPS = [
 tcall %(rate)d 8 mono >/tmp/mono.out & M=$!
 tcall %(rate)d 8 coarse >/tmp/coarse.out & C=$!
 sleep 1
-clockdoctor top --json -n 0 2 2
+clockdoctor top --json --rows 0 2 2
 rc=$?
 wait $M $C
 echo "# $M $C $(cat /tmp/mono.out) $(cat /tmp/coarse.out)"
