@@ -63,6 +63,13 @@
  * Verify TSC_ADJUST from idle", Thomas Gleixner; unverified: about 4.10). */
 #define FC_KV_TSC_ADJUST_RESTORE       4, 10, 0
 
+/* BPF programs attached to the syscall tracepoints (sys_enter_*), which
+ * `clockdoctor top` uses to count each process's calls exactly: "bpf: add
+ * support for sys_enter_* and sys_exit_* tracepoints" (Yonghong Song,
+ * 2017-08; unverified: 4.14).  Not a clock fact, but a kernel version the
+ * command states. */
+#define FC_KV_BPF_SYSCALL_TRACEPOINTS  4, 14, 0
+
 /* The "hypervisor" flag in /proc/cpuinfo (X86_FEATURE_HYPERVISOR shown to
  * user space; unverified: about 2.6.30): before it, its absence says
  * nothing. */

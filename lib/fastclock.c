@@ -26,14 +26,15 @@
  *     every read then serves at least (the fast path loads it beside the
  *     line).  The worst case of a starved writer is a kernel read, never a
  *     stale value.
- *   - A read more than CHECK_AFTER_NS of counter after the last one served
- *     (hw) compares the line with the kernel before serving it: a suspend,
- *     a VM paused or migrated, or a forked child in another time namespace
- *     shows there as a line ahead of (or behind) the kernel, and the line is
- *     replaced at once.  When the line is ahead by more than that gap could
- *     explain, nothing was served past the pause (every read after it was
- *     checked), so the new line starts at the kernel plus the old bound, not
- *     at F.
+ *   - A read more than CHECK_EVERY_NS (250 us) of counter after the last
+ *     check (hw) compares the line with the kernel before serving it, so
+ *     the kernel changing its rate (an adjtime slew, an NTP frequency step)
+ *     is found within that time, and a suspend, a VM paused or migrated, or
+ *     a forked child in another time namespace shows as a line ahead of (or
+ *     behind) the kernel, replaced at once.  When the line is ahead by more
+ *     than a pause between checks could explain, nothing was served past the
+ *     pause (every read after it was checked), so the new line starts at the
+ *     kernel plus the old bound, not at F.
  *   - What a forked child must not inherit (the locks, hw) is in a page
  *     marked MADV_WIPEONFORK, zeroed in the child of fork, _Fork or clone
  *     whether or not atfork handlers ran (struct fc_mm).
@@ -158,20 +159,19 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		}
 		*kernel_mode = 0;
 		bool gap = (int64_t)(t - atomic_load_explicit(&m->hw, memory_order_relaxed)) >
-		           (int64_t)atomic_load_explicit(&fc_int_latch.check_after, memory_order_relaxed);
+		           (int64_t)atomic_load_explicit(&fc_int_latch.hw_step, memory_order_relaxed);
 		bool on_line = (int64_t)d >= 0 && d < L.soft;
-		if (on_line && !gap) {
-			raise_u64(&m->hw, t);
+		if (on_line && !gap)  /* another thread checked since the fast path looked */
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
-		}
 		int64_t k = INT64_MIN;
 		if (on_line) {
-			/* long after the last read: the line against the kernel */
+			/* the check: the line against the kernel, within the bound
+			 * less what a rate change can add before the next one */
 			k = fc_kclock_ns(id);
 			uint64_t t1 = counter_now();
 			int64_t lo = seg_at(sg->ns0, sg->frac0, sg->mult, d);
 			int64_t hi = seg_at(sg->ns0, sg->frac0, sg->mult, t1 - L.tsc0);
-			int64_t tol = L.err + CHECK_TOL_NS;
+			int64_t tol = L.err > RATE_STEP_NS ? L.err - RATE_STEP_NS : 0;
 			if (k != INT64_MIN && k >= lo - tol && k <= hi + tol) {
 				raise_u64(&m->hw, t);
 				return serve(lo, floor);
@@ -186,11 +186,8 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 			unlock(held);
 			continue;
 		}
-		if (!gap && (int64_t)d >= 0 && d < L.hard) {
-			/* someone is re-anchoring and the line has not ended */
-			raise_u64(&m->hw, t);
+		if (!gap && (int64_t)d >= 0 && d < L.hard)  /* someone is re-anchoring; checked */
 			return serve(follow(&L, sg, d), floor);
-		}
 		if (k == INT64_MIN)
 			k = fc_kclock_ns(id);
 		if (k == INT64_MIN)
@@ -234,7 +231,7 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 	uint64_t d = t - tsc0;
 	const struct fc_mm *m = atomic_load_explicit(&fc_int_latch.mm, memory_order_relaxed);
 	uint64_t since = t - atomic_load_explicit(&m->hw, memory_order_relaxed);
-	/* due, or long after the last read served (check it), or hw to raise */
+	/* due, or a check is due */
 	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&fc_int_latch.hw_step, memory_order_relaxed), 0))
 		return false;
 	int64_t x = seg_at(ns0, frac0, mult, d);
@@ -356,11 +353,10 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		break;
 	case CLOCK_TAI:
 		if (!atomic_load_explicit(&fc_int_offsets.tai_ok, memory_order_relaxed))
-			return fc_kclock(clock, ts);  /* adjtimex denied: no TAI offset */
+			return fc_kclock(clock, ts);  /* no CLOCK_TAI to take the offset from */
 		v = read_mono(true, &km, &t);
 		offsets_due(km, t, v);
-		v += atomic_load_explicit(&fc_int_offsets.rt_off, memory_order_relaxed) +
-		     atomic_load_explicit(&fc_int_offsets.tai_off, memory_order_relaxed);
+		v += atomic_load_explicit(&fc_int_offsets.tai_mono_off, memory_order_relaxed);
 		break;
 	case CLOCK_MONOTONIC_RAW:
 		v = read_raw(&km);

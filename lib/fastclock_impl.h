@@ -31,10 +31,10 @@ enum { L_COUNTER = 1 };
 #define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
 #define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
 #define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due */
-#define CHECK_AFTER_NS 1000000         /* X: a read this long after the last one served
-                                          from a line is checked against the kernel */
-#define CHECK_TOL_NS 1000              /* a check passes within the bound, the kernel
-                                          read's width and this */
+#define CHECK_EVERY_NS 250000          /* Y: a read this long (of counter) after the last
+                                          one checked is checked against the kernel */
+#define RATE_STEP_NS 125               /* what the kernel changing its rate by adjtime's
+                                          500 ppm adds over Y: part of every bound */
 #define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
                                           sample again */
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
@@ -78,13 +78,12 @@ struct line {
 /* The zero state is kernel mode with soft 0: the first read of each kind
  * goes to the slow path, which initializes.  The fields before c[] share
  * the readers' first cache line; the floors and hw are written rarely (a
- * slow-path read, once every hw_step counts). */
+ * slow-path read, a check every hw_step counts). */
 struct fc_latch_state {
 	_Alignas(64) atomic_uint seq;
 	atomic_bool no_counter;  /* never execute the counter read (PR_SET_TSC, no TSC) */
 	_Atomic(struct fc_mm *) mm;   /* this address space's part (below) */
-	_Atomic uint64_t hw_step;     /* Y: counts between raises of mm->hw (0: not started) */
-	_Atomic uint64_t check_after; /* X in counts */
+	_Atomic uint64_t hw_step;     /* Y in counts: between checks (0: not started) */
 	_Atomic int64_t floor_mono;   /* the highest value a slow-path read served, and */
 	_Atomic int64_t floor_raw;    /* every read serves at least it */
 	struct copy_a c[2];
@@ -99,8 +98,8 @@ extern struct fc_latch_state fc_int_latch;
  * as they share the rest of memory.  ok is 0 in a fresh child: its first
  * slow-path read repairs the latch and checks the clock before anything
  * else (fc_int_new_mm).  hw is the highest counter value at which a read
- * was served from a line, raised at most once every hw_step counts; a read
- * more than check_after past it compares the line with the kernel first
+ * compared the line with the kernel and found it within its bound; a read
+ * more than hw_step past it does that first
  * (a pause, a resume, a time namespace). */
 struct fc_mm {
 	_Alignas(64) _Atomic uint64_t hw;
@@ -114,8 +113,8 @@ struct fc_offsets {
 	_Alignas(64) _Atomic int64_t rt_off;
 	_Atomic uint64_t rt_checked;  /* counter at the last check */
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
-	_Atomic int64_t tai_off;
-	atomic_bool tai_ok;           /* adjtimex told the TAI offset */
+	_Atomic int64_t tai_mono_off; /* TAI - MONOTONIC, one value (never half a leap) */
+	atomic_bool tai_ok;           /* CLOCK_TAI could be read */
 	_Atomic int64_t boot_off;     /* only ever raised (in one time namespace) */
 	_Atomic int64_t leap_lo, leap_hi;  /* MONOTONIC span around a pending leap second,
 	                                      in which REALTIME and TAI are the kernel's */
@@ -257,13 +256,13 @@ static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t
 }
 
 /* How far ahead of the kernel a line can be with nothing served past what
- * the kernel's clock plus its bound was: a pause between two checks goes
- * unnoticed for at most X + Y (a read at most Y after hw, then up to X of
- * counter before the next check); more than that, every read after the
- * pause was checked. */
+ * the kernel's clock plus its bound was: a pause shorter than Y may go
+ * unnoticed until the next check (so the values run ahead by at most Y);
+ * one longer than Y is noticed at the first read after it, since every
+ * read more than Y after the last check is checked.  Twice Y, for margin. */
 static inline int64_t pause_limit_ns(const struct line *L)
 {
-	return CHECK_AFTER_NS + CHECK_AFTER_NS / 4 + L->err + CHECK_TOL_NS;
+	return 2 * CHECK_EVERY_NS + L->err;
 }
 
 static inline struct fc_mm *mm_now(void)

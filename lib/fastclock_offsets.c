@@ -7,33 +7,76 @@
 #include "fastclock_impl.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/timex.h>
 
 /* REALTIME - MONOTONIC, exactly: the coarse clocks come from one snapshot
  * of the kernel's timekeeper, so their difference is the wall_to_monotonic
  * offset, the same as the fine clocks'.  The two MONOTONIC_COARSE reads
- * around the REALTIME_COARSE one must agree (no tick between).  TAI -
- * REALTIME from adjtimex before and after: equal, no leap second fell
- * between, so the pair is consistent and TAI = MONOTONIC + both is
- * continuous through a leap (the kernel moves both at once).  A leap second
- * announced (STA_INS, STA_DEL) sets a MONOTONIC span around the coming
- * midnight UTC in which REALTIME and TAI are read from the kernel itself:
- * the kernel applies the leap at its first tick after the edge, and that
- * is the REALTIME to serve.  One refresher at a time, so that a slow one
- * cannot store an older offset over a newer one. */
-static bool read_tai(struct timex *tx)
+ * around the REALTIME_COARSE one must agree (no tick between).  0 and the
+ * offset, or -1 when the coarse clocks cannot be had. */
+static int coarse_rt_off(int64_t *rt_off, int64_t *r)
 {
-	memset(tx, 0, sizeof *tx);
-	int saved = errno;
-	bool ok = adjtimex(tx) >= 0;
-	errno = saved;
-	return ok;
+	for (int i = 0; i < 4; i++) {
+		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+		*r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
+		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
+		if (m1 == INT64_MIN || *r == INT64_MIN)
+			return -1;
+		if (m1 == m2) {
+			*rt_off = *r - m1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* TAI - REALTIME, whole seconds, from the kernel's own clocks: they change
+ * it in the tick that applies a leap second, together with REALTIME.
+ * (adjtimex's tai is no use here: it reports the new offset from the
+ * second's edge on, before that tick has stepped REALTIME.)  -1 when
+ * CLOCK_TAI cannot be read. */
+static int tai_seconds(int64_t *tai_s)
+{
+	int64_t r1 = fc_kclock_ns(CLOCK_REALTIME);
+	int64_t t = fc_kclock_ns(CLOCK_TAI);
+	int64_t r2 = fc_kclock_ns(CLOCK_REALTIME);
+	if (r1 == INT64_MIN || t == INT64_MIN || r2 == INT64_MIN)
+		return -1;
+	int64_t d = t - (r1 + (r2 - r1) / 2);
+	*tai_s = (d + (d >= 0 ? NS_PER_S / 2 : -NS_PER_S / 2)) / NS_PER_S;
+	return 0;
 }
 
 #define LEAP_BEFORE_NS 50000000LL   /* the span: 50 ms before the edge... */
 #define LEAP_AFTER_NS 2000000000LL  /* ...to 2 s after it */
 #define DAY_NS (86400 * NS_PER_S)
 
+/* The MONOTONIC span around an announced leap second in which REALTIME is
+ * read from the kernel: the kernel applies the leap at its first tick
+ * after the edge (midnight UTC for an insertion, one second before for a
+ * deletion: kernel/time/ntp.c, second_overflow), and that is the REALTIME
+ * to serve.  0, 0 when none is announced. */
+static void leap_span(int64_t r, int64_t rt_off, int64_t *lo, int64_t *hi)
+{
+	*lo = *hi = 0;
+	struct timex tx;
+	memset(&tx, 0, sizeof tx);
+	int saved = errno;
+	bool ok = adjtimex(&tx) >= 0;
+	errno = saved;
+	if (!ok || !(tx.status & (STA_INS | STA_DEL)) || r <= 0)
+		return;
+	int64_t edge = (r / DAY_NS + 1) * DAY_NS - ((tx.status & STA_DEL) ? NS_PER_S : 0) - rt_off;
+	*lo = edge - LEAP_BEFORE_NS;
+	*hi = edge + LEAP_AFTER_NS;
+}
+
+/* The offsets, one refresher at a time (so that a slow one cannot store an
+ * older offset over a newer one).  TAI - MONOTONIC is stored as one value,
+ * so that a reader never adds a REALTIME offset from one side of a leap to
+ * a TAI offset from the other; REALTIME - MONOTONIC read before and after
+ * the TAI offset must agree, or a leap (or a step) fell between. */
 void fc_int_rt_refresh(void)
 {
 	struct fc_mm *m = mm_now();
@@ -42,22 +85,9 @@ void fc_int_rt_refresh(void)
 	                                             memory_order_relaxed))
 		return;
 	for (int attempt = 0; attempt < 3; attempt++) {
-		struct timex tx1, tx2;
-		bool ok1 = read_tai(&tx1);
-		int64_t rt_off = 0, r = 0;
-		bool done = false;
-		for (int i = 0; i < 4 && !done; i++) {
-			int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
-			r = fc_kclock_ns(CLOCK_REALTIME_COARSE);
-			int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC_COARSE);
-			if (m1 == INT64_MIN || r == INT64_MIN)
-				break;
-			if (m1 == m2) {
-				rt_off = r - m1;
-				done = true;
-			}
-		}
-		if (!done) {
+		int64_t rt_off = 0, r = 0, rt_after = 0, r2 = 0, tai_s = 0;
+		bool coarse = coarse_rt_off(&rt_off, &r) == 0;
+		if (!coarse) {
 			/* No coarse clocks: the fine ones, to within a read. */
 			int64_t mf = fc_kclock_ns(CLOCK_MONOTONIC);
 			r = fc_kclock_ns(CLOCK_REALTIME);
@@ -65,20 +95,15 @@ void fc_int_rt_refresh(void)
 				break;
 			rt_off = r - mf;
 		}
-		bool ok2 = read_tai(&tx2);
-		if (ok1 && ok2 && tx1.tai != tx2.tai)
-			continue;  /* a leap second between: read the pair again */
+		bool tai_ok = tai_seconds(&tai_s) == 0;
+		if (coarse && (coarse_rt_off(&rt_after, &r2) != 0 || rt_after != rt_off))
+			continue;  /* a leap second or a step between: again */
 		atomic_store_explicit(&fc_int_offsets.rt_off, rt_off, memory_order_relaxed);
-		bool ok = ok1 && ok2;
-		if (ok)
-			atomic_store_explicit(&fc_int_offsets.tai_off, (int64_t)tx2.tai * NS_PER_S, memory_order_relaxed);
-		atomic_store_explicit(&fc_int_offsets.tai_ok, ok, memory_order_relaxed);
-		int64_t lo = 0, hi = 0;
-		if (ok && (tx2.status & (STA_INS | STA_DEL)) && r > 0) {
-			int64_t edge = (r / DAY_NS + 1) * DAY_NS - rt_off;
-			lo = edge - LEAP_BEFORE_NS;
-			hi = edge + LEAP_AFTER_NS;
-		}
+		if (tai_ok)
+			atomic_store_explicit(&fc_int_offsets.tai_mono_off, rt_off + tai_s * NS_PER_S, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_relaxed);
+		int64_t lo, hi;
+		leap_span(r, rt_off, &lo, &hi);
 		atomic_store_explicit(&fc_int_offsets.leap_lo, lo, memory_order_relaxed);
 		atomic_store_explicit(&fc_int_offsets.leap_hi, hi, memory_order_relaxed);
 		break;

@@ -327,8 +327,7 @@ static void choose_rates(struct anchor *a)
 	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
 	fc_int_writer.interval_ns = a->interval;
 	fc_int_writer.last_sync_ns = a->sm.k;
-	atomic_store_explicit(&fc_int_latch.check_after, ns_to_counts(CHECK_AFTER_NS), memory_order_relaxed);
-	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts(CHECK_AFTER_NS / 4), memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts(CHECK_EVERY_NS), memory_order_relaxed);
 }
 
 /* The old line against the samples: its error now (em, er: positive,
@@ -408,7 +407,9 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	int64_t e_m = N.mono.ns0 - (a->sm.k + (int64_t)((double)(ta - mid(&a->sm)) * a->target));
 	int64_t e_r = N.raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * fc_int_writer.r_raw));
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
-	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard);
+	/* plus what a change of the kernel's rate (an adjtime slew, an NTP
+	 * frequency step, the PLL) can add before the next check finds it */
+	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard) + RATE_STEP_NS;
 	latch_write(&N);
 }
 

@@ -201,6 +201,31 @@ static double mono_s(void)
 /* *mark is when the counters were last read: an interval's length runs
  * from read to read, so that the calls counted between its slices (while
  * reading counters, changing the period) are inside its time too. */
+/* A CPU taken offline loses its events, which are opened again when it is
+ * back (cd_tracer_follow_cpus); a CPU that was not online at the start has
+ * none, and then the totals miss it: said once, plainly. */
+static bool cpus_said;
+
+static void follow_cpus(struct cd_tracer *tr)
+{
+	bool *said = &cpus_said;
+	int untraced = 0;
+	struct cd_trace_error e;
+	memset(&e, 0, sizeof e);
+	int r = cd_tracer_follow_cpus(tr, &untraced, &e);
+	if (*said)
+		return;
+	if (r < 0) {
+		fprintf(stderr, "clockdoctor top: a CPU came back online and its events could not be opened "
+		        "again: %s; from now on the totals miss it\n", e.msg);
+		*said = true;
+	} else if (untraced > 0) {
+		fprintf(stderr, "clockdoctor top: %d CPU(s) came online that were not when top started: the "
+		        "totals miss them; restart top to trace them\n", untraced);
+		*said = true;
+	}
+}
+
 static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table *t,
                          struct cd_top_interval *iv, double *mark)
 {
@@ -212,6 +237,7 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 	 * end a few ms early, and rates divide by its measured length. */
 	while (done < secs - EDGE_S && !top_stop) {
 		double slice = secs - done < 2 * ADAPT_S ? secs - done : ADAPT_S;
+		follow_cpus(tr);
 		double took = cd_tracer_collect(tr, slice, &top_stop, t);
 		uint64_t before = 0, after = 0;
 		for (int s = 0; s < CD_TSYS_N; s++)
@@ -239,27 +265,8 @@ static bool pid_exists(int pid)
 	return access(path, F_OK) == 0;
 }
 
-/* The events are opened on the CPUs online at the start; a CPU taken offline
- * loses its events for good and one brought online has none, so after a
- * change the "exact" totals are not.  Said once, plainly. */
-static void check_cpus(const char *at_start, bool *said)
-{
-	char now[256];
-	if (*said || !at_start[0] || cd_read_small("/", "/sys/devices/system/cpu/online", now, sizeof now) < 0)
-		return;
-	if (strcmp(now, at_start) != 0) {
-		fprintf(stderr, "clockdoctor top: the online CPUs changed (%s -> %s): from now on the "
-		        "totals miss the changed CPUs; restart top to trace them\n", at_start, now);
-		*said = true;
-	}
-}
-
 static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double call_ns)
 {
-	char cpus_at_start[256] = "";
-	bool cpus_said = false;
-	if (cd_read_small("/", "/sys/devices/system/cpu/online", cpus_at_start, sizeof cpus_at_start) < 0)
-		cpus_at_start[0] = '\0';
 	double mark = mono_s();   /* cd_tracer_open read the counters just now */
 	struct cd_top_table t = { 0 };
 	struct cd_top_interval iv;
@@ -274,7 +281,6 @@ static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double cal
 	for (long i = 1; (o->count == 0 || i <= o->count) && left > EDGE_S && !top_stop; i++) {
 		double secs = o->interval < left ? o->interval : left;
 		run_interval(tr, secs, &t, &iv, &mark);
-		check_cpus(cpus_at_start, &cpus_said);
 		left -= iv.secs;
 		iv.index = (int)i;
 		iv.t = &t;

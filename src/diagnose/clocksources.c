@@ -30,7 +30,7 @@ static bool klog_has(const struct cd_facts *f, enum cd_event_kind kind)
  * (read_cntvct_el0 set: drivers/clocksource/arm_arch_timer.c) take the vDSO
  * mode away; others, such as ARM erratum 1418040 on Neoverse-N1 (Graviton2),
  * only turn off the 32-bit compat vDSO. */
-static bool arch_timer_loses_vdso(const struct cd_facts *f)
+static const struct cd_event *arch_timer_loses_vdso(const struct cd_facts *f)
 {
 	static const char *const errata[] = { "858921", "a008585", "161010101", "UNKNOWN1", "unstable timer" };
 	for (int i = 0; i < f->klog.n_events; i++) {
@@ -39,9 +39,9 @@ static bool arch_timer_loses_vdso(const struct cd_facts *f)
 			continue;
 		for (size_t k = 0; k < sizeof errata / sizeof errata[0]; k++)
 			if (strstr(e->name, errata[k]) || strstr(e->line, errata[k]))
-				return true;
+				return e;
 	}
-	return false;
+	return NULL;
 }
 
 /* A 32-bit x86 kernel: uname says so, or the release names it (Debian's
@@ -173,10 +173,13 @@ static void clocksource_verdict(const char *name, const struct cd_facts *f, stru
 	} else if (strcmp(name, "pit") == 0) {
 		set(v, st, "the PIT is read through I/O ports by the kernel");
 	} else if (strcmp(name, "arch_sys_counter") == 0) {
-		if (arch_timer_loses_vdso(f))
-			set(v, &cs->unread,
-			    "an arch_timer erratum workaround replaces the counter read, which takes "
-			    "away the vDSO read");
+		const struct cd_event *wa = arch_timer_loses_vdso(f);
+		char why[sizeof v->why];
+		/* The erratum named as the kernel logged it, for a user to search. */
+		snprintf(why, sizeof why, "the arch_timer workaround for %s replaces the counter read, "
+		         "which takes away the vDSO read", wa ? wa->name : "");
+		if (wa)
+			set(v, &cs->unread, why);
 		else
 			set(v, st, "the vDSO reads the arm64 generic timer (cntvct_el0)");
 	}

@@ -120,6 +120,16 @@ static void derive_log(struct cd_ctx *c)
 				c->warp = e;
 			c->rejected_sync = true;
 			break;
+		/* check_tsc_sync_source() (arch/x86/kernel/tsc_sync.c) prints
+		 * this header only when it measured a warp (pr_warn; a pass is
+		 * pr_debug, or ": passed." on the same line in 2.6.x, which
+		 * klog.c drops): alone, with its Measured line cut off or
+		 * grepped away, it is the failure all the same. */
+		case CD_EV_TSC_SYNC_HEADER:
+			if (!c->sync_header)
+				c->sync_header = e;
+			c->rejected_sync = true;
+			break;
 		case CD_EV_TSC_UNSTABLE:
 			if (!c->unstable)
 				c->unstable = e;
@@ -217,6 +227,12 @@ static void derive(struct cd_ctx *c)
 		cd_clocksource_verdict(f->cs.current, f, &c->cur);
 	}
 	derive_log(c);
+	/* only_slow (rules.h): while every candidate is a system call.  A
+	 * clocksource this tool does not know, or that the vDSO may read, ends
+	 * it; so does rank 1 under a vDSO without clock_gettime, which is the
+	 * kernel's doing, not the clocksource's (fix-needs-newer-kernel). */
+	char slow[sizeof c->only_slow] = "";
+	bool all_slow = !c->cur_known && f->cs.have_available;
 	for (int i = 0; i < f->cs.n_available; i++) {
 		struct cd_cs_verdict v;
 		/* The kernel refuses to switch to a clocksource it marked unstable,
@@ -229,7 +245,11 @@ static void derive(struct cd_ctx *c)
 			c->best = f->cs.available[i];
 			c->best_v = v;
 		}
+		all_slow = all_slow && v.vdso == CD_VDSO_NO && v.rank > 1;
+		cd_appendf(slow, sizeof slow, "%s%s", slow[0] ? " or " : "", f->cs.available[i]);
 	}
+	if (all_slow && slow[0])
+		snprintf(c->only_slow, sizeof c->only_slow, "%s", slow);
 	if (c->m && c->m->done) {
 		for (int i = 0; i < c->m->n; i++) {
 			const struct cd_clock_cost *k = &c->m->c[i];
@@ -251,7 +271,7 @@ const char *cd_cs_name(const struct cd_ctx *c)
 {
 	if (c->cur_known)
 		return c->f->cs.current;
-	return c->tick_left ? "jiffies, refined-jiffies or pit" : "unknown";
+	return c->tick_left ? "jiffies, refined-jiffies or pit" : c->only_slow[0] ? c->only_slow : "unknown";
 }
 
 bool cd_current_is(const struct cd_ctx *c, const char *name)
@@ -383,6 +403,15 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 {
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
+	/* An arm64 counter erratum: the workaround is what keeps time right on
+	 * this chip, and no TSC exists to fall back to. */
+	if (cd_current_is(c, "arch_sys_counter")) {
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "Nothing to change in the kernel: this SoC's counter needs the workaround, or "
+		           "time reads can jump. Programs that read the time often can use "
+		           "CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+		return;
+	}
 	if (k->cmd_clocksource[0] && strcmp(k->cmd_clocksource, "tsc") != 0) {
 		cd_act_remove_param(x, f, cs_token(f, (char[CS_TOKEN_MAX]){ 0 }));
 		return;
@@ -404,6 +433,17 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		cd_appendf(x->risk, sizeof x->risk,
 		           "acpi=off is usually there to get past broken ACPI firmware: try the machine "
 		           "without it once (from the boot menu) before removing it for good.\n");
+		return;
+	}
+	/* kvm-clock's vDSO mode is set for x86-64 only (clocksources.c), so no
+	 * newer 32-bit kernel helps; the 32-bit vDSO reads the TSC from
+	 * FC_KV_X86_32_VDSO_GETTIME on. */
+	if (c->bit32 && cd_current_is(c, "kvm-clock")) {
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "No 32-bit kernel reads kvm-clock in its vDSO. A 64-bit x86 kernel does (from "
+		           FC_KV_STR(FC_KV_KVMCLOCK_VDSO) ", while the host gives a stable TSC); it also runs "
+		           "32-bit programs. On a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME)
+		           " or later, clocksource=tsc is read in the vDSO, if the TSC is stable.\n");
 		return;
 	}
 	if (cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, FC_KV_KVMCLOCK_VDSO) == 0) {
@@ -520,6 +560,10 @@ static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
 			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH "): the "
 			            "watchdog that demoted the TSC, which the kernel then switches to as the "
 			            "best-rated clocksource left", f->cs.current);
+		else if (e->kind == CD_EV_CS_REGISTERED)
+			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH ", no switch "
+			            "line): registered, and the best-rated clocksource an ARM kernel has",
+			            f->cs.current);
 		else
 			cd_evidence(x, "current clocksource: %s, from the kernel log's last switch (no " CS_PATH ")",
 			            f->cs.current);
@@ -578,7 +622,7 @@ static void rule_slow_clocksource(struct cd_ctx *c)
 	}
 	cd_evidence(x, "kernel %s: %s; typical cost %s a call",
 	         f->kernel.have_release ? f->kernel.release : "(version unknown)", c->cur.why, c->cur.typical);
-	if (c->no_vdso_time)
+	if (c->bit32)
 		bit32_evidence(c, x);
 	if (measured && c->mono)
 		cd_evidence(x, "measured CLOCK_MONOTONIC: %.0f ns a call, %.2f times a forced system call",
@@ -632,6 +676,38 @@ static void rule_tick_based_left(struct cd_ctx *c)
 	cd_appendf(x->fix_now, sizeof x->fix_now,
 	           "Nothing can be switched now: no faster clocksource exists on this boot. Programs that "
 	           "can live with tick resolution can use CLOCK_MONOTONIC_COARSE or "
+	           "CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+	cd_lasting_fix(c, x);
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+}
+
+/* No current clocksource is known, and every listed one is a system call
+ * (only_slow, set by derive()). */
+static void rule_only_slow_listed(struct cd_ctx *c)
+{
+	if (!c->only_slow[0] || c->tick_left)
+		return;
+	const struct cd_facts *f = c->f;
+	struct cd_finding *x = cd_add_finding(c, "slow-clocksource", CD_SEV_CRITICAL,
+	                           "Time calls are system calls: every clocksource this kernel lists (%s) "
+	                           "is one the vDSO cannot read", c->only_slow);
+	char list[CD_EVIDENCE_MAX] = "";
+	for (int i = 0; i < f->cs.n_available; i++)
+		cd_appendf(list, sizeof list, "%s%s", i ? " " : "", f->cs.available[i]);
+	cd_evidence(x, "available_clocksource: %s (" CS_PATH "available_clocksource)", list);
+	cd_evidence(x, "current clocksource: not readable here (no current_clocksource), so it is one of these");
+	for (int i = 0; i < f->cs.n_available; i++) {
+		struct cd_cs_verdict v;
+		cd_clocksource_verdict(f->cs.available[i], f, &v);
+		if (v.rank > 1)
+			cd_evidence(x, "%s: %s; typical cost %s a call", f->cs.available[i], v.why, v.typical);
+	}
+	if (c->rejected_sync || c->rejected_watchdog || c->rejected_other)
+		cd_evidence(x, "the TSC, rejected by the kernel (see the findings below), cannot come back "
+		            "before a reboot");
+	cd_appendf(x->fix_now, sizeof x->fix_now,
+	           "Nothing can be switched now: no faster clocksource is listed in available_clocksource. "
+	           "Programs that can live with 1-4 ms resolution can use CLOCK_MONOTONIC_COARSE or "
 	           "CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
 	cd_lasting_fix(c, x);
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
@@ -879,7 +955,7 @@ static void verdict_line(struct cd_ctx *c)
 			         cs, c->mono->ns_per_call);
 		else
 			snprintf(v, cap, "time calls are system calls (clocksource %s, %s)", cs,
-			         c->cur_known ? c->cur.typical : c->tick_left ? "a system call each" : "cost unknown");
+			         c->cur_known ? c->cur.typical : c->tick_left || c->only_slow[0] ? "a system call each" : "cost unknown");
 		break;
 	case CD_STATUS_WARNING:
 		snprintf(v, cap, "clocksource %s; %s needs attention", cs, r->f[0].code);
@@ -913,6 +989,7 @@ void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements
 
 	rule_slow_clocksource(&c);
 	rule_tick_based_left(&c);
+	rule_only_slow_listed(&c);
 	rule_vdso_fallback(&c);
 	rule_kvmclock(&c);
 	rule_xen(&c);

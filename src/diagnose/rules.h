@@ -27,6 +27,7 @@ struct cd_ctx {
 	struct cd_cs_verdict best_v;
 
 	const struct cd_event *warp;      /* "Measured N cycles TSC warp" */
+	const struct cd_event *sync_header; /* "TSC synchronization [CPU#a -> CPU#b]:" */
 	const struct cd_event *unstable;  /* the first "Marking TSC unstable due to" */
 	bool rejected_sync, rejected_watchdog, rejected_other;
 	const struct cd_event *wd_skew, *wd_delta, *wd_readback;
@@ -51,6 +52,11 @@ struct cd_ctx {
 	 * the tick-based ones (jiffies, refined-jiffies, pit): see
 	 * rule_tick_based_left in rules.c. */
 	bool tick_left;
+	/* No current clocksource is known, but available_clocksource is, and
+	 * every one it lists is one the vDSO cannot read: whichever is current,
+	 * time calls are system calls.  only_slow names them ("hpet or
+	 * acpi_pm"); "" when this is not the case. */
+	char only_slow[64];
 };
 
 /* Building findings. */

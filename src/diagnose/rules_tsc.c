@@ -36,10 +36,18 @@ void cd_rule_tsc_unstable_sync(struct cd_ctx *c)
 	bool on_tsc = cd_current_is(c, "tsc");
 	enum cd_severity sev = on_tsc ? CD_SEV_INFO : CD_SEV_WARNING;
 	const char *when = c->warp && c->warp->ts > 5 ? "when a CPU came online" : "at boot";
+	/* The CPUs come from the header line before the Measured one; a log
+	 * that lost it names none, and neither does the title. */
+	const struct cd_event *hdr = c->warp && c->warp->cpu_a >= 0 ? c->warp : c->sync_header;
+	char between[64] = "";
+	if (hdr && hdr->cpu_a >= 0 && hdr->cpu_b >= 0)
+		snprintf(between, sizeof between, " between CPU#%d and CPU#%d", hdr->cpu_a, hdr->cpu_b);
 	if (c->warp)
+		x = cd_add_finding(c, "tsc-unstable-sync", sev, "The kernel rejected the TSC %s: a warp of %lld cycles%s",
+		        when, (long long)c->warp->value, between[0] ? between : " between CPUs");
+	else if (hdr)
 		x = cd_add_finding(c, "tsc-unstable-sync", sev,
-		        "The kernel rejected the TSC %s: a warp of %lld cycles between CPU#%d and CPU#%d",
-		        when, (long long)c->warp->value, c->warp->cpu_a, c->warp->cpu_b);
+		        "The kernel rejected the TSC %s: a warp%s (its size is not in this log)", when, between);
 	else
 		x = cd_add_finding(c, "tsc-unstable-sync", sev, "The kernel rejected the TSC at boot: %s",
 		        c->unstable ? c->unstable->name : "the TSCs are not synchronized");
@@ -117,8 +125,16 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	if (e && e->ts >= 0)
 		cd_fmt_duration(when, sizeof when, e->ts);
 	const char *wd = c->wd_skew && c->wd_skew->name2[0] ? c->wd_skew->name2 : NULL;
+	/* RHEL 6 fails over only with clocksource_failover: without it the
+	 * line is a report, and the kernel keeps the clocksource it had. */
+	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
+	bool kept = failover_hint && !f->kernel.cmd_clocksource_failover && !c->wd_skew;
 	struct cd_finding *x;
-	if (wd)
+	if (kept)
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog found the TSC unstable after %s of uptime (without "
+		        "clocksource_failover this kernel only reports it)", when);
+	else if (wd)
 		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
 		        "The clocksource watchdog rejected the TSC after %s of uptime, against %s", when, wd);
 	else
@@ -142,18 +158,29 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns against a limit of %lld ns): "
 		            "a sign of SMIs, NMIs or an overloaded host rather than of a bad TSC",
 		         (long long)c->wd_readback->value, (long long)c->wd_readback->value2);
-	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
 	if (failover_hint)
 		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
 		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
 
-	if (cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
+	if (kept || cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
+		/* The size of the disagreement as the kernel printed it. */
+		char by[80] = "";
+		if (c->wd_delta)
+			snprintf(by, sizeof by, ", by %lld ns (%.2f s)", (long long)c->wd_delta->value,
+			         (double)c->wd_delta->value / 1e9);
+		if (c->cur_known)
+			cd_appendf(x->fix_now, sizeof x->fix_now,
+			           "This rejection does not slow time calls: the current clocksource is %s. ",
+			           f->cs.current);
+		else
+			cd_appendf(x->fix_now, sizeof x->fix_now,
+			           "This report does not slow time calls: without clocksource_failover on its "
+			           "command line this kernel keeps the clocksource it had (the TSC, when it was "
+			           "on it). ");
 		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "This rejection does not slow time calls: the current clocksource is %s. The TSC "
-		           "was still seen disagreeing with the watchdog%s: find the cause on the host "
+		           "The TSC was still seen disagreeing with the watchdog%s: find the cause on the host "
 		           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
-		           "guests' clocks jump) and keep NTP or chrony running.\n",
-		           f->cs.current, c->wd_delta ? ", by seconds" : "");
+		           "guests' clocks jump) and keep NTP or chrony running.\n", by);
 		if (failover_hint)
 			cd_appendf(x->fix_now, sizeof x->fix_now,
 			           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
@@ -282,7 +309,10 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 	 * call is a system call, even on tsc (the kernel then shows read_tsc
 	 * under clock_gettime). */
 	if (c->no_vdso_time) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+		/* A system call for every time call, 150-300 ns instead of 20-50,
+		 * is the cost slow-clocksource warns of: a warning, whatever the
+		 * clocksource. */
+		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
 		                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
 		                           "system calls even on %s",
 		                           f->cs.have_current ? f->cs.current : "a fast clocksource");

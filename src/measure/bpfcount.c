@@ -16,6 +16,8 @@
  */
 #include "measure/bpfcount.h"
 
+#include "clockfacts.h"
+
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
@@ -209,7 +211,7 @@ struct cd_bpfcount *cd_bpfcount_open(const int perf_fd[CD_TSYS_N], char *why, si
 			int err = errno;
 			snprintf(why, whylen, "cannot attach a BPF program to the %s tracepoint (%s)%s",
 			         cd_tsys_name((enum cd_tsys)s), strerror(err),
-			         err == EINVAL ? ": a kernel before 4.14 runs none on syscall tracepoints" : "");
+			         err == EINVAL ? ": a kernel before " FC_KV_STR(FC_KV_BPF_SYSCALL_TRACEPOINTS) " runs none on syscall tracepoints" : "");
 			cd_bpfcount_close(b);
 			return NULL;
 		}

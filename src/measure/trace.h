@@ -189,6 +189,11 @@ const char *cd_tracer_exact_why(const struct cd_tracer *tr);
 void cd_tracer_set_period(struct cd_tracer *tr, uint64_t period, struct cd_top_table *t);
 uint64_t cd_tracer_period(const struct cd_tracer *tr);
 int cd_tracer_ncpus(const struct cd_tracer *tr);
+/* CPUs taken offline and back: their events opened again (the kernel
+ * detaches a CPU's events when it goes offline).  *untraced: CPUs online
+ * now that were not when tracing began (they have no events).  Returns the
+ * number of CPUs reopened, or -errno with e filled. */
+int cd_tracer_follow_cpus(struct cd_tracer *tr, int *untraced, struct cd_trace_error *e);
 /* Which syscalls are traced (the kernel may lack some). */
 bool cd_tracer_has(const struct cd_tracer *tr, enum cd_tsys s);
 const char *cd_tracer_tracefs(const struct cd_tracer *tr);

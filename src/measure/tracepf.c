@@ -81,6 +81,7 @@ struct cd_tracer {
 	 * by it, except the first of each event after the change (fresh). */
 	uint64_t *cpu_period;
 	bool *fresh;                /* per fd: its next sample is the forced one */
+	bool *offline;              /* per CPU: seen offline since its events were opened */
 	struct cd_bpfcount *bpf;    /* exact calls per process; NULL: sampled only */
 	char bpf_why[600];          /* why not */
 	double dithered_at;         /* now_s() of the last redither */
@@ -414,8 +415,9 @@ struct cd_tracer *cd_tracer_open(const struct cd_trace_opts *o, struct cd_trace_
 	tr->ring = calloc((size_t)tr->ncpus, sizeof *tr->ring);
 	tr->cpu_period = calloc((size_t)tr->ncpus, sizeof *tr->cpu_period);
 	tr->fresh = calloc(nfd, sizeof *tr->fresh);
+	tr->offline = calloc((size_t)tr->ncpus, sizeof *tr->offline);
 	tr->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	if (!tr->fd || !tr->last || !tr->ring || !tr->cpu_period || !tr->fresh) {
+	if (!tr->fd || !tr->last || !tr->ring || !tr->cpu_period || !tr->fresh || !tr->offline) {
 		e->err = -ENOMEM;
 		snprintf(e->msg, sizeof e->msg, "out of memory");
 		goto fail;
@@ -468,10 +470,65 @@ void cd_tracer_close(struct cd_tracer *tr)
 	free(tr->ring);
 	free(tr->cpu_period);
 	free(tr->fresh);
+	free(tr->offline);
 	free(tr->fd);
 	free(tr->last);
 	free(tr->cpus);
 	free(tr);
+}
+
+/* ---- CPUs taken offline and brought back ---- */
+
+/* The kernel detaches a CPU's events when it goes offline
+ * (perf_event_exit_cpu_context) and does not bring them back with it: each
+ * CPU seen offline has its events opened again once it is online.  A CPU
+ * that was not online when top started has no events: counted in *untraced.
+ * Returns how many CPUs' events were opened again, or -errno. */
+int cd_tracer_follow_cpus(struct cd_tracer *tr, int *untraced, struct cd_trace_error *e)
+{
+	char buf[4096];
+	int online[MAX_CPUS];
+	*untraced = 0;
+	int n = cd_read_small("/", "/sys/devices/system/cpu/online", buf, sizeof buf);
+	n = n > 0 ? cd_parse_cpu_list(buf, online, MAX_CPUS) : -EINVAL;
+	if (n <= 0)
+		return 0;
+	int reopened = 0;
+	for (int ci = 0; ci < tr->ncpus; ci++) {
+		bool on = false;
+		for (int i = 0; i < n; i++)
+			on |= online[i] == tr->cpus[ci];
+		if (!on) {
+			tr->offline[ci] = true;
+			continue;
+		}
+		/* The first CPU's events carry the BPF programs: never reopened
+		 * (CPU 0 cannot go offline on x86). */
+		if (!tr->offline[ci] || ci == 0)
+			continue;
+		if (tr->ring[ci])
+			munmap(tr->ring[ci], tr->ring_len + tr->page);
+		tr->ring[ci] = NULL;
+		for (int s = 0; s < CD_TSYS_N; s++) {
+			int i = ci * CD_TSYS_N + s;
+			if (tr->fd[i] >= 0)
+				close(tr->fd[i]);
+			tr->fd[i] = -1;
+			tr->last[i] = 0;
+			tr->fresh[i] = false;
+		}
+		if (open_cpu_events(tr, ci, e) != 0)
+			return e->err;
+		tr->offline[ci] = false;
+		reopened++;
+	}
+	for (int i = 0; i < n; i++) {
+		bool known = false;
+		for (int ci = 0; ci < tr->ncpus; ci++)
+			known |= tr->cpus[ci] == online[i];
+		*untraced += !known;
+	}
+	return reopened;
 }
 
 /* ---- reading ---- */

@@ -31,6 +31,7 @@ static const char *event_kind_name(enum cd_event_kind k)
 	case CD_EV_CMDLINE: return "command-line";
 	case CD_EV_DMI: return "dmi";
 	case CD_EV_X86_32BIT: return "x86-32bit";
+	case CD_EV_CS_REGISTERED: return "clocksource-registered";
 	}
 	return "unknown";
 }

@@ -163,6 +163,7 @@ enum cd_event_kind {
 	CD_EV_DMI,                 /* "DMI: VENDOR PRODUCT/BOARD, BIOS ..." or "Hardware name: ..." */
 	CD_EV_X86_32BIT,           /* a line only a 32-bit x86 kernel prints ("HIGHMEM available",
 	                              "Compat vDSO mapped to ffffe000") */
+	CD_EV_CS_REGISTERED,       /* "clocksource: NAME: mask: 0x... max_cycles: ...": name = NAME */
 };
 
 struct cd_event {

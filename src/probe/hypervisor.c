@@ -8,7 +8,8 @@
  * use), the kernel's "Hypervisor detected:" line (gone once the ring buffer
  * wraps), a paravirtual clocksource, and the cpuinfo "hypervisor" flag, which
  * says only that there is one.  They are asked from the most trusted down;
- * the first that names a hypervisor decides, and f->hv.from says which.  An
+ * the first that names a hypervisor decides, and f->hv.from says which
+ * (the kernel release names one only for WSL2's own kernel).  An
  * answer that only says "some hypervisor" (the flag, QEMU's DMI strings, an
  * unlisted CPUID signature) waits until every naming source has been heard.
  * Bare metal is concluded only from positive evidence: CPUID leaf 1 or a
@@ -255,6 +256,16 @@ static const char *signature_display(const char *sig)
 	return NULL;
 }
 
+/* WSL2 runs Microsoft's own kernel in a Hyper-V utility VM, and its
+ * release says so: CONFIG_LOCALVERSION "-microsoft-standard" (4.19, 5.4,
+ * 5.10) and "-microsoft-standard-WSL2" (5.10.16.3 and later), in
+ * microsoft/WSL2-Linux-Kernel's config-wsl.  (WSL 1's "-Microsoft" is no
+ * Linux kernel at all, and names no hypervisor.) */
+static bool wsl2_release(const char *release)
+{
+	return strstr(release, "-microsoft-standard") != NULL;
+}
+
 /* The verdict: kind, the source in *from, and in display a name for people
  * when cd_hv_display(kind) would say less. */
 static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum cd_hv *interface,
@@ -306,6 +317,9 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 			snprintf(display, cap, "%s", hv->klog_detected);
 		return k;
 	}
+	*from = "kernel release";
+	if (wsl2_release(f->kernel.release))
+		return CD_HV_HYPERV;
 	*from = "clocksource";
 	if ((k = clocksource_kind(&f->cs)) != CD_HV_UNKNOWN)
 		return k;

@@ -260,11 +260,26 @@ static const char *skip_wall_clock(const char *p)
 	return p;
 }
 
+/* `grep -H` (or grep over several files) puts the file's name and a colon
+ * before each line: "/var/log/kern.log:Feb  2 17:33:32 host kernel: ...".
+ * A name with a '/' or a '.' in it, its colon followed by no blank, is
+ * such a prefix; a message's own "subsystem: " always has the blank. */
+static const char *skip_grep_file(const char *p)
+{
+	size_t n = strcspn(p, ": \t");
+
+	if (n == 0 || n > 255 || p[n] != ':' || p[n + 1] == 0 || is_space(p[n + 1]) ||
+	    (!memchr(p, '/', n) && !memchr(p, '.', n)))
+		return p;
+	return p + n + 1;
+}
+
 /* Strip whichever prefix the line has; *ts = -1 when it gives no time. */
 static const char *strip_prefix(const char *p, double *ts, bool *kmsg)
 {
 	*ts = -1;
 	*kmsg = false;
+	p = skip_grep_file(p);
 	if (p[0] == '<' && is_digit(p[1])) {   /* syslog(2) level, "<6>" */
 		const char *q = p + 1;
 		while (is_digit(*q) && q < p + 4)
@@ -276,6 +291,10 @@ static const char *strip_prefix(const char *p, double *ts, bool *kmsg)
 		return p;
 	}
 	p = skip_wall_clock(p);
+	/* syslog without its date ("kernel: [  384.258940] msg"), as some
+	 * appliances and forum posts keep it */
+	if (starts(p, "kernel: ["))
+		p = skip_spaces(p + 7);
 	if (parse_bracket_ts(&p, ts))
 		p = skip_host_kernel(skip_caller(p));
 	return skip_spaces(p);
@@ -354,7 +373,12 @@ static struct cd_event *wd_part(struct kstate *st, bool *has_part)
 	if (st->wd < 0 || st->wd >= st->log->n_events || *has_part || !near)
 		wd_open(st, add(st, CD_EV_WATCHDOG_SKEW));
 	*has_part = true;
-	return st->wd >= 0 ? &st->log->events[st->wd] : &st->scratch;
+	struct cd_event *ev = st->wd >= 0 ? &st->log->events[st->wd] : &st->scratch;
+	/* A header that lost its time stamp (a log pasted from a console) is
+	 * dated by the first line of its report that kept one. */
+	if (ev->ts < 0 && st->ts >= 0)
+		ev->ts = st->wd_ts = st->ts;
+	return ev;
 }
 
 /* A continuation line of the watchdog's report, kept as the kernel printed
@@ -509,6 +533,21 @@ static bool rec_switch(struct kstate *st, const char *m)
 	if (p)
 		copy_upto(add(st, CD_EV_CS_SWITCHED)->name, p, " \t");
 	return p != NULL;
+}
+
+/* kernel/time/clocksource.c __clocksource_update_freq_scale(), about 4.1+:
+ * "%s: mask: 0x%llx max_cycles: 0x%llx, max_idle_ns: %lld ns" (pr_fmt
+ * "clocksource: " from about 4.2), once for each clocksource registered:
+ * name = the clocksource. */
+static bool rec_registered(struct kstate *st, const char *m)
+{
+	const char *p = starts(m, "clocksource: ") ? m + 13 : m;
+	size_t n = strcspn(p, ": \t");
+
+	if (n == 0 || n >= CD_NAME_MAX || !starts(p + n, ": mask: 0x") || !strstr(p + n, " max_cycles: "))
+		return false;
+	copy_clean(add(st, CD_EV_CS_REGISTERED)->name, CD_NAME_MAX, p, n);
+	return true;
 }
 
 /* arch/x86/kernel/tsc_sync.c check_tsc_sync_source(), 2.6.18 to 6.x: "TSC
@@ -675,6 +714,15 @@ static const struct plain {
 	{ "TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs" },
 	/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x */
 	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL },
+	/* Only Linux's Hyper-V guest code prints the host's build: x86
+	 * ms_hyperv_init_platform() "Hyper-V Host Build:%d-%d.%d-%d-%d.%d"
+	 * (arch/x86/kernel/cpu/mshyperv.c; older vmbus code in
+	 * drivers/hv/connection.c the same with "; Vmbus version:%d.%d"), arm64
+	 * and later kernels "Hyper-V: Host Build %d.%d.%d.%d-%d-%d"
+	 * (drivers/hv/hv_common.c).  A log whose "Hypervisor detected:" line is
+	 * gone still names Hyper-V by them. */
+	{ "Hyper-V Host Build:", CD_EV_HYPERVISOR, "Microsoft Hyper-V" },
+	{ "Hyper-V: Host Build ", CD_EV_HYPERVISOR, "Microsoft Hyper-V" },
 	/* Only a 32-bit x86 kernel prints these: arch/x86/mm/init_32.c "%ldMB
 	 * HIGHMEM available." / "%ldMB LOWMEM available.", and the 32-bit
 	 * compat vDSO of 2.6.x kernels at the fixmap address ffffe000
@@ -682,6 +730,12 @@ static const struct plain {
 	{ "MB HIGHMEM available", CD_EV_X86_32BIT, "highmem" },
 	{ "MB LOWMEM available", CD_EV_X86_32BIT, "lowmem" },
 	{ "Compat vDSO mapped to ffffe000", CD_EV_X86_32BIT, "compat-vdso" },
+	/* A decoded backtrace through the 32-bit kernel's entry code
+	 * ("ret_from_fork (arch/x86/entry/entry_32.S:772)"): entry_32.S is
+	 * built only for CONFIG_X86_32 (arch/x86/entry/Makefile; before 4.2
+	 * arch/x86/kernel/entry_32.S); a 64-bit kernel's compat entry is
+	 * entry_64_compat.S. */
+	{ "/entry_32.S:", CD_EV_X86_32BIT, "entry_32" },
 };
 
 static bool rec_plain(struct kstate *st, const char *m)
@@ -706,7 +760,7 @@ typedef bool (*recogniser)(struct kstate *st, const char *m);
 /* Tried in order; the watchdog's own lines come before the plain phrases. */
 static const recogniser recognisers[] = {
 	rec_boot, rec_wd_counters, rec_wd_skewed, rec_wd_header, rec_readback,
-	rec_cs_delta, rec_switch, rec_sync, rec_tsc_adjust, rec_freq, rec_xen,
+	rec_cs_delta, rec_switch, rec_registered, rec_sync, rec_tsc_adjust, rec_freq, rec_xen,
 	rec_arch_timer, rec_dmi, rec_plain,
 };
 

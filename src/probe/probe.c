@@ -183,16 +183,29 @@ static void clocksource_from_log(struct cd_facts *f)
 		    (e->kind == CD_EV_WATCHDOG_SKEW && strncmp(e->name, "tsc", 3) == 0 && e->name2[0]))
 			pick = i;
 	}
+	/* No switch line at all, but the ARM architected timer registered:
+	 * rated 400 (drivers/clocksource/arm_arch_timer.c), above the SoC
+	 * timers an arm or arm64 kernel registers beside it (bcm2835's "timer"
+	 * is 300), it is the one the kernel selects (a log cut before its
+	 * switch line, as early boot logs are). */
+	for (int i = 0; pick < 0 && i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_CS_REGISTERED &&
+		    strcmp(f->klog.events[i].name, "arch_sys_counter") == 0)
+			pick = i;
 	if (pick < 0)
 		return;
 	const struct cd_event *e = &f->klog.events[pick];
-	/* A switch to the TSC that the kernel marked unstable after it: the
-	 * kernel has left it, and the line saying for what is not here. */
+	/* A switch to the TSC that the kernel marked unstable after it (or
+	 * whose watchdog report, cut before its watchdog's line, demoted it):
+	 * the kernel has left it, and the line saying for what is not here. */
 	for (int i = pick + 1; e->kind == CD_EV_CS_SWITCHED && strncmp(e->name, "tsc", 3) == 0 &&
-	                       i < f->klog.n_events; i++)
-		if (f->klog.events[i].kind == CD_EV_TSC_UNSTABLE)
+	                       i < f->klog.n_events; i++) {
+		const struct cd_event *later = &f->klog.events[i];
+		if (later->kind == CD_EV_TSC_UNSTABLE ||
+		    (later->kind == CD_EV_WATCHDOG_SKEW && strncmp(later->name, "tsc", 3) == 0))
 			return;
-	snprintf(f->cs.current, sizeof f->cs.current, "%s", e->kind == CD_EV_CS_SWITCHED ? e->name : e->name2);
+	}
+	snprintf(f->cs.current, sizeof f->cs.current, "%s", e->kind == CD_EV_WATCHDOG_SKEW ? e->name2 : e->name);
 	f->cs.have_current = true;
 	f->cs.from_log = true;
 	f->cs.log_event = pick;

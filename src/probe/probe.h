@@ -82,8 +82,10 @@ int cd_kernel_at_least(const struct cd_kernel *k, int maj, int min, int patch);
 /* Parse kernel log text into events, appending to log->events.  Accepts the
  * layouts people save: `dmesg` ("[    1.234567] msg"), syslog(2)'s ring
  * buffer ("<6>[    1.234567] msg"), /dev/kmsg records ("6,123,1234567,-;msg"),
- * `journalctl -k -o short-monotonic` ("[    1.234567] host kernel: msg"), and
- * bare messages without a timestamp.  Sets log->lines and log->reaches_boot. */
+ * `journalctl -k -o short-monotonic` ("[    1.234567] host kernel: msg"),
+ * syslog files with or without their date ("kernel: [  384.258940] msg"),
+ * the same behind `grep -H`'s "FILE:" prefix, and bare messages without a
+ * timestamp.  Sets log->lines and log->reaches_boot. */
 void cd_klog_parse(const char *text, size_t len, struct cd_klog *log);
 /* Read this machine's kernel log: the ring buffer through syslog(2), and the
  * journal (journalctl -k -b) when the ring buffer no longer reaches back to

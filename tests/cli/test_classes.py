@@ -92,6 +92,23 @@ def test_a_tsc_marked_unstable_after_the_switch_is_not_current(cd, tmp_path):
     assert "read by the vDSO" not in doc["verdict"]
 
 
+def test_a_watchdog_report_after_the_switch_to_tsc_means_the_tsc_is_left(cd, tmp_path):
+    # A journal cut after the watchdog's report, before its watchdog line and
+    # the switch: the kernel left the TSC all the same.
+    log = ("Dec 24 21:07:07 kernel: clocksource: Switched to clocksource tsc\n"
+           "Dec 24 21:47:28 kernel: clocksource: timekeeping watchdog on CPU12: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+           "Dec 24 21:47:28 kernel: clocksource:                       'tsc' cs_nsec: 503646106 cs_now: 74ca94f19b5 cs_last: 74c466e112f mask: ffffffffffffffff\n")
+    doc = check(cd, make_root(tmp_path / "a", {"dmesg.txt": log}))
+    assert doc["clocksource"]["current"] is None
+    wd = codes(doc)["tsc-unstable-watchdog"]
+    assert "cs_nsec: 503646106" in evidence(wd)
+    assert "does not slow time calls" not in wd["fix"]["now"]
+    # A report about another clocksource leaves the switch to the TSC in force.
+    other = log.replace("'tsc' as unstable", "'hpet' as unstable").replace("'tsc' cs_nsec", "'hpet' cs_nsec")
+    doc = check(cd, make_root(tmp_path / "b", {"dmesg.txt": other}))
+    assert doc["clocksource"]["current"] == "tsc"
+
+
 def test_watchdog_report_names_the_clocksource_it_left(cd, tmp_path):
     # A grepped log: the watchdog's report, no switch line. The kernel goes to the watchdog.
     log = ("[ 3007.005852] clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
@@ -149,6 +166,21 @@ def test_i386_kernel_has_no_vdso_time(cd, tmp_path):
     assert "7a59ed415f5b" in ev and "3200MB HIGHMEM available." in ev
 
 
+def test_i386_kernel_on_kvm_clock_from_a_backtrace(cd, tmp_path):
+    # No release, no sysfs: a backtrace through entry_32.S says 32-bit, and
+    # no 32-bit kernel reads kvm-clock in its vDSO.
+    log = ("[    3.225961][    T1] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.12.0-1 04/01/2014\n"
+           "[ 3.256402][ T1] ret_from_fork (arch/x86/entry/entry_32.S:772) \n"
+           "[    3.518469][    T1] clocksource: Switched to clocksource kvm-clock\n")
+    doc = check(cd, make_root(tmp_path / "a", {"dmesg.txt": log}))
+    slow = codes(doc)["slow-clocksource"]
+    assert slow["severity"] == "critical" and doc["hypervisor"]["name"] == "kvm"
+    assert "entry_32.S" in evidence(slow) and "64-bit x86 kernel" in slow["fix"]["lasting"]
+    # The same on a 64-bit kernel is a kvm-clock guest like any other.
+    doc = check(cd, make_root(tmp_path / "b", {"dmesg.txt": log.replace("entry_32.S", "entry_64.S")}))
+    assert "slow-clocksource" not in codes(doc)
+
+
 def test_i386_kernel_on_tsc_is_told_once(cd, tmp_path):
     root = make_root(tmp_path, {f"{CS}/current_clocksource": "tsc\n", "dmesg.txt": I386_LOG,
                                 "proc/sys/kernel/osrelease": "2.6.24-19-generic\n",
@@ -158,7 +190,8 @@ def test_i386_kernel_on_tsc_is_told_once(cd, tmp_path):
     c = codes(doc)
     assert "slow-clocksource" not in c   # the clocksource is not the cause
     newer = c["fix-needs-newer-kernel"]
-    assert newer["severity"] == "info" and "even on tsc" in newer["title"]
+    assert newer["severity"] == "warning" and "even on tsc" in newer["title"]
+    assert doc["status"] == "warning"
     assert "read by the vDSO" not in doc["verdict"]
 
 
@@ -407,3 +440,35 @@ def test_unreadable_log_is_named_not_read_as_silence(cd, tmp_path):
     lasting = codes(check(cd, root))["slow-clocksource"]["fix"]["lasting"]
     assert "The kernel log does not say why" in lasting
 
+
+# ---- arm64: an erratum whose workaround drops the vDSO, from the log alone ----
+
+ARM64_LOG = (
+    "[    0.000000] Booting Linux on physical CPU 0x0000000000 [0x410fd034]\n"
+    "[    0.000000] Linux version 6.9.2-pine64-plus (builder@host) (aarch64-linux-gnu-gcc 12.2.0) #1 SMP\n"
+    "{workaround}"
+    "[    0.000000] arch_timer: cp15 timer(s) running at 24.00MHz (phys).\n"
+    "[    0.000000] clocksource: arch_sys_counter: mask: 0xffffffffffffff max_cycles: 0x588fe9dc0, max_idle_ns: 440795202592 ns\n")
+
+
+def test_arm64_erratum_that_traps_the_counter_is_a_system_call(cd, tmp_path):
+    log = ARM64_LOG.format(workaround="[    0.000000] arch_timer: Enabling global workaround for Allwinner erratum UNKNOWN1\n"
+                                      "[    0.000000] arch_timer: CPU0: Trapping CNTVCT access\n")
+    doc = check(cd, make_root(tmp_path, {"dmesg.txt": log}))
+    assert doc["clocksource"]["current"] == "arch_sys_counter"
+    slow = codes(doc)["slow-clocksource"]
+    assert slow["severity"] == "critical" and "Allwinner erratum UNKNOWN1" in evidence(slow)
+    assert "TSC" not in slow["fix"]["lasting"]
+
+
+def test_arm64_healthy_or_harmless_erratum_stays_quiet(cd, tmp_path):
+    # No workaround, and ARM erratum 1418040 (only the compat vDSO): the vDSO reads the counter.
+    for i, wa in enumerate(["", "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n"]):
+        doc = check(cd, make_root(tmp_path / str(i), {"dmesg.txt": ARM64_LOG.format(workaround=wa)}))
+        assert doc["status"] == "ok" and doc["clocksource"]["current"] == "arch_sys_counter"
+        assert "slow-clocksource" not in codes(doc)
+    # An x86 log's registered clocksources say nothing of the one in force.
+    x86 = ("[    0.042073] clocksource: hpet: mask: 0xffffffff max_cycles: 0xffffffff, max_idle_ns: 133484873504 ns\n"
+           "[    0.062096] clocksource: tsc-early: mask: 0xffffffffffffffff max_cycles: 0x2e09cc5255e, max_idle_ns: 440795261586 ns\n")
+    doc = check(cd, make_root(tmp_path / "x86", {"dmesg.txt": x86}))
+    assert doc["clocksource"]["current"] is None

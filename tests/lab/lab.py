@@ -37,6 +37,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -343,6 +344,22 @@ sync
 poweroff -f
 """
 
+HOST_HELPER = r"""#!/bin/sh
+# host REQUEST...: asks the lab harness to act on this guest's QEMU (pause
+# SECS, wakeup SECS, migrate, ping: tests/lab/lab.py HostControl) through the
+# third serial port, and prints its one-line answer.  Exit 0 on "ok ...".
+# Only in a boot whose scenarios set HOST_CONTROL = True.
+p=/dev/ttyS2
+exec 3<>$p || exit 2
+stty raw -echo <&3 2>/dev/null
+printf '%s\n' "$*" >&3
+IFS= read -r reply <&3
+reply=$(printf '%s' "$reply" | tr -d '\r')
+echo "$reply"
+case $reply in ok*) exit 0;; esac
+exit 1
+"""
+
 WAIT_CLOCKSOURCE = r"""#!/bin/sh
 # wait-clocksource NAME [SECS]: wait until NAME is the current clocksource
 # (e.g. tsc-early becoming tsc a few seconds after boot).  Prints the current
@@ -409,6 +426,7 @@ def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False, 
     t.file("etc/group", "root:x:0:\n%s:x:%d:\n" % (name, gid))
     t.file("etc/hostname", "lab\n")
     t.file("usr/local/bin/wait-clocksource", WAIT_CLOCKSOURCE, 0o755)
+    t.file("usr/local/bin/host", HOST_HELPER, 0o755)
     progs = {"/usr/local/bin/as-user": GUEST_DIR / "as-user.c",
              "/usr/local/bin/run-step": GUEST_DIR / "run-step.c"}
     progs.update(programs or {})
@@ -451,17 +469,30 @@ def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False, 
 # ----------------------------------------------------------------- boot --
 
 def qemu_argv(tools, img, smp=2, cpu="max", append="", mem="512M",
-              interactive=False, results=None):
+              interactive=False, results=None, extra=(), control=None):
+    """The QEMU command line.  extra: more arguments (a scenario's QEMU_ARGS).
+    control: a HostControl's socket directory: QMP on control/qmp.sock and a
+    third serial port (ttyS2) on control/req.sock, for the guest's `host`
+    requests (see HostControl)."""
     cmdline = "console=ttyS0 loglevel=4 panic=-1 " + append
     argv = [tools["qemu"], "-accel", "tcg", "-cpu", cpu, "-smp", str(smp),
             "-m", mem, "-nographic", "-no-reboot", "-nic", "none",
             "-kernel", tools["kernel"], "-initrd", str(img),
-            "-append", cmdline.strip()]
+            "-append", cmdline.strip()] + list(extra)
     if interactive:
         argv += ["-serial", "mon:stdio"]
     else:
         argv += ["-monitor", "none", "-serial", "stdio"]
-    argv += ["-serial", "file:%s" % results if results else "null"]
+    if results:
+        # append: a migrated guest's second QEMU goes on writing the same file
+        argv += ["-chardev", "file,id=results,path=%s,append=on" % results,
+                 "-serial", "chardev:results"]
+    else:
+        argv += ["-serial", "null"]
+    if control:
+        argv += ["-qmp", "unix:%s/qmp.sock,server=on,wait=off" % control,
+                 "-chardev", "socket,id=hostreq,path=%s/req.sock,server=on,wait=off" % control,
+                 "-serial", "chardev:hostreq"]
     return argv
 
 
@@ -573,46 +604,299 @@ class BootResult:
         return "\n".join(lines)
 
 
+class QMP:
+    """A QEMU Machine Protocol client on a unix socket: cmd() sends one
+    command and returns its "return" (events in between are skipped)."""
+
+    def __init__(self, path, timeout=20):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        self.f = self.sock.makefile("rwb")
+        self.lock = threading.Lock()
+        self._read()                                  # the greeting
+        self.cmd("qmp_capabilities")
+
+    def _read(self):
+        line = self.f.readline()
+        if not line:
+            raise RuntimeError("QMP connection closed")
+        return json.loads(line)
+
+    def cmd(self, name, **args):
+        with self.lock:
+            msg = {"execute": name}
+            if args:
+                msg["arguments"] = args
+            self.f.write(json.dumps(msg).encode() + b"\n")
+            self.f.flush()
+            while True:
+                r = self._read()
+                if "return" in r:
+                    return r["return"]
+                if "error" in r:
+                    raise RuntimeError("QMP %s: %s" % (name, r["error"].get("desc")))
+
+    def close(self):
+        for x in (self.f, self.sock):
+            try:
+                x.close()
+            except OSError:
+                pass
+
+
+def connect_unix(path, timeout=20):
+    deadline = time.monotonic() + timeout
+    while True:
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+class Machine:
+    """One guest's QEMU process, or its successor after a live migration.
+    Both write the console to one file (and the results port appends to one
+    file), so a migrated guest reads as one boot."""
+
+    def __init__(self, argv_of, console_file, echo):
+        self.argv_of, self.con, self.echo = argv_of, console_file, echo
+        self.lock = threading.Lock()
+        self.procs, self.pumps = [], []
+        self.current = None
+
+    def start(self, control=None, incoming=None):
+        argv = self.argv_of(control) + (["-incoming", incoming] if incoming else [])
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+        def pump():
+            for chunk in iter(lambda: proc.stdout.read1(4096), b""):
+                self.write(chunk)
+        th = threading.Thread(target=pump, daemon=True)
+        th.start()
+        self.procs.append(proc)
+        self.pumps.append(th)
+        if self.current is None:
+            self.current = proc
+        return argv, proc
+
+    def write(self, data):
+        with self.lock:
+            self.con.write(data)
+            self.con.flush()
+            if self.echo:
+                sys.stderr.write(data.decode(errors="replace"))
+
+    def note(self, msg):
+        """A line of the harness's own in the console ("[lab host] ...")."""
+        self.write(("\n[lab host %s] %s\n" % (time.strftime("%H:%M:%S"), msg)).encode())
+
+    def kill_all(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+
+class HostControl:
+    """What a guest step asks the harness to do to its QEMU, through the
+    `host` command (HOST_HELPER): a line on the third serial port (ttyS2,
+    a unix socket here), answered with one line, "ok ..." or "error ...".
+
+      pause SECS     the VM stopped (QMP stop) for SECS host seconds, then
+                     continued (cont); answered when it runs again
+      wakeup SECS    answered at once; then, once the guest has entered S3
+                     (the QMP status "suspended"), SECS seconds later
+                     system_wakeup (needs -global PIIX4_PM.disable_s3=0)
+      migrate        a live migration to a second QEMU on this host, started
+                     with the same command line and -incoming on a unix
+                     socket; answered by the destination once it runs, with
+                     QEMU's total time and downtime; the source then quits
+      ping           answered "ok"
+
+    Every request and what came of it is noted in the console."""
+
+    def __init__(self, machine, ctl_dir):
+        self.m, self.ctl_dir = machine, ctl_dir
+        self.qmp, self.req = None, None
+        self.gen = 0
+        self.error = None
+
+    def run(self, control):
+        try:
+            self.qmp = QMP(os.path.join(control, "qmp.sock"))
+            self.req = connect_unix(os.path.join(control, "req.sock"))
+            buf = b""
+            while True:
+                chunk = self.req.recv(4096)
+                if not chunk:
+                    return
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    line = line.decode(errors="replace").strip()
+                    if line:
+                        self.handle(line)
+        except Exception as e:  # noqa: BLE001 - a dead guest ends this thread
+            if self.m.current is not None and self.m.current.poll() is None:
+                self.error = "%s: %s" % (type(e).__name__, e)
+                self.m.note("host control failed: %s" % self.error)
+
+    def reply(self, text):
+        self.m.note("-> %s" % text)
+        self.req.sendall(text.encode() + b"\n")
+
+    def handle(self, line):
+        self.m.note("guest asks: %s" % line)
+        w = line.split()
+        try:
+            if w[0] == "ping":
+                self.reply("ok")
+            elif w[0] == "pause" and len(w) == 2:
+                secs = float(w[1])
+                t0 = time.monotonic()
+                self.qmp.cmd("stop")
+                time.sleep(secs)
+                self.qmp.cmd("cont")
+                self.reply("ok paused_s=%.3f" % (time.monotonic() - t0))
+            elif w[0] == "wakeup" and len(w) == 2:
+                secs = float(w[1])
+                self.reply("ok")
+                threading.Thread(target=self._wake, args=(secs,), daemon=True).start()
+            elif w[0] == "migrate" and len(w) == 1:
+                self._migrate()
+            else:
+                self.reply("error unknown request: %s" % line)
+        except Exception as e:  # noqa: BLE001 - said to the guest, which fails its step
+            self.reply("error %s: %s" % (type(e).__name__, e))
+
+    def _wake(self, secs):
+        try:
+            deadline = time.monotonic() + 60
+            while self.qmp.cmd("query-status")["status"] != "suspended":
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the guest did not suspend in 60 s")
+                time.sleep(0.05)
+            self.m.note("guest suspended; waking it in %.1f s" % secs)
+            time.sleep(secs)
+            self.qmp.cmd("system_wakeup")
+            self.m.note("system_wakeup sent")
+        except Exception as e:  # noqa: BLE001
+            self.error = "wakeup: %s: %s" % (type(e).__name__, e)
+            self.m.note(self.error)
+
+    def _migrate(self):
+        self.gen += 1
+        dest_ctl = os.path.join(self.ctl_dir, "m%d" % self.gen)
+        os.mkdir(dest_ctl)
+        mig = "unix:%s/mig.sock" % dest_ctl
+        argv, dest = self.m.start(control=dest_ctl, incoming=mig)
+        self.m.note("destination QEMU started: %s" % " ".join(shlex.quote(a) for a in argv))
+        dqmp = QMP(os.path.join(dest_ctl, "qmp.sock"))
+        dreq = connect_unix(os.path.join(dest_ctl, "req.sock"))
+        self.qmp.cmd("migrate-set-parameters", **{"max-bandwidth": 8 << 30, "downtime-limit": 300})
+        t0 = time.monotonic()
+        self.qmp.cmd("migrate", uri=mig)
+        while True:
+            st = self.qmp.cmd("query-migrate")
+            if st.get("status") in ("completed", "failed", "cancelled"):
+                break
+            if time.monotonic() - t0 > 120:
+                raise RuntimeError("migration not done in 120 s: %s" % st)
+            time.sleep(0.05)
+        if st["status"] != "completed":
+            dest.kill()
+            raise RuntimeError("migration %s: %s" % (st["status"], st.get("error-desc", "")))
+        while dqmp.cmd("query-status")["status"] != "running":
+            if time.monotonic() - t0 > 120:
+                raise RuntimeError("the destination does not run")
+            time.sleep(0.05)
+        old_qmp, old_req = self.qmp, self.req
+        self.m.current = dest
+        self.qmp, self.req = dqmp, dreq
+        try:
+            old_qmp.cmd("quit")
+        except Exception:  # noqa: BLE001 - it may close before answering
+            pass
+        old_qmp.close()
+        old_req.close()
+        self.reply("ok migrated total_ms=%s downtime_ms=%s ram_mb=%d" % (
+            st.get("total-time"), st.get("downtime"),
+            st.get("ram", {}).get("transferred", 0) >> 20))
+
+
 def boot(tools, img, smp=2, cpu="max", append="", mem="512M", timeout=90,
-         run_dir=None, label="boot", echo=False):
+         run_dir=None, label="boot", echo=False, qemu_args=(), host_control=False):
     """Boots one guest and waits for it to power off, killing it after
     `timeout` seconds.  The console (ttyS0) and the results (ttyS1) are kept
-    in run_dir.  echo=True copies the console to stderr as it comes."""
+    in run_dir.  echo=True copies the console to stderr as it comes.
+    qemu_args: more QEMU arguments.  host_control: the guest's `host`
+    requests are served (HostControl), a live migration among them."""
     run_dir = Path(run_dir or tempfile.mkdtemp(prefix="lab-"))
     run_dir.mkdir(parents=True, exist_ok=True)
     console_path, results_path = run_dir / "console.log", run_dir / "results.log"
     for p in (console_path, results_path):
         if p.exists():
             p.unlink()
-    argv = qemu_argv(tools, img, smp, cpu, append, mem, results=results_path)
+    # unix socket paths must be short: not under run_dir
+    ctl_dir = tempfile.mkdtemp(prefix="lab-ctl-") if host_control else None
+
+    def argv_of(control):
+        return qemu_argv(tools, img, smp, cpu, append, mem, results=results_path,
+                         extra=qemu_args, control=control)
+    argv = argv_of(ctl_dir)
     (run_dir / "argv").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")
     t0 = time.monotonic()
     timed_out = False
+    ctl = None
     with open(console_path, "wb") as con:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-
-        def pump():
-            for chunk in iter(lambda: proc.stdout.read1(4096), b""):
-                con.write(chunk)
-                con.flush()
-                if echo:
-                    sys.stderr.write(chunk.decode(errors="replace"))
-        th = threading.Thread(target=pump, daemon=True)
-        th.start()
+        m = Machine(argv_of, con, echo)
+        m.start(control=ctl_dir)
+        if host_control:
+            ctl = HostControl(m, ctl_dir)
+            threading.Thread(target=ctl.run, args=(ctl_dir,), daemon=True).start()
         try:
-            proc.wait(timeout=timeout)
+            while True:
+                p = m.current
+                left = t0 + timeout - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(argv, timeout)
+                try:
+                    p.wait(timeout=min(left, 0.5))
+                except subprocess.TimeoutExpired:
+                    continue
+                if p is m.current:        # not a migration's source
+                    break
         except subprocess.TimeoutExpired:
             timed_out = True
-            proc.kill()
-            proc.wait()
-        th.join(5)
+        m.kill_all()
+        for th in m.pumps:
+            th.join(5)
+        proc = m.current
+    if ctl_dir:
+        shutil.rmtree(ctl_dir, ignore_errors=True)
     elapsed = time.monotonic() - t0
     console = strip_terminal_codes(console_path.read_text(errors="replace"))
     if timed_out:
         console += "\n[lab: QEMU killed after %d s hard timeout]\n" % timeout
     results = results_path.read_text(errors="replace") if results_path.exists() else ""
     r = BootResult(argv, console, results, elapsed, timed_out, proc.returncode, run_dir)
+    if ctl and ctl.error:
+        r.errors.append("host control: " + ctl.error)
     log("%s: %.1f s%s, %d steps" % (label, elapsed, " TIMEOUT" if timed_out else "",
                                      len(r.steps)))
     return r
@@ -637,6 +921,8 @@ class Scenario:
         self.cpu = ns.get("CPU", "max")
         self.append = ns.get("APPEND", "")
         self.mem = ns.get("MEM", "512M")
+        self.qemu_args = tuple(ns.get("QEMU_ARGS", ()))
+        self.host_control = bool(ns.get("HOST_CONTROL", False))
         self.timeout = int(ns.get("TIMEOUT", DEFAULT_SCENARIO_TIMEOUT))
         self.alone = bool(ns.get("ALONE", False))
         self.programs = dict(ns.get("PROGRAMS", {}))
@@ -657,7 +943,8 @@ class Scenario:
 
     def guest_key(self):
         """Scenarios with the same key can share one boot."""
-        key = (self.smp, self.cpu, " ".join(self.append.split()), self.mem)
+        key = (self.smp, self.cpu, " ".join(self.append.split()), self.mem,
+               self.qemu_args, self.host_control)
         return key + ((self.name,) if self.alone else ())
 
     def __repr__(self):
@@ -763,6 +1050,7 @@ class Group:
         self.scenarios = sorted(scenarios, key=lambda s: s.name)
         s0 = self.scenarios[0]
         self.smp, self.cpu, self.append, self.mem = s0.smp, s0.cpu, s0.append, s0.mem
+        self.qemu_args, self.host_control = s0.qemu_args, s0.host_control
         self.label = "+".join(s.name for s in self.scenarios)
         self.timeout = (BOOT_TIMEOUT + sum(s.timeout for s in self.scenarios)) * timeout_scale()
 
@@ -838,9 +1126,11 @@ class Lab:
         img = build_initramfs(self.tools, g.steps(), g.programs(),
                               self.clockdoctor if need else None, files=g.files())
         run_dir = cache_dir() / "runs" / re.sub(r"[^A-Za-z0-9_.+-]", "_", g.label)[:120]
-        log("booting %s (smp=%d cpu=%s append=%r)" % (g.label, g.smp, g.cpu, g.append))
+        log("booting %s (smp=%d cpu=%s append=%r%s)" % (
+            g.label, g.smp, g.cpu, g.append, " " + " ".join(g.qemu_args) if g.qemu_args else ""))
         return boot(self.tools, img, g.smp, g.cpu, g.append, g.mem, g.timeout,
-                    run_dir=run_dir, label=g.label)
+                    run_dir=run_dir, label=g.label, qemu_args=g.qemu_args,
+                    host_control=g.host_control)
 
     def result(self, scenario):
         return self.futures[self.group_of[scenario.name].label].result()
@@ -931,7 +1221,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.what == "list":
         for g in group_scenarios(load_scenarios()):
-            print("boot smp=%d cpu=%s append=%r timeout=%ds" % (g.smp, g.cpu, g.append, g.timeout))
+            print("boot smp=%d cpu=%s append=%r%s%s timeout=%ds" % (
+                g.smp, g.cpu, g.append, " qemu_args=%r" % (g.qemu_args,) if g.qemu_args else "",
+                " host-control" if g.host_control else "", g.timeout))
             for s in g.scenarios:
                 print("  %-20s %s" % (s.name, s.doc.splitlines()[0] if s.doc else ""))
         return 0

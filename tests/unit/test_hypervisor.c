@@ -445,6 +445,45 @@ static void test_fixtures(void)
 	fixture("server-watchdog-tsc-to-acpi_pm", CD_HV_UNKNOWN, "");
 }
 
+/* Signals found in no other hypervisor's guest: the Hyper-V host's build in
+ * the kernel log, WSL2's own kernel release.  Look-alikes stay quiet. */
+static void test_hyperv_signals(void)
+{
+	static const char *const builds[] = {
+		"[    0.000000] Hyper-V Host Build:20348-10.0-1-0.1075\n",
+		"[    0.000000] Hyper-V Host Build:14393-10.0-0-0.299; Vmbus version:4.0\n",
+		"[    0.000000] Hyper-V: Host Build 10.0.22621.1-0-0\n",
+	};
+	struct cd_facts *f;
+	for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
+		f = blank();
+		cd_klog_parse(builds[i], strlen(builds[i]), &f->klog);
+		DECIDED(f, CD_HV_HYPERV, "kernel log");
+	}
+	f = blank();
+	cd_parse_kernel_release("4.19.104-microsoft-standard", &f->kernel);
+	snprintf(f->kernel.release, sizeof f->kernel.release, "4.19.104-microsoft-standard");
+	DECIDED(f, CD_HV_HYPERV, "kernel release");
+	snprintf(f->kernel.release, sizeof f->kernel.release, "5.15.90.1-microsoft-standard-WSL2");
+	DECIDED(f, CD_HV_HYPERV, "kernel release");
+	/* DMI outranks the release: a WSL2 kernel booted elsewhere is elsewhere. */
+	set_dmi(f, "QEMU", "Standard PC (i440FX + PIIX, 1996)");
+	set_cs(f, "kvm-clock", "kvm-clock", "tsc");
+	DECIDED(f, CD_HV_KVM, "dmi");
+	/* WSL 1 has no Linux kernel; Azure-tuned kernels run anywhere. */
+	static const char *const not_wsl2[] = { "4.4.0-19041-Microsoft", "5.15.0-1034-azure", "6.1.0-13-cloud-amd64" };
+	for (size_t i = 0; i < sizeof not_wsl2 / sizeof not_wsl2[0]; i++) {
+		f = blank();
+		snprintf(f->kernel.release, sizeof f->kernel.release, "%s", not_wsl2[i]);
+		DECIDED(f, CD_HV_UNKNOWN, "");
+	}
+	/* A line that only mentions Hyper-V names nothing. */
+	f = blank();
+	const char *other = "[    1.000000] hv_vmbus: registering driver hyperv_fb\n";
+	cd_klog_parse(other, strlen(other), &f->klog);
+	DECIDED(f, CD_HV_UNKNOWN, "");
+}
+
 int main(void)
 {
 	test_names();
@@ -452,5 +491,6 @@ int main(void)
 	test_conflicts();
 	test_interfaces();
 	test_fixtures();
+	test_hyperv_signals();
 	return unit_done("hypervisor");
 }

@@ -79,6 +79,8 @@ static void check_switch(const char *text, double ts, bool boot)
 
 static void test_layouts(void)
 {
+	const struct cd_klog *l;
+
 	/* dmesg */
 	check_switch("[    0.955003] clocksource: Switched to clocksource hpet\n", 0.955003, true);
 	check_switch("[ 3007.007138] clocksource: Switched to clocksource hpet", 3007.007138, false);
@@ -108,8 +110,21 @@ static void test_layouts(void)
 	check_switch("[    7.544040][  T236] clocksource: Switched to clocksource hpet", 7.544040, false);
 	check_switch("[    7.544040] [   C14] clocksource: Switched to clocksource hpet", 7.544040, false);
 
+	/* syslog without its date, as appliances (Synology DSM) log it */
+	check_switch("kernel: [  384.258940] clocksource: Switched to clocksource hpet", 384.258940, false);
+	/* grep -H over log files: the file's name, a colon, the line */
+	check_switch("/var/log/kern.log:Feb  2 17:33:32 proxmox kernel: [    0.182097] clocksource: "
+		     "Switched to clocksource hpet", 0.182097, true);
+	check_switch("kern.log.1:[  384.258940] clocksource: Switched to clocksource hpet", 384.258940, false);
+	check_switch("dmesg.txt:clocksource: Switched to clocksource hpet", -1, false);
+	/* ... but a message's own "subsystem: " (a blank after the colon) is
+	 * kept, even with a '/' in it */
+	l = parse("x86/tsc: Switched to clocksource hpet\n");
+	CHECK_INT(l->n_events, 1);
+	CHECK_STR(l->events[0].line, "x86/tsc: Switched to clocksource hpet");
+
 	/* /dev/kmsg dictionary lines are skipped, but counted as lines. */
-	const struct cd_klog *l = parse("6,1,2,-;clocksource: Switched to clocksource hpet\n"
+	l = parse("6,1,2,-;clocksource: Switched to clocksource hpet\n"
 					" SUBSYSTEM=acpi\n DEVICE=+acpi:PNP0103:00\n");
 	CHECK_INT(l->n_events, 1);
 	CHECK_INT(l->lines, 3);
@@ -203,7 +218,7 @@ static void test_fixture_qemu(void)
 	const struct cd_event *e;
 	CHECK_INT(l->lines, 380);
 	CHECK_INT(l->reaches_boot, 1);
-	CHECK_INT(l->n_events, 6);
+	CHECK_INT(l->n_events, 10);  /* 6, and 4 clocksources registered */
 	CHECK((e = find(l, CD_EV_KERNEL_VERSION, 0)) && strcmp(e->name, "6.1.0-56-amd64") == 0);
 	CHECK((e = find(l, CD_EV_DMI, 0)) && strncmp(e->line, "DMI: QEMU Standard PC", 21) == 0);
 	CHECK_INT(count(l, CD_EV_CMDLINE), 1);   /* "Kernel command line:" is the same */
@@ -327,12 +342,42 @@ static void test_dmi_and_32bit(void)
 	/* A 64-bit kernel's memory lines are not these */
 	l = parse("[    0.000000] Memory: 16314540K/16651036K available (12288K kernel code)\n");
 	CHECK_INT(count(l, CD_EV_X86_32BIT), 0);
+	/* A decoded backtrace through the 32-bit entry code (lkp-robot, 5.17 i386) */
+	e = only("[ 3.256402][ T1] ret_from_fork (arch/x86/entry/entry_32.S:772) \n", CD_EV_X86_32BIT);
+	CHECK_STR(e->name, "entry_32");
+	/* Each clocksource registered, in both pr_fmt eras; other "mask:" lines are not */
+	l = parse("[    0.000000] clocksource: arch_sys_counter: mask: 0xffffffffffffff max_cycles: 0x588fe9dc0, max_idle_ns: 440795202592 ns\n"
+	          "[    0.000000] clocksource: tsc-early: mask: 0xffffffffffffffff max_cycles: 0x2e09cc5255e, max_idle_ns: 440795261586 ns\n"
+	          "[    0.104000] hpet: mask: 0xffffffff max_cycles: 0xffffffff, max_idle_ns: 133484873504 ns\n"
+	          "[    0.200000] clocksource: 'hpet' wd_now: 1 wd_last: 0 mask: ffffffff\n"
+	          "[    0.300000] irq: mask: 0x1 something else\n");
+	CHECK_INT(count(l, CD_EV_CS_REGISTERED), 3);
+	CHECK((e = find(l, CD_EV_CS_REGISTERED, 0)) && strcmp(e->name, "arch_sys_counter") == 0);
+	CHECK((e = find(l, CD_EV_CS_REGISTERED, 2)) && strcmp(e->name, "hpet") == 0);
+	/* ... and not the 64-bit kernel's, nor its compat entry for 32-bit programs */
+	l = parse("[ 5.1] ret_from_fork (arch/x86/entry/entry_64.S:295)\n"
+	          "[ 5.2] entry_SYSENTER_compat_after_hwframe (arch/x86/entry/entry_64_compat.S:122)\n");
+	CHECK_INT(count(l, CD_EV_X86_32BIT), 0);
 }
 
 static void test_watchdog(void)
 {
 	const struct cd_klog *l;
 	const struct cd_event *e;
+
+	/* A header pasted without its time stamp is dated by the first line
+	 * of its report that kept one (a Xen dom0 log on lkml, 2023) ... */
+	l = parse("timekeeping watchdog on CPU9: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+		  "[  152.557154] clocksource:                       'xen' wd_nsec: 511979417 wd_now: 24e4d7625e wd_last: 24c65332c5 mask: ffffffffffffffff\n"
+		  "[  152.566197] clocksource:                       'tsc' cs_nsec: 512468734 cs_now: 9a306c9b808c cs_last: 9a302c9e30ba mask: ffffffffffffffff\n");
+	CHECK_INT(count(l, CD_EV_WATCHDOG_SKEW), 1);
+	e = find(l, CD_EV_WATCHDOG_SKEW, 0);
+	CHECK(e && near(e->ts, 152.557154) && strcmp(e->name2, "xen") == 0 && e->value == 511979417);
+	/* ... and a dated header keeps its own time */
+	l = parse("[  100.000001] clocksource: timekeeping watchdog on CPU9: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+		  "[  100.000002] clocksource:                       'xen' wd_nsec: 511979417 wd_now: 24e4d7625e wd_last: 24c65332c5 mask: ffffffffffffffff\n");
+	e = find(l, CD_EV_WATCHDOG_SKEW, 0);
+	CHECK(e && near(e->ts, 100.000001));
 
 	/* 5.14+ with wd_nsec/cs_nsec, 6.x with the "skewed" line (lkml, 2023) */
 	l = parse("[  882.011139] clocksource: timekeeping watchdog on CPU1800: Marking clocksource 'tsc' as unstable because the skew is too large:\n"

@@ -551,6 +551,114 @@ static void test_verdict_rule(void)
 	CHECK(cd_verdict_syscall(1.05, 0.0));
 }
 
+/* The title of tsc-unstable-sync for this log on this kernel ("" when
+ * it does not fire), and the status in *status. */
+static const char *sync_title(const char *release, const char *log, enum cd_status *status)
+{
+	static char title[sizeof ((struct cd_finding *)0)->title];
+	struct cd_facts *f = facts(NULL, NULL, release);
+	struct cd_report *r = calloc(1, sizeof *r);
+	log_text(f, log);
+	cd_diagnose(f, NULL, r);
+	const struct cd_finding *x = find(r, "tsc-unstable-sync");
+	snprintf(title, sizeof title, "%s", x ? x->title : "");
+	*status = r->status;
+	free(r);
+	free(f);
+	return title;
+}
+
+/* The boot-time sync test's evidence as the kernel printed it: its header
+ * alone is the failure (printed only when a warp was measured); a warp
+ * whose header was lost names no CPUs; a pass is nothing. */
+static void test_sync_evidence(void)
+{
+	enum cd_status st;
+	const char *t = sync_title("5.15.0-1-amd64", "[    0.182097] TSC synchronization [CPU#0 -> CPU#1]:\n", &st);
+	CHECK(strstr(t, "between CPU#0 and CPU#1") && strstr(t, "not in this log"));
+	CHECK_INT(st, CD_STATUS_WARNING);
+	t = sync_title("5.15.0-1-amd64",
+	               "[    0.923620] Measured 2 cycles TSC warp between CPUs, turning off TSC clock.\n"
+	               "[    0.923620] tsc: Marking TSC unstable due to check_tsc_sync_source failed\n", &st);
+	CHECK(strstr(t, "2 cycles between CPUs") && !strstr(t, "CPU#"));
+	t = sync_title("5.15.0-1-amd64",
+	               "[    0.182097] TSC synchronization [CPU#0 -> CPU#1]:\n"
+	               "[    0.182097] Measured 140 cycles TSC warp between CPUs, turning off TSC clock.\n", &st);
+	CHECK(strstr(t, "140 cycles between CPU#0 and CPU#1") != NULL);
+	/* 2.6.x prints the pass on the header's own line; a later kernel only
+	 * with pr_debug: neither is a rejection. */
+	t = sync_title("2.6.32-5-amd64", "[    0.100000] checking TSC synchronization [CPU#0 -> CPU#1]: passed.\n", &st);
+	CHECK_STR(t, "");
+}
+
+/* RHEL 6 without clocksource_failover only reports the watchdog's
+ * disagreement and keeps its clocksource: no "the kernel removed it", and
+ * the size quoted as printed, not as "seconds". */
+static void test_rhel6_no_failover(void)
+{
+	const char *line = "Clocksource tsc unstable (delta = -102057770 ns).  Enable clocksource failover "
+	                   "by adding clocksource_failover kernel parameter.\n";
+	struct cd_facts *f = facts(NULL, NULL, "2.6.32-358.el6.x86_64");
+	log_text(f, line);
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	const struct cd_finding *x = find(&r, "tsc-unstable-watchdog");
+	CHECK(x && strstr(x->fix_now, "keeps the clocksource it had") && strstr(x->fix_now, "-102057770 ns (-0.10 s)"));
+	CHECK(x && !strstr(x->fix_now, "without a reboot") && !strstr(x->fix_now, "by seconds"));
+	CHECK(x && !x->act_add[0]);
+	CHECK(x && strstr(x->title, "only reports it") && !strstr(x->title, "rejected"));
+	CHECK(find(&r, "slow-clocksource") == NULL);
+	/* With clocksource_failover the kernel does fail over: the usual advice. */
+	cd_parse_cmdline("ro clocksource_failover=acpi_pm", &f->kernel);
+	cd_diagnose(f, NULL, &r);
+	x = find(&r, "tsc-unstable-watchdog");
+	CHECK(x && !strstr(x->fix_now, "keeps the clocksource it had") && strstr(x->title, "rejected"));
+	free(f);
+}
+
+/* No current_clocksource, only the list: when every listed clocksource is
+ * a system call, whichever is current is one. */
+static void test_only_slow_listed(void)
+{
+	static const struct { const char *available, *log; bool fires; } cases[] = {
+		{ "hpet acpi_pm", NULL, true },
+		{ "acpi_pm", NULL, true },
+		{ "hpet acpi_pm", NULL, true },
+		/* a TSC the kernel rejected cannot come back */
+		{ "tsc hpet acpi_pm", "[    0.144008] Marking TSC unstable due to check_tsc_sync_source failed\n", true },
+		{ "tsc hpet acpi_pm", NULL, false },
+		{ "kvm-clock hpet acpi_pm", NULL, false },
+		{ "hpet some_new_clock", NULL, false },
+		{ "arch_sys_counter", NULL, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct cd_facts *f = facts(NULL, cases[i].available, i == 2 ? NULL : "6.1.0-1-amd64");
+		if (cases[i].log)
+			log_text(f, cases[i].log);
+		struct cd_report r;
+		cd_diagnose(f, NULL, &r);
+		const struct cd_finding *x = find(&r, "slow-clocksource");
+		if (!x != !cases[i].fires)
+			fprintf(stderr, "  available: %s\n", cases[i].available);
+		CHECK_INT(x != NULL, cases[i].fires);
+		if (cases[i].fires) {
+			CHECK_INT(r.status, CD_STATUS_CRITICAL);
+			CHECK(x && strstr(x->title, "every clocksource this kernel lists"));
+			CHECK(strstr(r.verdict, "a system call each") != NULL);
+		} else {
+			CHECK(strstr(r.verdict, " or ") == NULL);
+		}
+		free(f);
+	}
+	/* A current clocksource known is the rule's own business. */
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", "6.1.0-1-amd64");
+	struct cd_report r;
+	cd_diagnose(f, NULL, &r);
+	const struct cd_finding *x = find(&r, "slow-clocksource");
+	CHECK(x && !strstr(x->title, "every clocksource this kernel lists"));
+	free(f);
+}
+
 int main(void)
 {
 	test_acpi_pm_after_warp();
@@ -567,5 +675,8 @@ int main(void)
 	test_tick_based_left();
 	test_unsafe_tsc();
 	test_newer_kernel_advice();
+	test_sync_evidence();
+	test_rhel6_no_failover();
+	test_only_slow_listed();
 	return unit_done("rules");
 }

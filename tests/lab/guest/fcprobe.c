@@ -29,7 +29,9 @@
  *       loop itself steps CLOCK_REALTIME by DELTA seconds with
  *       clock_settime() (root), and goes on reading at once.
  *       Backward steps are counted per clock (REALTIME and TAI step with the
- *       kernel's wall clock; MONOTONIC, RAW and BOOTTIME must never).
+ *       kernel's wall clock; MONOTONIC, RAW and BOOTTIME must never), and
+ *       so are the kernel's own (kernel_back: a kernel read below the
+ *       previous one of the same clock).
  *   fcprobe cost [-n CALLS] [-b BATCHES] [-d MS]
  *       ns a call of fc_now_ns, fc_now_ns_unordered, libc clock_gettime
  *       (CLOCK_MONOTONIC) and syscall(SYS_clock_gettime, CLOCK_MONOTONIC):
@@ -183,6 +185,11 @@ struct clockstate {
 	struct run run;
 	uint64_t runs, back_total, bad_total, n_total;
 	int64_t err_max_total, excess_max_total, back_max;
+	/* the kernel's own clock going backwards between two of its reads here
+	 * (k1 below the previous k2): a fault of the kernel's, which the
+	 * library, never going backwards, cannot follow */
+	int64_t kernel_last, kernel_back_max;
+	uint64_t kernel_back;
 };
 
 static void iv_reset(struct stat_iv *s)
@@ -263,6 +270,12 @@ static int cmd_follow(double secs, int interval_ms)
 				}
 				int64_t v = lib_read(c);
 				int64_t k2 = kns(clk_id[c]);
+				if (cs[c].kernel_last && k1 < cs[c].kernel_last) {
+					cs[c].kernel_back++;
+					if (cs[c].kernel_last - k1 > cs[c].kernel_back_max)
+						cs[c].kernel_back_max = cs[c].kernel_last - k1;
+				}
+				cs[c].kernel_last = k2;
 				if (c == C_MONO) {
 					tm[b] = k1;
 					m2 = k2;
@@ -387,9 +400,10 @@ static int cmd_follow(double secs, int interval_ms)
 	       (kns(CLOCK_MONOTONIC) - start) / 1e9, iters, changes, ksteps, bound_max_total);
 	for (int c = 0; c < NCLK; c++)
 		printf(",\"%s\":{\"n\":%" PRIu64 ",\"err_max\":%" PRId64 ",\"excess_max\":%" PRId64 ",\"bad\":%" PRIu64
-		       ",\"runs\":%" PRIu64 ",\"back\":%" PRIu64 ",\"back_max_ns\":%" PRId64 "}",
+		       ",\"runs\":%" PRIu64 ",\"back\":%" PRIu64 ",\"back_max_ns\":%" PRId64
+		       ",\"kernel_back\":%" PRIu64 ",\"kernel_back_max_ns\":%" PRId64 "}",
 		       clk_name[c], cs[c].n_total, cs[c].err_max_total, cs[c].excess_max_total, cs[c].bad_total, cs[c].runs,
-		       cs[c].back_total, cs[c].back_max);
+		       cs[c].back_total, cs[c].back_max, cs[c].kernel_back, cs[c].kernel_back_max);
 	printf(",\"info\":{");
 	print_info_fields(&fin);
 	printf("}}\n");

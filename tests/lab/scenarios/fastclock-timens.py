@@ -11,7 +11,7 @@ absolute clock_nanosleep until "served now + 50 ms" must return (it hung
 for 300 s when the child served the parent's clock).  The parent stays on
 its own clock.  The library notices the child: the page that holds its
 locks is zeroed in a forked child (MADV_WIPEONFORK), the child's first read
-compares the line with the kernel, and a difference of more than 1.25 ms is
+compares the line with the kernel, and a difference of more than 0.5 ms is
 another clock."""
 from fastclock_lab import INVTSC_CPU, LIBRARY, REPO
 
