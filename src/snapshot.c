@@ -2,40 +2,62 @@
  * snapshot.c: `clockdoctor snapshot DIR`: save this machine's facts in the
  * layout `check --root DIR` reads, so that someone else can diagnose them.
  *
- * Files are copied verbatim; the two facts that are not files (CPUID and the
- * kernel log) are written in the formats people already produce by hand
- * (`cpuid -r -1` and `dmesg`), so hand-made snapshots and ours are alike.
+ * Files are copied verbatim; the three facts that are not files (CPUID, the
+ * kernel log and the NTP state) are written in the formats people already
+ * produce by hand (`cpuid -r -1`, `dmesg` and `adjtimex --print`), so
+ * hand-made snapshots and ours are alike.
  * Nothing is measured: a snapshot carries facts, not timings.
+ *
+ * --redact takes what identifies the machine out of the files that can
+ * hold it (the kernel log, the command line, the kernel release, DMI and
+ * hypervisor strings: util/redact.c), for a public bug report; the others
+ * hold no identifier and are left byte for byte (os-release keeps ID=debian
+ * even on a host named debian, which is Debian's default name).  DMI's
+ * serial numbers and UUIDs (product_serial, product_uuid, board_serial)
+ * are never saved.  --root SRC makes the snapshot from an earlier one
+ * instead of this machine: a snapshot taken before can be redacted.
  */
 #include "commands.h"
 #include "probe/probe.h"
 #include "util/fsread.h"
 #include "util/numarg.h"
+#include "util/redact.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
-static const char *const files[] = {
-	"/sys/devices/system/clocksource/clocksource0/current_clocksource",
-	"/sys/devices/system/clocksource/clocksource0/available_clocksource",
-	"/proc/cpuinfo",
-	"/proc/cmdline",
-	"/proc/sys/kernel/osrelease",
-	"/proc/sys/kernel/arch",
-	"/proc/uptime",
-	"/sys/hypervisor/type",
-	"/sys/class/dmi/id/sys_vendor",
-	"/sys/class/dmi/id/product_name",
-	"/etc/os-release",
-	"/etc/lsb-release",
-	"/etc/redhat-release",
-	"/etc/SuSE-release",
-	"/etc/debian_version",
+static const struct {
+	const char *path;
+	bool may_identify;       /* passed through the redaction under --redact */
+} files[] = {
+	{ "/sys/devices/system/clocksource/clocksource0/current_clocksource", false },
+	{ "/sys/devices/system/clocksource/clocksource0/available_clocksource", false },
+	{ "/proc/cpuinfo", false },
+	{ "/proc/cmdline", true },
+	{ "/proc/sys/kernel/osrelease", true },
+	{ "/proc/sys/kernel/arch", false },
+	{ "/proc/uptime", false },
+	{ "/sys/hypervisor/type", true },
+	{ "/sys/class/dmi/id/sys_vendor", true },
+	{ "/sys/class/dmi/id/product_name", true },
+	{ "/etc/os-release", false },
+	{ "/etc/lsb-release", false },
+	{ "/etc/redhat-release", false },
+	{ "/etc/SuSE-release", false },
+	{ "/etc/debian_version", false },
+	/* From an earlier snapshot (--root) only: this machine's are made. */
+	{ "/cpuid.txt", false },
+	{ "/adjtimex.txt", false },
+	{ "/dmesg.txt", true },
 };
+#define N_FILES (sizeof files / sizeof files[0])
+#define N_LIVE_FILES (N_FILES - 3)
 
 static bool dir_empty_or_missing(const char *dir)
 {
@@ -63,22 +85,87 @@ static int save(const char *dir, const char *path, const char *data, size_t len,
 	return rc;
 }
 
+/* Saved, redacted first when red is not NULL and the file may identify
+ * the machine. */
+static int save_maybe_redacted(const char *dir, const char *path, const char *data, size_t len,
+                               struct cd_redact *red, bool may_identify, int *failed)
+{
+	if (!red || !may_identify)
+		return save(dir, path, data, len, failed);
+	size_t n;
+	char *clean = cd_redact_text(red, data, len, &n);
+	if (!clean) {
+		fprintf(stderr, "clockdoctor snapshot: out of memory redacting %s: not saved\n", path);
+		(*failed)++;
+		return -ENOMEM;
+	}
+	int rc = save(dir, path, clean, n, failed);
+	free(clean);
+	return rc;
+}
+
+/* This machine's names (or those an earlier snapshot holds) and the names
+ * its kernel log states, for --redact. */
+static void learn_names(struct cd_redact *red, const char *src)
+{
+	char buf[CD_REDACT_NAME_MAX];
+	if (!src) {
+		struct utsname u;
+		if (uname(&u) == 0)
+			cd_redact_add_name(red, u.nodename);
+	}
+	static const char *const named[] = { "/proc/sys/kernel/hostname", "/proc/sys/kernel/domainname",
+	                                     "/etc/hostname" };
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		if (cd_read_small(src ? src : "/", named[i], buf, sizeof buf) > 0)
+			cd_redact_add_name(red, buf);
+}
+
+static void say_redacted(const struct cd_redact *red)
+{
+	static const char *const what[CD_REDACT_N] = {
+		"host names", "IPv4 addresses", "IPv6 addresses", "MAC addresses", "UUIDs", "serial numbers",
+		"e-mail addresses",
+	};
+	unsigned long all = 0;
+	printf("redacted:");
+	for (int k = 0; k < CD_REDACT_N; k++)
+		if (red->count[k]) {
+			printf("%s %s %lu (now %s)", all ? "," : "", what[k], red->count[k], cd_redact_marker(k));
+			all += red->count[k];
+		}
+	printf("%s\n", all ? "" : " nothing that identifies the machine was found");
+}
+
 int cd_cmd_snapshot(int argc, char **argv)
 {
-	bool force = false;
-	const char *dir = NULL;
+	bool force = false, redact = false;
+	const char *dir = NULL, *src = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: clockdoctor snapshot [--force] DIR\n\n"
+			printf("usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n\n"
 			       "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
 			       "DIR must be empty or missing unless --force is given.\n\n"
+			       "  -f, --force      write into a DIR that is not empty\n"
+			       "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
+			       "                   UUIDs and e-mail addresses in the kernel log, the command\n"
+			       "                   line and DMI with <host>, <ipv4>, ... (for a public report)\n"
+			       "  -r, --root SRC   copy an earlier snapshot instead of this machine\n\n"
 			       "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
 			       "could not be written, 3 bad usage, the folder refused, or the report could\n"
 			       "not be written\n\n"
-			       "example:\n  clockdoctor snapshot /tmp/snap && tar czf snap.tgz -C /tmp snap\n");
+			       "examples:\n  clockdoctor snapshot /tmp/snap && tar czf snap.tgz -C /tmp snap\n"
+			       "  clockdoctor snapshot --redact /tmp/public-snap\n"
+			       "  clockdoctor snapshot --redact --root ./snap-of-db1 ./snap-public\n");
 			return cd_report_written("snapshot", 0);
 		} else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0) {
 			force = true;
+		} else if (strcmp(argv[i], "-R") == 0 || strcmp(argv[i], "--redact") == 0) {
+			redact = true;
+		} else if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--root") == 0) {
+			if (i + 1 >= argc)
+				return cd_usage_error("snapshot", "%s takes a snapshot folder", argv[i]);
+			src = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cd_usage_error("snapshot", "unknown option '%s'", argv[i]);
 		} else if (!dir) {
@@ -88,7 +175,16 @@ int cd_cmd_snapshot(int argc, char **argv)
 		}
 	}
 	if (!dir)
-		return cd_usage_error("snapshot", "no folder given: clockdoctor snapshot [--force] DIR");
+		return cd_usage_error("snapshot", "no folder given: clockdoctor snapshot [--force] [--redact] "
+		                      "[--root SRC] DIR");
+	if (src) {
+		struct stat sst;
+		char a[PATH_MAX], b[PATH_MAX];
+		if (stat(src, &sst) != 0 || !S_ISDIR(sst.st_mode))
+			return cd_usage_error("snapshot", "--root %s: not a folder", src);
+		if (realpath(src, a) && realpath(dir, b) && strcmp(a, b) == 0)
+			return cd_usage_error("snapshot", "--root and DIR are the same folder");
+	}
 	/* A file where the folder should be: one refusal, --force or not (it
 	 * cannot be written into, and is not ours to replace). */
 	struct stat st;
@@ -106,22 +202,56 @@ int cd_cmd_snapshot(int argc, char **argv)
 		return CD_EXIT_USAGE;
 	}
 
-	int saved = 0, missing = 0, failed = 0;
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		size_t len;
-		int err, trunc;
-		char *data = cd_read_file("/", files[i], 4u << 20, &len, &err, &trunc);
-		if (!data) {
-			fprintf(stderr, "  not saved: %s (%s)\n", files[i], strerror(-err));
-			missing++;
-			continue;
+	struct cd_redact *red = NULL;
+	if (redact) {
+		red = calloc(1, sizeof *red);
+		if (!red) {
+			fprintf(stderr, "clockdoctor snapshot: out of memory\n");
+			return CD_EXIT_FAILED;
 		}
-		if (save(dir, files[i], data, len, &failed) == 0)
-			saved++;
-		free(data);
+		learn_names(red, src);
 	}
 
-	struct cd_cpuid *c = calloc(1, sizeof *c);
+	int saved = 0, missing = 0, failed = 0;
+	/* Every text read before any is saved: the names the kernel log states
+	 * are redacted everywhere. */
+	size_t log_len = 0;
+	char *log = NULL;
+	if (!src) {
+		enum cd_klog_source klog_src;
+		char why[CD_LINE_MAX] = "";
+		log = cd_klog_live_text(&log_len, &klog_src, why, sizeof why);
+		if (!log) {
+			fprintf(stderr, "  not saved: dmesg.txt (%s)\n", why[0] ? why : "kernel log not readable");
+			missing++;
+		} else if (red) {
+			cd_redact_learn(red, log, log_len);
+		}
+	}
+	size_t n_files = src ? N_FILES : N_LIVE_FILES;
+	char *texts[N_FILES] = { NULL };
+	size_t lens[N_FILES] = { 0 };
+	for (size_t i = 0; i < n_files; i++) {
+		int err, trunc;
+		texts[i] = cd_read_file(src ? src : "/", files[i].path, 64u << 20, &lens[i], &err, &trunc);
+		if (!texts[i]) {
+			fprintf(stderr, "  not saved: %s (%s)\n", files[i].path, strerror(-err));
+			missing++;
+		} else if (red && files[i].may_identify) {
+			cd_redact_learn(red, texts[i], lens[i]);
+		}
+	}
+	for (size_t i = 0; i < n_files; i++)
+		if (texts[i] && save_maybe_redacted(dir, files[i].path, texts[i], lens[i], red, files[i].may_identify,
+		                                    &failed) == 0)
+			saved++;
+	for (size_t i = 0; i < n_files; i++)
+		free(texts[i]);
+	if (log && save_maybe_redacted(dir, "/dmesg.txt", log, log_len, red, true, &failed) == 0)
+		saved++;
+	free(log);
+
+	struct cd_cpuid *c = src ? NULL : calloc(1, sizeof *c);
 	if (c) {
 		cd_cpuid_live(c);
 		if (c->have) {
@@ -136,17 +266,30 @@ int cd_cmd_snapshot(int argc, char **argv)
 		free(c);
 	}
 
-	size_t len = 0;
-	enum cd_klog_source src;
-	char why[CD_LINE_MAX] = "";
-	char *log = cd_klog_live_text(&len, &src, why, sizeof why);
-	if (log) {
-		if (save(dir, "/dmesg.txt", log, len, &failed) == 0)
+	if (!src) {
+		struct cd_ntp ntp;
+		cd_ntp_live(&ntp);
+		char ntp_txt[512];
+		int ntp_len = cd_format_adjtimex_txt(&ntp, ntp_txt, sizeof ntp_txt);
+		if (ntp_len > 0) {
+			if (save(dir, "/adjtimex.txt", ntp_txt, (size_t)ntp_len, &failed) == 0)
+				saved++;
+		} else {
+			fprintf(stderr, "  not saved: adjtimex.txt (adjtimex(2) refused)\n");
+			missing++;
+		}
+	}
+
+	if (red) {
+		static const char note[] =
+			"This snapshot was redacted by `clockdoctor snapshot --redact`: in the kernel log, the\n"
+			"command line, the kernel release and the DMI strings, host names read <host>, IPv4 and\n"
+			"IPv6 addresses <ipv4> and <ipv6>, MAC addresses <mac>, UUIDs <uuid>, serial numbers\n"
+			"<serial>, e-mail addresses <email>.\n";
+		if (save(dir, "/REDACTED.txt", note, sizeof note - 1, &failed) == 0)
 			saved++;
-		free(log);
-	} else {
-		fprintf(stderr, "  not saved: dmesg.txt (%s)\n", why[0] ? why : "kernel log not readable");
-		missing++;
+		say_redacted(red);
+		free(red);
 	}
 	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", saved, dir, missing,
 	       failed ? "; some could not be written" : "");

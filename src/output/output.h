@@ -33,8 +33,20 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
  * (backslash, double quote, newline); shared with watch's textfile. */
 void cd_prom_label(FILE *out, const char *s);
 
+/* When the check ran, and when a check last reached a verdict (status 0 to
+ * 2): Unix times, last_success 0 for never. */
+struct cd_prom_times {
+	double last_run;
+	double last_success;
+};
+
 void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
-                          const struct cd_report *r);
+                          const struct cd_report *r, const struct cd_prom_times *t);
+
+/* The last success recorded in a textfile check wrote before (text, NUL
+ * terminated): its clockdoctor_check_last_success_timestamp_seconds, or 0
+ * when there is none or it is not a plausible time. */
+double cd_prom_last_success(const char *text);
 
 /* Write text wrapped at width columns, each line prefixed by indent spaces;
  * lines of text that start with "$ " are commands and are never wrapped. */

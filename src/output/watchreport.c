@@ -5,7 +5,9 @@
  * Metric names follow check's (output/prometheus.c), under
  * clockdoctor_watch_: node_exporter's textfile collector refuses a series
  * that two files both export, and a fleet may run `check --prometheus` from
- * a timer beside watch in the same folder.
+ * a timer beside watch in the same folder.  The current clocksource itself
+ * is not exported: node_exporter's node_time_clocksource_current_info has
+ * it, read at each scrape.
  */
 #include "output/watchreport.h"
 #include "output/output.h"
@@ -268,13 +270,6 @@ static void head(FILE *out, const char *name, const char *type, const char *help
 
 void cd_watch_textfile(FILE *out, const struct cd_watch_state *s, double now)
 {
-	if (s->cs_readable) {
-		head(out, "clockdoctor_watch_clocksource_current_info", "gauge",
-		     "The kernel's current clocksource, as watch last read it.");
-		fputs("clockdoctor_watch_clocksource_current_info{clocksource=\"", out);
-		cd_prom_label(out, s->current);
-		fputs("\"} 1\n", out);
-	}
 	head(out, "clockdoctor_watch_clocksource_readable", "gauge",
 	     "1 when watch can read current_clocksource.");
 	fprintf(out, "clockdoctor_watch_clocksource_readable %d\n", s->cs_readable ? 1 : 0);

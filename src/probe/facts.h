@@ -203,7 +203,7 @@ struct cd_klog {
 	struct cd_event events[CD_MAX_EVENTS];
 };
 
-/* ---- NTP discipline (adjtimex, read only; live only) ---- */
+/* ---- NTP discipline (adjtimex, read only; a snapshot's adjtimex.txt) ---- */
 struct cd_ntp {
 	bool have;
 	bool synchronized;   /* the kernel clock is disciplined (not STA_UNSYNC, not TIME_ERROR) */

@@ -4,7 +4,7 @@
  *
  * Only three facts differ between the live machine and a snapshot: CPUID (the
  * instruction here, cpuid.txt there), the kernel log (the ring buffer or the
- * journal here, dmesg.txt there) and NTP (adjtimex here, unknown there).
+ * journal here, dmesg.txt there) and NTP (adjtimex here, adjtimex.txt there).
  * Everything else is a file under the root, which is what makes `--root`
  * and `snapshot` the same code path.
  */
@@ -262,6 +262,21 @@ static void probe_hypervisor_strings(struct cd_facts *f)
 	cd_printable(f->hv.dmi_product_name);
 }
 
+static void probe_ntp_file(struct cd_facts *f)
+{
+	size_t len;
+	int err, trunc;
+	char *text = cd_read_file(f->root, "/adjtimex.txt", 65536, &len, &err, &trunc);
+	if (!text) {
+		cd_note_unknown(f, "NTP: %s", err == -ENOENT ? "no adjtimex.txt in the snapshot"
+		                                             : err_word(err));
+		return;
+	}
+	if (cd_parse_adjtimex_txt(text, &f->ntp) < 0)
+		cd_note_unknown(f, "NTP: adjtimex.txt has no readable status");
+	free(text);
+}
+
 void cd_probe(const char *root, bool live, struct cd_facts *f)
 {
 	memset(f, 0, sizeof *f);
@@ -279,4 +294,6 @@ void cd_probe(const char *root, bool live, struct cd_facts *f)
 	cd_hypervisor_decide(f);
 	if (live)
 		cd_ntp_live(&f->ntp);
+	else
+		probe_ntp_file(f);
 }

@@ -113,4 +113,14 @@ void cd_os_guess_from_release(const char *release, struct cd_os *os);
 /* Read the kernel's NTP state with adjtimex(2) in read-only mode. */
 void cd_ntp_live(struct cd_ntp *ntp);
 
+/* The NTP state as a snapshot's adjtimex.txt, in the format of `adjtimex
+ * --print`.  Returns the length, -ENODATA when ntp->have is false, or
+ * -ENOSPC. */
+int cd_format_adjtimex_txt(const struct cd_ntp *ntp, char *buf, size_t cap);
+
+/* Parse adjtimex.txt (ours, or `adjtimex --print` output): the status line
+ * is required, the return value is 0 when absent.  Returns 0, or -EINVAL
+ * with ntp->have false. */
+int cd_parse_adjtimex_txt(const char *text, struct cd_ntp *ntp);
+
 #endif

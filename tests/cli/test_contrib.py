@@ -19,6 +19,9 @@ UNIT_IN = CONTRIB / (UNIT_NAME + ".in")
 UNITS = sorted({p.name[:-3] if p.name.endswith(".in") else p.name
                 for pattern in ("*.service.in", "*.timer.in", "*.service", "*.timer")
                 for p in CONTRIB.glob(pattern)})
+CHECK_UNIT = CONTRIB / "clockdoctor-check.service.in"
+CHECK_TIMER = CONTRIB / "clockdoctor-check.timer"
+TEXTFILE_DIR = "/var/lib/node_exporter/textfile_collector"
 RULES = CONTRIB / "prometheus" / "clockdoctor.rules.yml"
 RULES_TEST = CONTRIB / "prometheus" / "clockdoctor.rules.test.yml"
 
@@ -113,10 +116,54 @@ def test_units_take_the_install_bindir(tmp_path):
             assert "ExecStart=/opt/cd/bin/clockdoctor " in text, name
 
 
+def test_check_timer_and_service_verify(tmp_path):
+    """The timer with the service it starts (test_unit_verifies checks each
+    beside the others); a mistake in the service is caught too."""
+    assert "@BINDIR@/clockdoctor check " in CHECK_UNIT.read_text()
+    units = render_units(tmp_path)
+    bad = units["clockdoctor-check.service"].replace("SuccessExitStatus=", "SuccesExitStatus=")
+    rc, out = verify(tmp_path / "bad", bad, name="clockdoctor-check.service", others=units)
+    assert "Unknown key" in out, out
+
+
+def test_check_service_command_writes_the_textfile(tmp_path):
+    """The service's ExecStart= as written, run with the built command and a
+    temporary folder for node_exporter's: the textfile appears whole, with
+    the run's time and the version, and the exit status is one the unit
+    counts as success on this machine (0, 1 or 2)."""
+    import re
+    import shlex
+    import time
+    unit = render_units(tmp_path / "render", os.path.dirname(BINARY))["clockdoctor-check.service"]
+    out_dir = tmp_path / "textfiles"
+    out_dir.mkdir()
+    line = next(l for l in unit.splitlines() if l.startswith("ExecStart="))
+    assert TEXTFILE_DIR in line
+    argv = shlex.split(line[len("ExecStart="):].replace(TEXTFILE_DIR, str(out_dir)))
+    assert "SuccessExitStatus=1 2\n" in CHECK_UNIT.read_text()
+    before = time.time()
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert p.returncode in (0, 1, 2), p.stderr
+    assert p.stdout.splitlines()[0].split(":")[0] in ("OK", "WARNING", "CRITICAL")  # the journal's text
+    assert [f.name for f in out_dir.iterdir()] == ["clockdoctor.prom"]
+    text = (out_dir / "clockdoctor.prom").read_text()
+    last_run = float(re.search(r"^clockdoctor_check_last_run_timestamp_seconds (\S+)$", text, re.M).group(1))
+    assert before - 1 <= last_run <= time.time()
+    assert re.search(r'^clockdoctor_build_info\{version="[0-9.]+"\} 1$', text, re.M)
+    assert "clockdoctor_status %d\n" % p.returncode in text
+
+
+def test_check_timer_schedule():
+    """Every 15 minutes, as the stale alert's 45 minutes (three runs) assume."""
+    timer = CHECK_TIMER.read_text()
+    assert "OnUnitActiveSec=15min\n" in timer and "OnBootSec=" in timer
+    assert "time() - clockdoctor_check_last_run_timestamp_seconds > 2700" in RULES.read_text()
+
+
 def test_unit_least_privilege(tmp_path):
     text = render_unit(tmp_path)
     for line in ("CapabilityBoundingSet=CAP_SYSLOG", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                 "ReadWritePaths=/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
+                 "ReadWritePaths=-/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
                  "DevicePolicy=closed", "DeviceAllow=/dev/kmsg r",
                  "ExecStart=/usr/local/bin/clockdoctor watch --prometheus-file "
                  "/var/lib/node_exporter/textfile_collector/clockdoctor-watch.prom"):
@@ -129,7 +176,7 @@ def test_rules_check():
     tool = need("promtool", "prometheus")
     p = subprocess.run([tool, "check", "rules", str(RULES)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "SUCCESS: 8 rules found" in p.stdout
+    assert "SUCCESS: 11 rules found" in p.stdout
 
 
 def test_rules_fire_as_written():
@@ -156,3 +203,20 @@ def test_rules_use_metrics_that_exist(cd, tmp_path):
     written += (ROOT / "src/output/watchreport.c").read_text()
     for name in names:
         assert name in written, name
+
+
+@pytest.mark.parametrize("fixture", ["qemu-tcg-smp2-hpet", "qemu-tcg-smp1-tsc", "kvm-kvm-clock-sysfs-only"])
+def test_textfiles_pass_promtool_lint(cd, tmp_path, fixture):
+    """check's and watch's textfiles as Prometheus' own linter reads them
+    (names, units, HELP and TYPE), and with nothing node_exporter already
+    exports: the current clocksource is node_time_clocksource_current_info."""
+    tool = need("promtool", "prometheus")
+    prom = tmp_path / "w.prom"
+    watch = cd("watch", "-d", "0.2", "-P", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
+    assert watch.rc == 0, watch.err
+    check = cd("check", "--prometheus", "--root", str(ROOT / "tests/fixtures" / fixture))
+    for text in (prom.read_text(), check.out):
+        p = subprocess.run([tool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+        assert (p.returncode, p.stdout + p.stderr) == (0, ""), text
+        assert "current_info" not in text
+    assert 'clockdoctor_clocksource_vdso{clocksource="' in check.out

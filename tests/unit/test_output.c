@@ -4,6 +4,7 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Run fn on a memory stream and return what it wrote (caller frees). */
 static char *capture(void (*fn)(FILE *, const void *), const void *arg)
@@ -135,9 +136,96 @@ static void test_prom_label(void)
 	CHECK_STR(buf, "a\\\\b\\\"c\\nd-tsc");
 }
 
+struct prom_args {
+	const struct cd_facts *f;
+	const struct cd_report *r;
+	const struct cd_prom_times *t;
+};
+
+static void prom_fn(FILE *f, const void *arg)
+{
+	const struct prom_args *a = arg;
+	struct cd_measurements m = { .done = false };
+	cd_output_prometheus(f, a->f, &m, a->r, a->t);
+}
+
+/* check's textfile: the version, whether the vDSO reads each clocksource
+ * (the current one too when the kernel does not list it), the times; never
+ * the current clocksource itself, which node_exporter exports. */
+static void test_prometheus(void)
+{
+	struct cd_facts *f = calloc(1, sizeof *f);
+	struct cd_report *r = calloc(1, sizeof *r);
+	if (!f || !r) {
+		CHECK(0);
+		free(f);
+		free(r);
+		return;
+	}
+	snprintf(f->kernel.release, sizeof f->kernel.release, "6.1.0-56-amd64");
+	f->kernel.have_release = true;
+	f->kernel.ver_major = 6, f->kernel.ver_minor = 1, f->kernel.ver_patch = 0;
+	snprintf(f->cpu.arch, sizeof f->cpu.arch, "x86_64");
+	f->cs.have_current = true;
+	snprintf(f->cs.current, sizeof f->cs.current, "jiffies");
+	f->cs.n_available = 3;
+	snprintf(f->cs.available[0], sizeof f->cs.available[0], "tsc");
+	snprintf(f->cs.available[1], sizeof f->cs.available[1], "hpet");
+	snprintf(f->cs.available[2], sizeof f->cs.available[2], "kvm-clock");
+	r->status = CD_STATUS_CRITICAL;
+	struct cd_prom_times t = { .last_run = 1767225600.25, .last_success = 0 };
+	struct prom_args a = { f, r, &t };
+	char *got = capture(prom_fn, &a);
+	CHECK(strstr(got, "\nclockdoctor_build_info{version=\"" CD_VERSION "\"} 1\n") != NULL);
+	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"tsc\"} 1\n") != NULL);
+	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"hpet\"} 0\n") != NULL);
+	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"kvm-clock\"} -1\n") != NULL);
+	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"jiffies\"} 0\n") != NULL);
+	CHECK(strstr(got, "current_info") == NULL);
+	CHECK(strstr(got, "\nclockdoctor_check_last_run_timestamp_seconds 1767225600.250\n") != NULL);
+	CHECK(strstr(got, "\nclockdoctor_check_last_success_timestamp_seconds 0.000\n") != NULL);
+	/* What a later run reads back from this file. */
+	CHECK(cd_prom_last_success(got) == 0);
+	free(got);
+	f->cs.n_available = 1;
+	snprintf(f->cs.current, sizeof f->cs.current, "tsc");
+	t.last_success = 1767225000.5;
+	got = capture(prom_fn, &a);
+	CHECK(strstr(got, "jiffies") == NULL && strstr(got, "hpet") == NULL);
+	CHECK(strstr(got, "clocksource=\"tsc\"} 1\nclockdoctor_clocksource_vdso") == NULL); /* once */
+	CHECK(cd_prom_last_success(got) == 1767225000.5);
+	free(got);
+	free(f);
+	free(r);
+}
+
+/* The last success read back: only our own sample, only a plausible time. */
+static void test_prom_last_success(void)
+{
+	static const struct { const char *text; double want; } cases[] = {
+		{ "clockdoctor_check_last_success_timestamp_seconds 1767225600.250\n", 1767225600.25 },
+		{ "x 1\nclockdoctor_check_last_success_timestamp_seconds 12\n", 12 },
+		{ "clockdoctor_check_last_success_timestamp_seconds 12", 12 },
+		{ "# HELP clockdoctor_check_last_success_timestamp_seconds 5\n", 0 },
+		{ "xclockdoctor_check_last_success_timestamp_seconds 5\n", 0 },
+		{ "clockdoctor_check_last_success_timestamp_seconds -5\n", 0 },
+		{ "clockdoctor_check_last_success_timestamp_seconds nan\n", 0 },
+		{ "clockdoctor_check_last_success_timestamp_seconds inf\n", 0 },
+		{ "clockdoctor_check_last_success_timestamp_seconds 1e300\n", 0 },
+		{ "clockdoctor_check_last_success_timestamp_seconds 5 junk\n", 0 },
+		{ "clockdoctor_check_last_success_timestamp_seconds \n", 0 },
+		{ "", 0 },
+		{ "\n\n\n", 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		CHECK(cd_prom_last_success(cases[i].text) == cases[i].want);
+}
+
 int main(void)
 {
 	test_prom_label();
+	test_prometheus();
+	test_prom_last_success();
 	test_number_text();
 	test_escape();
 	test_nesting();

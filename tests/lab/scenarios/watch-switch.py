@@ -109,7 +109,6 @@ def check(r):
     print("switch reported %.3f s after it was made (poll interval 1 s)" % lag)
     assert 0 <= lag <= 1.0 + 0.3
     after = _metrics(p["textfile after the switch"])
-    assert after['clockdoctor_watch_clocksource_current_info{clocksource="acpi_pm"}'] == 1
     assert after["clockdoctor_watch_clocksource_changes_total"] == 1
     assert after["clockdoctor_watch_clocksource_vdso"] == 0
     assert after["clockdoctor_watch_kernel_log_readable"] == 1
@@ -127,7 +126,7 @@ def check(r):
     end = _metrics(p["textfile at the end"])
     assert end["clockdoctor_watch_clocksource_changes_total"] == 2
     assert end['clockdoctor_watch_events_total{event="watchdog-skew"}'] == 1
-    assert end['clockdoctor_watch_clocksource_current_info{clocksource="tsc"}'] == 1
+    assert end["clockdoctor_watch_clocksource_vdso"] == 1  # back on tsc
     assert "rc=0" in w.stdout.splitlines()
     # Unprivileged, the kernel log closed to it: said once, switches still seen.
     u = _parts(r["user"].stdout)
