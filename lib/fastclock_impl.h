@@ -147,6 +147,10 @@ struct fc_writer {
 	int64_t recent[RECENT];
 	unsigned n_recent;
 	bool have_boot;
+	bool have_per_second;
+	double per_second;      /* the rate second_overflow adds now (PLL chunk, adjtime slew) */
+	double per_second_next; /* what adjtimex says it adds from its next second */
+	int64_t per_second_from;/* MONOTONIC of that second's edge (0: nothing pending) */
 	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
 	int test_writer_pid;         /* ...in this process only, not its forked children */
 };

@@ -43,15 +43,18 @@ static uint64_t mult_of(double ns_per_count)
 
 /* The rate the kernel gives MONOTONIC, as a factor on the raw clock's:
  * second_length / 10^9 with second_length = tick * 1000 * USER_HZ + freq
- * (kernel/time/ntp.c, ntp_update_frequency), plus what second_overflow
- * adds on top: the PLL's phase chunk, time_offset >> (SHIFT_PLL +
- * time_constant) a second (adjtimex reports time_constant as it uses it),
- * and adjtime()'s slew, up to 500 us a second.  0 when adjtimex cannot be
- * read. */
-static double ntp_factor(void)
+ * (kernel/time/ntp.c, ntp_update_frequency, which applies a change at
+ * once), returned; and in *per_second what second_overflow adds on top,
+ * a second at a time from the next second's edge: the PLL's phase chunk,
+ * time_offset >> (SHIFT_PLL + time_constant) (adjtimex reports the offset
+ * that chunk is taken from, and time_constant as it uses it), and
+ * adjtime()'s slew, 500 us a second while more than that remains, then
+ * the rest.  0 when adjtimex cannot be read. */
+static double ntp_factor(double *per_second)
 {
 	struct timex tx;
 	memset(&tx, 0, sizeof tx);
+	*per_second = 0;
 	int saved = errno;
 	int r = adjtimex(&tx);
 	if (r < 0 || tx.tick <= 0) {
@@ -59,20 +62,22 @@ static double ntp_factor(void)
 		return 0;
 	}
 	double ns_per_s = (double)tx.tick * 1e5 + (double)tx.freq * 1000.0 / 65536.0;
+	double chunk_ns = 0;
 	if ((tx.status & STA_PLL) && !(tx.status & STA_FLL) && tx.offset != 0) {
 		double off_ns = (double)tx.offset * ((tx.status & STA_NANO) ? 1.0 : 1000.0);
 		long shift = 2 + tx.constant;
 		if (shift >= 0 && shift < 60)
-			ns_per_s += off_ns / (double)(1ull << shift);
+			chunk_ns += off_ns / (double)(1ull << shift);
 	}
 	struct timex adj;
 	memset(&adj, 0, sizeof adj);
 	adj.modes = ADJ_OFFSET_SS_READ;
 	if (adjtimex(&adj) >= 0 && adj.offset != 0) {
 		long us = adj.offset > 500 ? 500 : adj.offset < -500 ? -500 : adj.offset;
-		ns_per_s += (double)us * 1000.0;
+		chunk_ns += (double)us * 1000.0;
 	}
 	errno = saved;
+	*per_second = chunk_ns / 1e9;
 	return ns_per_s / 1e9;
 }
 
@@ -250,6 +255,7 @@ struct anchor {
 	struct sample sm, sr;
 	uint64_t c0, c1, ta;
 	double factor;  /* MONOTONIC's rate over MONOTONIC_RAW's */
+	double per_second;  /* the part of it second_overflow applies, as adjtimex says now */
 	double target;  /* MONOTONIC ns per count */
 	int64_t interval;
 };
@@ -291,7 +297,7 @@ static bool sample_kernel(const struct line *L, struct anchor *a)
 			                 true);
 			return false;
 		}
-		a->factor = ntp_factor();
+		a->factor = ntp_factor(&a->per_second);
 		a->c1 = fc_counter_read();
 		if (tries == 0 && fc_int_writer.test_writer_delay && getpid() == fc_int_writer.test_writer_pid) {
 			/* tests: the writer held up, as a preempted thread would be */
@@ -306,11 +312,50 @@ static bool sample_kernel(const struct line *L, struct anchor *a)
 	return true;
 }
 
+/* The kernel applies the PLL's chunk and adjtime's slew in second_overflow,
+ * at the first tick of its next wall-clock second (kernel/time/ntp.c),
+ * while adjtimex reports the new state at once (a new frequency applies at
+ * once).  So a per-second part that adjtimex reports changed is taken from
+ * that second's edge on, and the old one until then; a->factor gets the
+ * part in force.  Returns the nanoseconds until the edge when a change is
+ * pending (0: none).  (The tick after the edge may come up to 1/HZ later:
+ * the checks every CHECK_EVERY_NS find that.) */
+static int64_t factor_in_force(struct anchor *a)
+{
+	struct fc_writer *w = &fc_int_writer;
+	if (a->factor <= 0)
+		return 0;
+	double f = a->per_second;
+	int64_t left = 0;
+	if (!w->have_per_second || f == w->per_second) {
+		w->per_second = f;
+		w->have_per_second = true;
+		w->per_second_from = 0;
+	} else {
+		int64_t rt_off = atomic_load_explicit(&fc_int_offsets.rt_off, memory_order_relaxed);
+		if (f != w->per_second_next || w->per_second_from == 0) {
+			int64_t rt = a->sm.k + rt_off;
+			int64_t edge = rt - (rt % NS_PER_S + NS_PER_S) % NS_PER_S + NS_PER_S;
+			w->per_second_next = f;
+			w->per_second_from = edge - rt_off;
+		}
+		if (a->sm.k >= w->per_second_from) {
+			w->per_second = f;
+			w->per_second_from = 0;
+		} else {
+			left = w->per_second_from - a->sm.k;
+		}
+	}
+	a->factor += w->per_second;
+	return left;
+}
+
 /* The raw rate (measured), MONOTONIC's (with the NTP factor), and the
  * period: a re-anchor costs at most 1/SYNC_BUDGET of the time. */
 static void choose_rates(struct anchor *a)
 {
 	update_frequency(&a->sr, &a->sm);
+	int64_t until_switch = factor_in_force(a);
 	if (a->factor <= 0) {
 		/* no adjtimex: MONOTONIC's own rate against RAW over the base */
 		a->factor = fc_int_writer.have_base && a->sr.k > fc_int_writer.base_raw
@@ -325,6 +370,8 @@ static void choose_rates(struct anchor *a)
 		cost_ns = MAX_INTERVAL_NS / SYNC_BUDGET;
 	int64_t interval = cost_ns * SYNC_BUDGET;
 	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
+	if (until_switch > 0 && until_switch < a->interval)  /* the next line starts with the new rate */
+		a->interval = until_switch > CHECK_EVERY_NS ? until_switch : CHECK_EVERY_NS;
 	fc_int_writer.interval_ns = a->interval;
 	fc_int_writer.last_sync_ns = a->sm.k;
 	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts(CHECK_EVERY_NS), memory_order_relaxed);
