@@ -6,15 +6,38 @@
 # module except main.c.
 
 CC      ?= cc
-PREFIX  ?= /usr/local
-DESTDIR ?=
-LIBDIR  ?= $(PREFIX)/lib
 PYTHON  ?= python3
+
+# The one version of the command, the library, the man pages and the
+# packages: compiled in (-DCD_VERSION), substituted into fastclock.pc, the
+# man pages and the RPM spec; debian/changelog is checked against it
+# (tests/pkg/test_package.py).  `make -s version` prints it.
+VERSION := 0.1.0
+
+# Install paths, one definition each (the GNU names).  The build compiles in
+# the ones the command needs (where `run` finds the accelerator), so give the
+# same values to `make` and to `make install`; the man pages and the systemd
+# units are written with them.  DESTDIR only prefixes what is installed.
+PREFIX         ?= /usr/local
+DESTDIR        ?=
+BINDIR         ?= $(PREFIX)/bin
+LIBDIR         ?= $(PREFIX)/lib
+INCLUDEDIR     ?= $(PREFIX)/include
+DATADIR        ?= $(PREFIX)/share
+MANDIR         ?= $(DATADIR)/man
+DOCDIR         ?= $(DATADIR)/doc/clockdoctor
+EXAMPLESDIR    ?= $(DOCDIR)/examples
+PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
+# the accelerator, for LD_PRELOAD: a plugin, not a library to link with
+PRELOADDIR     ?= $(LIBDIR)
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# Prometheus alerting rules, for an operator's rule_files:
+PROMRULESDIR   ?= $(DATADIR)/clockdoctor/prometheus
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CSTD    := -std=c11 -D_GNU_SOURCE
 OPT     ?= -O2 -g
-CPPFLAGS += -Isrc -Ilib -Iinclude
+CPPFLAGS += -Isrc -Ilib -Iinclude -DCD_VERSION='"$(VERSION)"'
 LDLIBS  += -lpthread -lm
 
 # SANITIZE=1 builds everything, tests included, with AddressSanitizer and
@@ -28,6 +51,11 @@ else
   SANFLAGS :=
 endif
 
+# The caller's own flags (a distribution's hardening: dpkg-buildflags,
+# rpm's %set_build_flags), before the sanitizers join them: the accelerator,
+# never sanitized, takes these.
+USER_CFLAGS  := $(CFLAGS)
+USER_LDFLAGS := $(LDFLAGS)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 
@@ -42,7 +70,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 DEPS     := $(MOD_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all test unit unit-san cli lab arm64 fuzz install clean lib
+.PHONY: all test unit unit-san cli lab arm64 fuzz install clean lib package-test
 all: $(B)/clockdoctor $(UNIT_BIN) lib
 
 $(B)/obj/%.o: %.c
@@ -63,8 +91,10 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libcd.a
 # ---- libfastclock: lib/*.c as a static and a shared library ----
 # The shared objects are compiled again with -fPIC and hidden visibility:
 # only the fc_ functions marked FC_API in include/fastclock.h are exported.
+# The soname's number is the ABI's (bumped on an incompatible change); the
+# file's full name carries the release.
 FC_SONAME  := libfastclock.so.0
-FC_SOVER   := 0.1.0
+FC_SOVER   := $(VERSION)
 LIB_SRC    := $(sort $(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_PIC    := $(LIB_SRC:%.c=$(B)/pic/%.o)
@@ -86,8 +116,9 @@ $(B)/libfastclock.so: $(B)/libfastclock.so.$(FC_SOVER)
 	ln -sf libfastclock.so.$(FC_SOVER) $(B)/$(FC_SONAME)
 	ln -sf $(FC_SONAME) $@
 
-$(B)/fastclock.pc: lib/fastclock.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(FC_SOVER)|' $< > $@
+$(B)/fastclock.pc: lib/fastclock.pc.in $(B)/gen/version $(B)/gen/paths
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # The example is built against the installed-style header and the static
 # library, as a user would.
@@ -100,7 +131,7 @@ $(B)/fastclock-example: examples/fastclock-example.c include/fastclock.h $(B)/li
 # sanitizers, and a sanitizer's runtime cannot be preloaded into them, so
 # under SANITIZE=1 the library is compiled again without them.  The test
 # programs that run under it (tests/progs) are never sanitized either.
-PRELOAD_CFLAGS := $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden
+PRELOAD_CFLAGS := $(CPPFLAGS) $(USER_CFLAGS) $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden
 ifeq ($(SANITIZE),1)
 PRELOAD_LIB := $(LIB_SRC:%.c=$(B)/preload-pic/%.o)
 $(B)/preload-pic/%.o: %.c
@@ -114,15 +145,13 @@ PROGS_SRC := $(sort $(wildcard tests/progs/*.c))
 PROGS_BIN := $(PROGS_SRC:tests/progs/%.c=$(B)/progs/%)
 lib: $(B)/libfastclock-preload.so
 cli: $(B)/libfastclock-preload.so $(PROGS_BIN) $(B)/progs/libcdspy.so
-install: install-preload
-.PHONY: install-preload
 
 $(B)/preload/fastclock_preload.o: preload/fastclock_preload.c include/fastclock.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
 
 $(B)/libfastclock-preload.so: $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) preload/fastclock_preload.map
-	$(CC) -shared -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--version-script=preload/fastclock_preload.map \
+	$(CC) $(USER_LDFLAGS) -shared -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--version-script=preload/fastclock_preload.map \
 	    -o $@ $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) -ldl -lpthread
 
 $(B)/progs/%: tests/progs/%.c include/fastclock.h
@@ -134,9 +163,59 @@ $(B)/progs/libcdspy.so: tests/progs/spy/cdspy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
-install-preload: $(B)/libfastclock-preload.so
-	install -d $(DESTDIR)$(LIBDIR)
-	install -m 0755 $(B)/libfastclock-preload.so $(DESTDIR)$(LIBDIR)/libfastclock-preload.so
+# ---- what the build compiles in, and the files written with the install paths ----
+# A value the build uses is kept in a file holding that value, rewritten only
+# when it changes: what uses it is rebuilt then, and only then (a `make
+# install PREFIX=/usr` after `make` relinks the command, no more).
+.PHONY: FORCE
+define cd_stamp
+	@mkdir -p $(dir $@)
+	@printf '%s\n' $(1) > $@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+endef
+$(B)/gen/version: FORCE
+	$(call cd_stamp,'$(VERSION)')
+$(B)/gen/paths: FORCE
+	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)')
+$(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
+# `run` looks for the accelerator where `make install` puts it.
+$(B)/obj/src/run.o: CPPFLAGS += -DCD_PRELOADDIR='"$(PRELOADDIR)"'
+$(B)/obj/src/run.o: $(B)/gen/paths
+
+# Man pages and systemd units are written from their sources with the
+# version and the install paths; nothing installed names @...@ or $(...).
+CD_SUBST := sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+                -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' \
+                -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g'
+MAN1_SRC := $(sort $(wildcard docs/*.1))
+MAN3_SRC := $(sort $(wildcard docs/*.3))
+MAN_OUT  := $(MAN1_SRC:docs/%=$(B)/man/%) $(MAN3_SRC:docs/%=$(B)/man/%)
+# every exported fc_ function is a name `man` finds: a .so link to fastclock(3)
+# (the parenthesis is a variable: make would count it)
+OPEN_PAREN := (
+FC_FUNCS := $(shell sed -n 's/^FC_API[^$(OPEN_PAREN)]*[ *]\(fc_[a-z0-9_]*\)$(OPEN_PAREN).*/\1/p' include/fastclock.h)
+# units: NAME.in written with the paths, or NAME (no path in it) as it is
+UNIT_SRC := $(sort $(wildcard contrib/*.service.in contrib/*.timer.in contrib/*.service contrib/*.timer))
+UNIT_OUT := $(patsubst contrib/%.in,$(B)/contrib/%,$(filter %.in,$(UNIT_SRC))) \
+            $(patsubst contrib/%,$(B)/contrib/%,$(filter-out %.in,$(UNIT_SRC)))
+RULES_SRC := $(sort $(wildcard contrib/prometheus/*.rules.yml))
+# the documents the man pages refer to, installed where they say
+DOC_SRC  := $(sort $(wildcard docs/*.md)) docs/bench_example.txt
+.PHONY: man units
+man: $(MAN_OUT)
+units: $(UNIT_OUT)
+all: man units
+
+$(B)/man/%: docs/% $(B)/gen/version $(B)/gen/paths
+	@mkdir -p $(dir $@)
+	$(CD_SUBST) $< > $@
+
+$(B)/contrib/%: contrib/%.in $(B)/gen/paths
+	@mkdir -p $(dir $@)
+	$(CD_SUBST) $< > $@
+
+$(B)/contrib/%: contrib/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 -include $(DEPS)
 
@@ -151,6 +230,12 @@ unit-san:
 
 cli: $(B)/clockdoctor
 	CLOCKDOCTOR=$(CURDIR)/$(B)/clockdoctor $(PYTHON) -m pytest -q tests/cli
+
+# The packages built, installed into an empty root, run there and purged;
+# lintian; the RPM's contents (tests/pkg; about a minute).  Once, plain.
+.PHONY: package-test
+package-test:
+	$(PYTHON) -m pytest -q tests/pkg
 
 lab: build/clockdoctor build/libfastclock.a
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) -m pytest -q tests/lab
@@ -167,6 +252,7 @@ test: all
 	$(MAKE) --no-print-directory SANITIZE=1 cli
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory arm64
+	$(MAKE) --no-print-directory package-test
 	$(MAKE) --no-print-directory lab
 
 # libfastclock's threads, forks and signal handlers under ThreadSanitizer
@@ -203,20 +289,84 @@ fuzz: $(FUZZ_BIN)
 	done
 
 # ---- install ----
-install: $(B)/clockdoctor lib
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
-	           $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/share/doc/clockdoctor/examples
-	install -m 0755 $(B)/clockdoctor $(DESTDIR)$(PREFIX)/bin/clockdoctor
-	install -m 0644 docs/clockdoctor.1 $(DESTDIR)$(PREFIX)/share/man/man1/clockdoctor.1
-	install -m 0644 docs/fastclock.3 $(DESTDIR)$(PREFIX)/share/man/man3/fastclock.3
-	install -m 0644 include/fastclock.h $(DESTDIR)$(PREFIX)/include/fastclock.h
-	install -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
-	install -m 0755 $(B)/libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER)
+# `make install` and `make uninstall` take the same paths as the build (see
+# the top); uninstall removes exactly the files install writes, and the
+# folders of this project's own that are then empty.
+.PHONY: uninstall version
+INSTALL ?= install
+version:
+	@echo $(VERSION)
+
+# what `make install` ships (the packages build this, not the tests)
+.PHONY: shipped
+shipped: $(B)/clockdoctor lib man units
+install: shipped
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(SYSTEMDUNITDIR) \
+	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)
+	$(INSTALL) -m 0755 $(B)/clockdoctor $(DESTDIR)$(BINDIR)/clockdoctor
+	$(INSTALL) -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
+	$(INSTALL) -m 0644 $(B)/libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER)
 	ln -sf libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/$(FC_SONAME)
 	ln -sf $(FC_SONAME) $(DESTDIR)$(LIBDIR)/libfastclock.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(FC_SOVER)|' lib/fastclock.pc.in \
-	    > $(DESTDIR)$(LIBDIR)/pkgconfig/fastclock.pc
-	install -m 0644 examples/fastclock-example.c $(DESTDIR)$(PREFIX)/share/doc/clockdoctor/examples/
+	$(INSTALL) -m 0644 $(B)/fastclock.pc $(DESTDIR)$(PKGCONFIGDIR)/fastclock.pc
+	$(INSTALL) -m 0644 include/fastclock.h $(DESTDIR)$(INCLUDEDIR)/fastclock.h
+	$(INSTALL) -m 0644 $(B)/libfastclock-preload.so $(DESTDIR)$(PRELOADDIR)/libfastclock-preload.so
+	$(INSTALL) -m 0644 $(MAN1_SRC:docs/%=$(B)/man/%) $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 0644 $(MAN3_SRC:docs/%=$(B)/man/%) $(DESTDIR)$(MANDIR)/man3/
+	for f in $(FC_FUNCS); do echo '.so man3/fastclock.3' > $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; done
+	$(INSTALL) -m 0644 $(UNIT_OUT) $(DESTDIR)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 0644 $(RULES_SRC) $(DESTDIR)$(PROMRULESDIR)/
+	$(INSTALL) -m 0644 $(DOC_SRC) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 examples/fastclock-example.c $(DESTDIR)$(EXAMPLESDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/clockdoctor \
+	    $(DESTDIR)$(LIBDIR)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER) \
+	    $(DESTDIR)$(LIBDIR)/$(FC_SONAME) $(DESTDIR)$(LIBDIR)/libfastclock.so \
+	    $(DESTDIR)$(PKGCONFIGDIR)/fastclock.pc $(DESTDIR)$(INCLUDEDIR)/fastclock.h \
+	    $(DESTDIR)$(PRELOADDIR)/libfastclock-preload.so \
+	    $(MAN1_SRC:docs/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3_SRC:docs/%=$(DESTDIR)$(MANDIR)/man3/%) \
+	    $(FC_FUNCS:%=$(DESTDIR)$(MANDIR)/man3/%.3) \
+	    $(UNIT_OUT:$(B)/contrib/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%) \
+	    $(RULES_SRC:contrib/prometheus/%=$(DESTDIR)$(PROMRULESDIR)/%) \
+	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c
+	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/clockdoctor 2>/dev/null
+
+# ---- packages: make deb, make rpm (docs/operators.md) ----
+# Each is built from a copy of the source tree under build/pkg, so the
+# worktree is never written; the packages land in build/pkg.  The copy is
+# what git tracks plus new files it does not ignore (or, outside git, the
+# tree without its build folders).
+PKG_DIR := $(CURDIR)/build/pkg
+PKG_SRC := $(PKG_DIR)/clockdoctor-$(VERSION)
+.PHONY: deb rpm pkg-tree
+pkg-tree:
+	rm -rf $(PKG_SRC) && mkdir -p $(PKG_SRC)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	    git ls-files -z --cached --others --exclude-standard | \
+	        tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C $(PKG_SRC); \
+	else \
+	    tar --exclude=./build --exclude=./build-san --exclude=./build-fuzz -cf - . | tar -xf - -C $(PKG_SRC); \
+	fi
+
+deb: pkg-tree
+	cd $(PKG_SRC) && dpkg-buildpackage -us -uc -b $(DEB_FLAGS)
+	@ls $(PKG_DIR)/*.deb
+
+# rpmbuild from a tarball of the same copy, with the spec written from
+# clockdoctor.spec.in (the version); its whole tree under build/pkg/rpm.
+RPM_TOP := $(PKG_DIR)/rpm
+# Debian's rpm has an empty package database: its build requirements
+# (gcc, make) cannot be checked there.
+RPM_FLAGS ?= $(if $(wildcard /etc/debian_version),--nodeps)
+rpm: pkg-tree
+	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES $(RPM_TOP)/SPECS
+	sed -e 's|@VERSION@|$(VERSION)|g' packaging/clockdoctor.spec.in > $(RPM_TOP)/SPECS/clockdoctor.spec
+	tar -C $(PKG_DIR) -czf $(RPM_TOP)/SOURCES/clockdoctor-$(VERSION).tar.gz clockdoctor-$(VERSION)
+	rpmbuild --define '_topdir $(RPM_TOP)' $(RPM_FLAGS) -bb $(RPM_TOP)/SPECS/clockdoctor.spec
+	@find $(RPM_TOP)/RPMS -name '*.rpm'
 
 clean:
 	rm -rf build build-san build-fuzz

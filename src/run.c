@@ -273,15 +273,27 @@ int cd_run_find_preload(char *out, size_t len, char *why, size_t whylen)
 #else
 #define TRIPLET "."
 #endif
-	static const char *const rel[] = { "../lib/", "../lib64/", "../lib/" TRIPLET "/", "" };
+	/* Beside the executable first (the build tree, a copied pair), then
+	 * where `make install` and the packages put it, then the install's
+	 * layouts relative to the executable (a tree installed under another
+	 * root). */
+	char dirs[5][PATH_MAX + 32];
+	size_t n = 0;
+	snprintf(dirs[n++], sizeof dirs[0], "%s", exe);
+#ifdef CD_PRELOADDIR
+	snprintf(dirs[n++], sizeof dirs[0], "%s", CD_PRELOADDIR);
+#endif
+	static const char *const rel[] = { "/../lib", "/../lib64", "/../lib/" TRIPLET };
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+		snprintf(dirs[n++], sizeof dirs[0], "%s%s", exe, rel[i]);
 	size_t used = (size_t)snprintf(why, whylen, "no %s in", CD_PRELOAD_NAME);
-	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-		char cand[PATH_MAX * 2];
-		snprintf(cand, sizeof cand, "%s/%s%s", exe, rel[i], CD_PRELOAD_NAME);
+	for (size_t i = 0; i < n; i++) {
+		char cand[sizeof dirs[0] + sizeof CD_PRELOAD_NAME + 1];
+		snprintf(cand, sizeof cand, "%.*s/%s", (int)sizeof dirs[0], dirs[i], CD_PRELOAD_NAME);
 		if (access(cand, R_OK) == 0 && realpath(cand, out) && strlen(out) < len)
 			return 0;
 		if (used < whylen)
-			used += (size_t)snprintf(why + used, whylen - used, "%s %s/%s", i ? "," : "", exe, rel[i]);
+			used += (size_t)snprintf(why + used, whylen - used, "%s %s/", i ? "," : "", dirs[i]);
 	}
 	if (used < whylen)
 		snprintf(why + used, whylen - used, "; set CLOCKDOCTOR_PRELOAD to its path");

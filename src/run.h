@@ -72,9 +72,10 @@ struct cd_run_prog {
 void cd_run_inspect(const char *path, struct cd_run_prog *p);
 
 /* Where the accelerator is: $CLOCKDOCTOR_PRELOAD, else beside this
- * executable's real path (../lib, ../lib64, ../lib/TRIPLET for an
- * installed tree, the same folder for the build tree).  0 with the real
- * path in out; -ENOENT with the places looked at in why. */
+ * executable's real path (the build tree), else the install's PRELOADDIR
+ * compiled in (CD_PRELOADDIR, from the Makefile), else ../lib, ../lib64,
+ * ../lib/TRIPLET from the executable (an installed tree moved elsewhere).
+ * 0 with the real path in out; -ENOENT with the places looked at in why. */
 int cd_run_find_preload(char *out, size_t len, char *why, size_t whylen);
 
 /* Everything the decision rests on. */

@@ -12,7 +12,11 @@
 #include "measure/measure.h"
 #include "probe/facts.h"
 
-#define CD_VERSION "0.1.0"
+/* The release, from the Makefile's VERSION (-DCD_VERSION); a build
+ * without it (a file compiled alone) says so. */
+#ifndef CD_VERSION
+#define CD_VERSION "unknown"
+#endif
 
 /* For people: the verdict on the first line, then the facts, the
  * measurements and each finding with its evidence and fix; lines fit in 80

@@ -34,6 +34,13 @@ atexit.register(shutil.rmtree, STATE_DIR, True)
 os.environ.setdefault("CLOCKDOCTOR_STATE_DIR", STATE_DIR)
 
 
+def make_env():
+    """The environment for `make` run from a test: the plain build, as a user
+    runs it, even when the suite runs under `make SANITIZE=1 cli` (an ASan
+    library cannot link into a plain program, nor be preloaded)."""
+    return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "SANITIZE")}
+
+
 def default_signals():
     """preexec_fn for a child the test will signal: the signals' default
     dispositions, whatever the test run inherited (under nohup SIGHUP comes

@@ -132,7 +132,7 @@ def test_help_and_man_page(cd):
     assert "\nexamples:\n" in r.out and "exit status:" in r.out
     assert max(len(line) for line in r.out.splitlines()) < 80
     assert "accuracy" in cd("--help").out
-    man = (ROOT / "docs/clockdoctor.1").read_text().replace("\\-", "-")
+    man = (ROOT / "docs/clockdoctor-accuracy.1").read_text().replace("\\-", "-")
     for opt in ("--duration", "--threads", "--json"):
-        assert opt in man.split('.SS "Options of accuracy"')[1].split(".SH")[0]
+        assert opt in man.split('.SH OPTIONS')[1].split(".SH")[0]
     assert (ROOT / "docs/accuracy.md").exists()

@@ -9,10 +9,16 @@ import subprocess
 
 import pytest
 
-from conftest import BINARY, ROOT, need_tool
+from conftest import BINARY, ROOT, make_env, need_tool
 
 CONTRIB = ROOT / "contrib"
-UNIT = CONTRIB / "clockdoctor-watch.service"
+UNIT_NAME = "clockdoctor-watch.service"
+UNIT_IN = CONTRIB / (UNIT_NAME + ".in")
+# every unit the build writes (from NAME.in, or NAME as it is) and make
+# install installs
+UNITS = sorted({p.name[:-3] if p.name.endswith(".in") else p.name
+                for pattern in ("*.service.in", "*.timer.in", "*.service", "*.timer")
+                for p in CONTRIB.glob(pattern)})
 CHECK_UNIT = CONTRIB / "clockdoctor-check.service.in"
 CHECK_TIMER = CONTRIB / "clockdoctor-check.timer"
 TEXTFILE_DIR = "/var/lib/node_exporter/textfile_collector"
@@ -24,42 +30,61 @@ def need(tool, package):
     return need_tool(tool, package, "contrib/ NOT checked")
 
 
-def unit_root(tmp_path, units):
+def render_units(tmp_path, bindir="/usr/local/bin"):
+    """Every unit as the build writes it for an install's BINDIR (into a
+    build folder of the test's own): {name: text}."""
+    b = tmp_path / "render"
+    subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "BINDIR=%s" % bindir, "units"],
+                   cwd=ROOT, check=True, capture_output=True, timeout=120, env=make_env())
+    units = {p.name: p.read_text() for p in (b / "contrib").iterdir()}
+    assert sorted(units) == UNITS
+    return units
+
+
+def render_unit(tmp_path, bindir="/usr/local/bin", name=UNIT_NAME):
+    return render_units(tmp_path, bindir)[name]
+
+
+def unit_root(tmp_path, units, bindir, unitdir):
     """A root for `systemd-analyze verify --root`: the system's own units
-    (sysinit.target and the rest that a service pulls in), the units (name:
-    text) under /etc/systemd/system, and the commands they run at the paths
-    they name (the freshly built clockdoctor for /usr/local/bin/clockdoctor),
-    so that the check of ExecStart= is real, not waived."""
+    (sysinit.target and the rest that a service pulls in), the unit where it
+    is installed, and the commands it runs at the paths it names (the
+    freshly built clockdoctor in BINDIR), so that the check of ExecStart= is
+    real, not waived."""
     root = tmp_path / "root"
-    for d in ("usr/lib/systemd", "etc/systemd/system", "usr/local/bin", "bin"):
-        (root / d).mkdir(parents=True)
-    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
-    shutil.copy2(BINARY, root / "usr/local/bin/clockdoctor")
+    for d in ("usr/lib/systemd", bindir.lstrip("/"), unitdir.lstrip("/"), "bin"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True,
+                    dirs_exist_ok=True)
+    shutil.copy2(BINARY, root / bindir.lstrip("/") / "clockdoctor")
     shutil.copy2(shutil.which("mkdir"), root / "bin/mkdir")
     for name, text in units.items():
-        (root / "etc/systemd/system" / name).write_text(text)
-    man = tmp_path / "man" / "man1"
-    man.mkdir(parents=True)
-    shutil.copy2(ROOT / "docs/clockdoctor.1", man / "clockdoctor.1")
+        (root / unitdir.lstrip("/") / name).write_text(text)
     return root
 
 
-def verify(tmp_path, unit_text, units=None):
-    """systemd-analyze verify on the watch unit (unit_text), or on units
-    (name: text)."""
+def verify(tmp_path, unit_text, bindir="/usr/local/bin", unitdir="/etc/systemd/system", mandir=None,
+           name=UNIT_NAME, others=None):
+    """systemd-analyze verify of the unit installed in unitdir, beside the
+    others (the units a timer starts); mandir holds the man pages as
+    installed (default: this tree's) for Documentation=man:...(1)."""
     tool = need("systemd-analyze", "systemd")
-    units = units or {UNIT.name: unit_text}
-    root = unit_root(tmp_path, units)
-    # MANPATH: Documentation=man:clockdoctor(1) is checked against this
-    # tree's man page, as `make install` would put it.
-    env = dict(os.environ, MANPATH=str(tmp_path / "man"), SYSTEMD_LOG_COLOR="0")
-    p = subprocess.run([tool, "verify", "--root=%s" % root] + ["/etc/systemd/system/" + n for n in units],
+    root = unit_root(tmp_path, dict(others or {}, **{name: unit_text}), bindir, unitdir)
+    if mandir is None:
+        mandir = tmp_path / "man"
+        (mandir / "man1").mkdir(parents=True)
+        for page in (ROOT / "docs").glob("*.1"):
+            shutil.copy2(page, mandir / "man1" / page.name)
+    env = dict(os.environ, MANPATH=str(mandir), SYSTEMD_LOG_COLOR="0")
+    p = subprocess.run([tool, "verify", "--root=%s" % root, "%s/%s" % (unitdir, name)],
                        capture_output=True, text=True, timeout=120, env=env)
     return p.returncode, (p.stdout + p.stderr).strip()
 
 
-def test_unit_verifies(tmp_path):
-    rc, out = verify(tmp_path, UNIT.read_text())
+@pytest.mark.parametrize("name", UNITS)
+def test_unit_verifies(tmp_path, name):
+    units = render_units(tmp_path)
+    rc, out = verify(tmp_path, units[name], name=name, others=units)
     # Not only the exit status: verify says "Unknown key ..." and still
     # exits 0, so any word from it is a failure.
     assert (rc, out) == (0, "")
@@ -73,26 +98,31 @@ def test_unit_verifies(tmp_path):
 ])
 def test_verify_catches_mistakes(tmp_path, change, words):
     """The check above is strict: each of these mistakes makes it fail."""
-    text = UNIT.read_text()
+    text = render_unit(tmp_path)
     assert change[0] in text
     rc, out = verify(tmp_path, text.replace(change[0], change[1], 1))
     assert words in out, out
 
 
-def installed(path, bindir="/usr/local/bin"):
-    """A .in unit as installed: @BINDIR@ replaced by the command's folder."""
-    return path.read_text().replace("@BINDIR@", bindir)
+def test_units_take_the_install_bindir(tmp_path):
+    """No install path written in the sources: the build writes BINDIR in."""
+    sources = [p for p in CONTRIB.iterdir() if p.name.endswith((".service", ".timer", ".service.in", ".timer.in"))]
+    assert len(sources) >= 2
+    for p in sources:
+        assert "/usr/local" not in p.read_text(), p.name
+    units = render_units(tmp_path, "/opt/cd/bin")
+    for name, text in units.items():
+        if name.endswith(".service"):
+            assert "ExecStart=/opt/cd/bin/clockdoctor " in text, name
 
 
 def test_check_timer_and_service_verify(tmp_path):
+    """The timer with the service it starts (test_unit_verifies checks each
+    beside the others); a mistake in the service is caught too."""
     assert "@BINDIR@/clockdoctor check " in CHECK_UNIT.read_text()
-    rc, out = verify(tmp_path, None, {"clockdoctor-check.service": installed(CHECK_UNIT),
-                                      CHECK_TIMER.name: CHECK_TIMER.read_text()})
-    assert (rc, out) == (0, "")
-    # And a mistake in either is caught.
-    rc, out = verify(tmp_path / "bad", None, {
-        "clockdoctor-check.service": installed(CHECK_UNIT).replace("SuccessExitStatus=", "SuccesExitStatus="),
-        CHECK_TIMER.name: CHECK_TIMER.read_text()})
+    units = render_units(tmp_path)
+    bad = units["clockdoctor-check.service"].replace("SuccessExitStatus=", "SuccesExitStatus=")
+    rc, out = verify(tmp_path / "bad", bad, name="clockdoctor-check.service", others=units)
     assert "Unknown key" in out, out
 
 
@@ -104,17 +134,19 @@ def test_check_service_command_writes_the_textfile(tmp_path):
     import re
     import shlex
     import time
-    line = next(l for l in installed(CHECK_UNIT, os.path.dirname(BINARY)).splitlines()
-                if l.startswith("ExecStart="))
+    unit = render_units(tmp_path / "render", os.path.dirname(BINARY))["clockdoctor-check.service"]
+    out_dir = tmp_path / "textfiles"
+    out_dir.mkdir()
+    line = next(l for l in unit.splitlines() if l.startswith("ExecStart="))
     assert TEXTFILE_DIR in line
-    argv = shlex.split(line[len("ExecStart="):].replace(TEXTFILE_DIR, str(tmp_path)))
+    argv = shlex.split(line[len("ExecStart="):].replace(TEXTFILE_DIR, str(out_dir)))
     assert "SuccessExitStatus=1 2\n" in CHECK_UNIT.read_text()
     before = time.time()
     p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert p.returncode in (0, 1, 2), p.stderr
     assert p.stdout.splitlines()[0].split(":")[0] in ("OK", "WARNING", "CRITICAL")  # the journal's text
-    assert [f.name for f in tmp_path.iterdir()] == ["clockdoctor.prom"]
-    text = (tmp_path / "clockdoctor.prom").read_text()
+    assert [f.name for f in out_dir.iterdir()] == ["clockdoctor.prom"]
+    text = (out_dir / "clockdoctor.prom").read_text()
     last_run = float(re.search(r"^clockdoctor_check_last_run_timestamp_seconds (\S+)$", text, re.M).group(1))
     assert before - 1 <= last_run <= time.time()
     assert re.search(r'^clockdoctor_build_info\{version="[0-9.]+"\} 1$', text, re.M)
@@ -128,8 +160,8 @@ def test_check_timer_schedule():
     assert "time() - clockdoctor_check_last_run_timestamp_seconds > 2700" in RULES.read_text()
 
 
-def test_unit_least_privilege():
-    text = UNIT.read_text()
+def test_unit_least_privilege(tmp_path):
+    text = render_unit(tmp_path)
     for line in ("CapabilityBoundingSet=CAP_SYSLOG", "NoNewPrivileges=yes", "ProtectSystem=strict",
                  "ReadWritePaths=-/var/lib/node_exporter/textfile_collector", "PrivateNetwork=yes",
                  "DevicePolicy=closed", "DeviceAllow=/dev/kmsg r",

@@ -32,11 +32,100 @@ def test_issue_codes_exist():
     assert promised <= emitted_codes()
 
 
-def test_every_option_is_in_the_man_page(cd):
-    man = (ROOT / "docs/clockdoctor.1").read_text().replace("\\-", "-")
-    for sub in ("check", "snapshot", "bench", "tsc", "top", "run", "fix", "watch"):
+def subcommands():
+    """The command's subcommands, from its table in src/main.c."""
+    names = re.findall(r'^\t\{ "([a-z]+)", cd_cmd_', (ROOT / "src/main.c").read_text(), re.M)
+    assert len(names) >= 9, names
+    return names
+
+
+def page(name):
+    return (ROOT / "docs" / name).read_text()
+
+
+def man_section(text, name):
+    """The text of one .SH section of a page."""
+    m = re.search(r"^\.SH %s\n(.*?)(?=^\.SH |\Z)" % re.escape(name), text, re.M | re.S)
+    assert m, name
+    return m.group(1)
+
+
+def test_every_subcommand_has_its_page():
+    """clockdoctor-SUB(1) for each subcommand, as git and perf have, each
+    listed in clockdoctor(1); no page for a subcommand that is gone."""
+    main = page("clockdoctor.1")
+    for sub in subcommands():
+        text = page("clockdoctor-%s.1" % sub)
+        assert text.startswith('.TH CLOCKDOCTOR\\-%s 1 ' % sub.upper()), sub
+        assert "\n.SH NAME\nclockdoctor\\-%s \\- " % sub in text, sub
+        assert ".B clockdoctor %s\n" % sub in man_section(text, "SYNOPSIS"), sub
+        assert ".BR clockdoctor (1)" in man_section(text, "SEE ALSO"), sub
+        assert ".BR clockdoctor\\-%s (1)" % sub in man_section(main, "COMMANDS"), sub
+        assert ".BR clockdoctor\\-%s (1)" % sub in man_section(main, "SEE ALSO"), sub
+    pages = {p.name for p in (ROOT / "docs").glob("clockdoctor-*.1")}
+    assert pages == {"clockdoctor-%s.1" % s for s in subcommands()}
+    assert ".BR fastclock (3)" in man_section(main, "SEE ALSO")
+
+
+def test_every_option_is_in_its_page(cd):
+    for sub in subcommands():
+        man = page("clockdoctor-%s.1" % sub).replace("\\-", "-")
         for opt in set(re.findall(r"(--[a-z-]+)", cd(sub, "--help").out)) - {"--help"}:
             assert opt in man, (sub, opt)
+
+
+def getenv_names(*dirs):
+    names = set()
+    for d in dirs:
+        for f in (ROOT / d).rglob("*.c"):
+            # getenv, secure_getenv and wrappers such as the preload's env_is
+            names |= set(re.findall(r'\b\w*env\w*\("([A-Z][A-Z_0-9]+)"', f.read_text()))
+    return names
+
+
+def test_every_environment_variable_is_documented():
+    """Each name the command or the accelerator reads is in clockdoctor(1)'s
+    ENVIRONMENT; each the library reads, in fastclock(3)'s."""
+    command = getenv_names("src", "preload")
+    library = getenv_names("lib")
+    assert {"FASTCLOCK", "FASTCLOCK_INFO", "CLOCKDOCTOR_STATE_DIR", "CLOCKDOCTOR_PRELOAD"} <= command
+    assert {"FASTCLOCK", "FASTCLOCK_VERDICT"} <= library
+    env1 = man_section(page("clockdoctor.1"), "ENVIRONMENT")
+    for name in command | library:
+        assert re.search(r"\b%s\b" % name, env1), name
+    env3 = man_section(page("fastclock.3"), "ENVIRONMENT")
+    for name in library:
+        assert ".B %s\n" % name in env3, name
+
+
+def test_every_library_function_is_on_its_page():
+    """fastclock(3) names every function the header exports (each is a
+    name `man` finds: tests/cli/test_install.py)."""
+    exported = set(re.findall(r"^FC_API[^(]*?[ *](fc_[a-z0-9_]+)\(", (ROOT / "include/fastclock.h").read_text(),
+                              re.M))
+    assert len(exported) >= 10
+    text = page("fastclock.3")
+    name_line = man_section(text, "NAME")
+    synopsis = man_section(text, "SYNOPSIS")
+    for f in exported:
+        assert re.search(r"\b%s\b" % f, name_line), f
+        assert re.search(r"\b%s\(" % f, synopsis), f
+
+
+def test_the_documents_the_pages_name_are_installed():
+    """A page names a document by its installed path (@DOCDIR@/NAME, written
+    in by the build): each is a file in docs/ that make install installs."""
+    named = set()
+    for p in list((ROOT / "docs").glob("*.1")) + [ROOT / "docs/fastclock.3"]:
+        text = p.read_text()
+        assert not re.search(r"(?<![/\w])docs/\w", text), p.name  # a path in this tree, not the install's
+        named |= set(re.findall(r"@DOCDIR@/([A-Za-z0-9_-]+\.(?:md|txt))", text))
+    assert {"findings.md", "json.md", "run.md", "bench_example.txt"} <= named, named
+    makefile = (ROOT / "Makefile").read_text()
+    assert "DOC_SRC  := $(sort $(wildcard docs/*.md)) docs/bench_example.txt" in makefile
+    for name in named:
+        assert (ROOT / "docs" / name).is_file(), name
+        assert name.endswith(".md") or name == "bench_example.txt", name
 
 
 # ---- one home for the kernel's timekeeping facts (lib/clockfacts.h) ----

@@ -12,6 +12,7 @@ syslog(2) call so that reading the kernel log can be tested, and nothing
 that changes the clock.  root and systemd-nspawn (Debian's
 systemd-container) are needed: without them this is a loud skip."""
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -114,3 +115,19 @@ def test_watch_service_runs_under_its_sandbox(tmp_path):
     journal = (out / "journal").read_text(errors="replace")
     assert (out / "active").read_text().strip() == "active", journal
     assert "clockdoctor_watch_last_update_timestamp_seconds " in (out / "clockdoctor-watch.prom").read_text()
+
+
+def test_tsc_service_saves_the_verdict_under_its_sandbox(tmp_path):
+    """clockdoctor-tsc.service measures the TSC once and leaves this boot's
+    verdict in /run/clockdoctor (the container's own /run), where the
+    accelerator reads it; it stays active (RemainAfterExit=) for units
+    ordered after it."""
+    out = boot(tmp_path, "clockdoctor-tsc.service", installed("clockdoctor-tsc.service"),
+               then="cp /run/clockdoctor/tsc-verdict /out/verdict")
+    journal = (out / "journal").read_text(errors="replace")
+    assert (out / "result").read_text().strip() == "success", journal
+    assert (out / "active").read_text().strip() == "active", journal
+    assert "clockdoctor tsc: " in journal and "verdict" in journal, journal
+    verdict = dict(line.split("=", 1) for line in (out / "verdict").read_text().splitlines() if "=" in line)
+    assert verdict.get("verdict") in ("sound", "unknown", "unsound"), verdict
+    assert re.fullmatch(r"[0-9a-f-]{36}", verdict.get("boot_id", "")), verdict
