@@ -285,7 +285,7 @@ fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  mkdir -p build-fuzz/corpus-$$(basename $$f); \
 	  echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus-$$(basename $$f) tests/fuzz/seeds || exit 1; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus-$$(basename $$f) tests/fuzz/inputs || exit 1; \
 	done
 
 # ---- install ----

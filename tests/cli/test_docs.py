@@ -179,18 +179,21 @@ def test_the_table_cites_its_sources():
 
 def test_the_project_names_no_outside_document():
     # Code, docs and tests name a fact or its public source, never a
-    # document the user does not have.  (tests/fixtures folders named
-    # seed-* are the corpus's own names; tests/fuzz/seeds is libFuzzer's.)
+    # document the user does not have: the issue's own check,
+    # grep -rniE "seed|knowledge\.md|DESIGN\.md" src lib include docs README.md,
+    # finds nothing; tests are held to the references themselves.
+    strict = re.compile(r"seed|knowledge\.md|DESIGN\.md", re.I)
     pattern = re.compile(r"seeds? ?\d{3}|the seeds?\b|seed document|knowledge\.md|DESIGN\.md", re.I)
     found = []
     for folder in ("src", "lib", "include", "docs", "tests/cli", "tests/unit", "tests/lab"):
+        rule = strict if folder in ("src", "lib", "include", "docs") else pattern
         for p in sorted((ROOT / folder).rglob("*")):
-            if p.is_file() and p.name != "test_docs.py" and p.suffix in (".c", ".h", ".py", ".md", ".1", ".3", ".txt", ".sh", ""):
+            if p.is_file() and p.name != "test_docs.py":
                 for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
-                    if pattern.search(line):
+                    if rule.search(line):
                         found.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()}")
     for n, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1):
-        if pattern.search(line) and "tests/fuzz/seeds" not in line:
+        if strict.search(line):
             found.append(f"README.md:{n}: {line.strip()}")
     assert not found, "\n".join(found)
 
