@@ -201,7 +201,11 @@ static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu)
 		return CD_HV_KVM;
 	if (span_starts(vendor, "Parallels"))
 		return CD_HV_OTHER;
-	if (span_is(vendor, "QEMU")) {
+	/* OpenStack's libvirt driver writes its own product name over QEMU's
+	 * ("OpenStack Nova", later "OpenStack Compute"; systemd's virt.c and
+	 * cloud-init read it the same way): a QEMU guest, KVM or TCG. */
+	if (span_is(vendor, "QEMU") || span_is(product, "OpenStack Nova")
+	    || span_is(product, "OpenStack Compute")) {
 		if (cs == CD_HV_KVM)
 			return CD_HV_KVM;
 		*qemu = true;
