@@ -356,6 +356,19 @@ static void test_interfaces(void)
 	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
 	CHECK_STR(f->hv.display, "VirtualBox (KVM interface)");
 
+	/* Parallels presents KVM's leaf as well: DMI names it, not KVM. */
+	f = blank();
+	set_sig(f, "KVMKVMKVM");
+	set_dmi(f, "Parallels Software International Inc.", "Parallels Virtual Platform");
+	DECIDED(f, CD_HV_OTHER, "dmi");
+	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
+	CHECK_STR(f->hv.display, "Parallels (KVM interface)");
+	f = blank();
+	set_dmi(f, "Parallels Software International Inc.", "Parallels Virtual Platform");
+	DECIDED(f, CD_HV_OTHER, "dmi");
+	CHECK_STR(f->hv.display, "Parallels");
+	CHECK_STR(cd_hv_name(f->hv.interface), "unknown");
+
 	/* The same from a log alone: no sysfs, no CPUID, the log's DMI line. */
 	f = blank();
 	add_klog(f, CD_EV_HYPERVISOR, "KVM");
