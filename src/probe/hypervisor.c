@@ -176,8 +176,9 @@ static void dmi_from_line(const char *line, struct span *vendor, struct span *pr
 /* DMI as firmware writes it (sysfs, else the kernel log's DMI line).
  * QEMU's "QEMU" is KVM or pure emulation (TCG): only kvm-clock tells them
  * apart here, so without it *qemu is set and the answer is left to the
- * sources below. */
-static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu)
+ * sources below.  A product with no kind of its own (Parallels) is
+ * CD_HV_OTHER with its name in *other. */
+static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu, const char **other)
 {
 	struct span vendor = FIELD(f->hv.dmi_sys_vendor), product = FIELD(f->hv.dmi_product_name);
 	enum cd_hv cs = clocksource_kind(&f->cs);
@@ -199,9 +200,15 @@ static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu)
 		return cs == CD_HV_XEN ? CD_HV_XEN : CD_HV_KVM;
 	if (span_is(vendor, "Google") || span_is(product, "KVM") || span_starts(product, "KVM "))
 		return CD_HV_KVM;
-	if (span_starts(vendor, "Parallels"))
+	if (span_starts(vendor, "Parallels") || span_starts(product, "Parallels")) {
+		*other = "Parallels";
 		return CD_HV_OTHER;
-	if (span_is(vendor, "QEMU")) {
+	}
+	/* OpenStack's libvirt driver writes its own product name over QEMU's
+	 * ("OpenStack Nova", later "OpenStack Compute"; systemd's virt.c and
+	 * cloud-init read it the same way): a QEMU guest, KVM or TCG. */
+	if (span_is(vendor, "QEMU") || span_is(product, "OpenStack Nova")
+	    || span_is(product, "OpenStack Compute")) {
 		if (cs == CD_HV_KVM)
 			return CD_HV_KVM;
 		*qemu = true;
@@ -283,12 +290,16 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 	 * own firmware, names the product: the more specific answer, and the one
 	 * the fixes depend on. */
 	enum cd_hv named = sig != CD_HV_UNKNOWN && sig != CD_HV_OTHER ? sig : klog_kind(FIELD(hv->klog_detected));
-	enum cd_hv dmi = dmi_kind(f, &qemu);
-	if (dmi != CD_HV_UNKNOWN && dmi != CD_HV_OTHER && named != CD_HV_UNKNOWN && named != CD_HV_OTHER &&
-	    named != dmi) {
+	const char *dmi_other = NULL;
+	enum cd_hv dmi = dmi_kind(f, &qemu, &dmi_other);
+	/* Parallels presents KVM's CPUID leaf too (systemd issue 23856): its
+	 * DMI names the product, the leaf only the interface. */
+	if ((dmi_other || (dmi != CD_HV_UNKNOWN && dmi != CD_HV_OTHER)) && named != CD_HV_UNKNOWN &&
+	    named != CD_HV_OTHER && named != dmi) {
 		*from = "dmi";
 		*interface = named;
-		snprintf(display, cap, "%s (%s interface)", cd_hv_display(dmi), cd_hv_display(named));
+		snprintf(display, cap, "%s (%s interface)", dmi_other ? dmi_other : cd_hv_display(dmi),
+		         cd_hv_display(named));
 		return dmi;
 	}
 	/* QEMU's firmware with Hyper-V's interface: KVM with Hyper-V
@@ -309,8 +320,11 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 	if (span_is(FIELD(hv->sys_hypervisor_type), "xen"))
 		return CD_HV_XEN;
 	*from = "dmi";
-	if ((k = dmi_kind(f, &qemu)) != CD_HV_UNKNOWN)
+	if ((k = dmi_kind(f, &qemu, &dmi_other)) != CD_HV_UNKNOWN) {
+		if (dmi_other)
+			snprintf(display, cap, "%s", dmi_other);
 		return k;
+	}
 	*from = "kernel log";
 	if ((k = klog_kind(FIELD(hv->klog_detected))) != CD_HV_UNKNOWN) {
 		if (k == CD_HV_OTHER)

@@ -169,16 +169,17 @@ static void copy_upto(char *dst, const char *s, const char *stops)
 
 /* ---- the prefix each layout puts before the message ---- */
 
-/* "[    1.234567]": seconds since boot. */
+/* "[    1.234567]": seconds since boot.  A paste may lose the '['
+ * ("   0.000000] Linux version ..."): the seconds, a fraction and the ']'
+ * still mark the stamp. */
 static bool parse_bracket_ts(const char **pp, double *ts)
 {
 	uint64_t sec, frac = 0;
 	double scale = 1;
+	bool open = **pp == '[';
 
-	if (**pp != '[')
-		return false;
-	const char *p = skip_spaces(*pp + 1), *d = p;
-	if (!parse_u64(&p, 10, &sec) || p - d > 12)
+	const char *p = skip_spaces(*pp + open), *d = p;
+	if (!parse_u64(&p, 10, &sec) || p - d > 12 || (!open && *p != '.'))
 		return false;
 	for (p += *p == '.'; is_digit(*p); p++)
 		if (scale < 1e9)

@@ -197,6 +197,19 @@ static void test_single_sources(void)
 	set_cpuinfo(f, true);
 	DECIDED(f, CD_HV_OTHER, "dmi");
 	CHECK_STR(f->hv.display, "QEMU");
+	/* OpenStack's libvirt guests name themselves in the product alone:
+	 * read like QEMU's DMI, KVM with kvm-clock. */
+	static const char *const openstack[] = { "OpenStack Nova", "OpenStack Compute" };
+	for (size_t i = 0; i < sizeof openstack / sizeof openstack[0]; i++) {
+		f = blank();
+		set_dmi(f, i ? "OpenStack Foundation" : "", openstack[i]);
+		set_cs(f, i ? "kvm-clock" : "hpet", i ? "kvm-clock" : "hpet", "acpi_pm");
+		DECIDED(f, i ? CD_HV_KVM : CD_HV_OTHER, "dmi");
+	}
+	CHECK_STR(f->hv.display, "KVM");
+	f = blank();
+	set_dmi(f, "OpenStack Foundation", "Nova Scheduler");
+	DECIDED(f, CD_HV_UNKNOWN, "");
 
 	/* The kernel log. */
 	static const struct {
@@ -342,6 +355,19 @@ static void test_interfaces(void)
 	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
 	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
 	CHECK_STR(f->hv.display, "VirtualBox (KVM interface)");
+
+	/* Parallels presents KVM's leaf as well: DMI names it, not KVM. */
+	f = blank();
+	set_sig(f, "KVMKVMKVM");
+	set_dmi(f, "Parallels Software International Inc.", "Parallels Virtual Platform");
+	DECIDED(f, CD_HV_OTHER, "dmi");
+	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
+	CHECK_STR(f->hv.display, "Parallels (KVM interface)");
+	f = blank();
+	set_dmi(f, "Parallels Software International Inc.", "Parallels Virtual Platform");
+	DECIDED(f, CD_HV_OTHER, "dmi");
+	CHECK_STR(f->hv.display, "Parallels");
+	CHECK_STR(cd_hv_name(f->hv.interface), "unknown");
 
 	/* The same from a log alone: no sysfs, no CPUID, the log's DMI line. */
 	f = blank();

@@ -110,6 +110,8 @@ static void test_layouts(void)
 	check_switch("[    7.544040][  T236] clocksource: Switched to clocksource hpet", 7.544040, false);
 	check_switch("[    7.544040] [   C14] clocksource: Switched to clocksource hpet", 7.544040, false);
 
+	/* a paste that lost the line's '[' keeps its time */
+	check_switch("   0.955003] clocksource: Switched to clocksource hpet", 0.955003, true);
 	/* syslog without its date, as appliances (Synology DSM) log it */
 	check_switch("kernel: [  384.258940] clocksource: Switched to clocksource hpet", 384.258940, false);
 	/* grep -H over log files: the file's name, a colon, the line */
