@@ -99,8 +99,6 @@ LIB_SRC    := $(sort $(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_PIC    := $(LIB_SRC:%.c=$(B)/pic/%.o)
 DEPS       += $(LIB_PIC:.o=.d)
-lib: $(B)/libfastclock.a $(B)/libfastclock.so $(B)/fastclock.pc $(B)/fastclock-example
-
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
@@ -143,8 +141,9 @@ PRELOAD_LIB := $(LIB_PIC)
 endif
 PROGS_SRC := $(sort $(wildcard tests/progs/*.c))
 PROGS_BIN := $(PROGS_SRC:tests/progs/%.c=$(B)/progs/%)
-lib: $(B)/libfastclock-preload.so
-cli: $(B)/libfastclock-preload.so $(PROGS_BIN) $(B)/progs/libcdspy.so
+# libfastclock in every form, and the accelerator
+lib: $(B)/libfastclock.a $(B)/libfastclock.so $(B)/fastclock.pc $(B)/fastclock-example \
+     $(B)/libfastclock-preload.so
 
 $(B)/preload/fastclock_preload.o: preload/fastclock_preload.c include/fastclock.h
 	@mkdir -p $(dir $@)
@@ -228,7 +227,9 @@ unit: $(UNIT_BIN)
 unit-san:
 	$(MAKE) --no-print-directory SANITIZE=1 unit
 
-cli: $(B)/clockdoctor
+# The command as a user runs it, with the accelerator and the programs it
+# runs (tests/progs).
+cli: $(B)/clockdoctor $(B)/libfastclock-preload.so $(PROGS_BIN) $(B)/progs/libcdspy.so
 	CLOCKDOCTOR=$(CURDIR)/$(B)/clockdoctor $(PYTHON) -m pytest -q tests/cli
 
 # The packages built, installed into an empty root, run there and purged;
@@ -237,6 +238,9 @@ cli: $(B)/clockdoctor
 package-test:
 	$(PYTHON) -m pytest -q tests/pkg
 
+# The lab always uses the plain build (build/, even under SANITIZE=1): the
+# guests get the binary and the static library without a sanitizer's
+# runtime, which the initramfs does not carry.
 lab: build/clockdoctor build/libfastclock.a
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) -m pytest -q tests/lab
 
