@@ -578,7 +578,7 @@ int cd_persist_run(const struct cd_persist_job *job, struct cd_steps *out)
 			char arg[CD_NAME_MAX * 2 + 20], *argv[4];
 			grubby_argv(arg, sizeof arg, argv, c->token, c->add);
 			cd_step(out, "$ grubby --update-kernel=ALL %s", arg);
-			int st = cd_run(argv, NULL, TOOL_TIMEOUT_MS);
+			int st = cd_spawn_and_wait(argv, NULL, TOOL_TIMEOUT_MS);
 			if (st != 0) {
 				cd_step(out, "grubby %s", st == -ENOENT ? "is not installed" : "failed");
 				rc = st > 0 ? -ECHILD : st;
@@ -604,7 +604,7 @@ int cd_persist_run(const struct cd_persist_job *job, struct cd_steps *out)
 			char tool[sizeof job->regen], *argv[] = { tool, NULL };
 			snprintf(tool, sizeof tool, "%s", job->regen);
 			cd_step(out, "$ %s", job->regen);
-			int st = cd_run(argv, NULL, TOOL_TIMEOUT_MS);
+			int st = cd_spawn_and_wait(argv, NULL, TOOL_TIMEOUT_MS);
 			if (st != 0) {
 				cd_step(out, "%s %s: the drop-ins are written but the boot configuration is "
 				        "not regenerated; run it by hand (or grub-mkconfig -o "
@@ -700,7 +700,7 @@ static int undo_one(const char *root, bool live, const struct cd_change *c, stru
 			return -ENOTSUP;
 		}
 		cd_step(out, "$ grubby --update-kernel=ALL %s", arg);
-		int st = cd_run(argv, NULL, TOOL_TIMEOUT_MS);
+		int st = cd_spawn_and_wait(argv, NULL, TOOL_TIMEOUT_MS);
 		return st == 0 ? 0 : st > 0 ? -ECHILD : st;
 	}
 	case CD_CH_MKDIR:
@@ -741,7 +741,7 @@ static int undo_record(const char *root, const struct cd_record *r, bool remove_
 		} else {
 			char *argv[] = { "update-grub", NULL };
 			cd_step(out, "$ update-grub");
-			int st = cd_run(argv, NULL, TOOL_TIMEOUT_MS);
+			int st = cd_spawn_and_wait(argv, NULL, TOOL_TIMEOUT_MS);
 			/* Without update-grub there is nothing to regenerate: the files
 			 * being back is all undo can do. */
 			if (st == -ENOENT)

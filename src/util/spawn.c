@@ -84,7 +84,7 @@ int cd_spawn_wait(pid_t pid, int timeout_ms)
 	return -ETIMEDOUT;
 }
 
-int cd_run(char *const argv[], char *const envp[], int timeout_ms)
+int cd_spawn_and_wait(char *const argv[], char *const envp[], int timeout_ms)
 {
 	pid_t pid = cd_spawn(argv, envp, true);
 	return pid < 0 ? pid : cd_spawn_wait(pid, timeout_ms);

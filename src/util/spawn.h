@@ -26,6 +26,6 @@ int cd_spawn_wait(pid_t pid, int timeout_ms);
 int cd_spawn_poll(pid_t pid);
 
 /* cd_spawn, then cd_spawn_wait. */
-int cd_run(char *const argv[], char *const envp[], int timeout_ms);
+int cd_spawn_and_wait(char *const argv[], char *const envp[], int timeout_ms);
 
 #endif

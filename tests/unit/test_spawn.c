@@ -16,24 +16,24 @@ int main(void)
 	char *slow[] = { "sleep", "5", NULL };
 	char *missing[] = { "clockdoctor-no-such-program", NULL };
 	char *empty[] = { "", NULL };
-	CHECK_INT(cd_run(ok, NULL, 5000), 0);
-	CHECK_INT(cd_run(fail, NULL, 5000), 7);
-	CHECK_INT(cd_run(killed, NULL, 5000), 128 + SIGTERM);
-	CHECK_INT(cd_run(slow, NULL, 200), -ETIMEDOUT);
-	CHECK_INT(cd_run(missing, NULL, 5000), -ENOENT);
-	CHECK_INT(cd_run(empty, NULL, 5000), -EINVAL);
+	CHECK_INT(cd_spawn_and_wait(ok, NULL, 5000), 0);
+	CHECK_INT(cd_spawn_and_wait(fail, NULL, 5000), 7);
+	CHECK_INT(cd_spawn_and_wait(killed, NULL, 5000), 128 + SIGTERM);
+	CHECK_INT(cd_spawn_and_wait(slow, NULL, 200), -ETIMEDOUT);
+	CHECK_INT(cd_spawn_and_wait(missing, NULL, 5000), -ENOENT);
+	CHECK_INT(cd_spawn_and_wait(empty, NULL, 5000), -EINVAL);
 	CHECK_INT(cd_spawn(NULL, NULL, false), -EINVAL);
 
 	/* No shell: the argument is one word, never split or expanded. */
 	char *literal[] = { "test", "a b", "=", "a b", NULL };
-	CHECK_INT(cd_run(literal, NULL, 5000), 0);
+	CHECK_INT(cd_spawn_and_wait(literal, NULL, 5000), 0);
 	char *noexpand[] = { "test", "$HOME", "=", "$HOME", NULL };
-	CHECK_INT(cd_run(noexpand, NULL, 5000), 0);
+	CHECK_INT(cd_spawn_and_wait(noexpand, NULL, 5000), 0);
 
 	/* The environment given, and only it. */
 	char *env[] = { "CLOCKDOCTOR_EVENT=x", "PATH=/usr/bin:/bin", NULL };
 	char *envtest[] = { "sh", "-c", "[ \"$CLOCKDOCTOR_EVENT\" = x ] && [ -z \"$HOME\" ]", NULL };
-	CHECK_INT(cd_run(envtest, env, 5000), 0);
+	CHECK_INT(cd_spawn_and_wait(envtest, env, 5000), 0);
 
 	/* Our handlers and blocked signals are not the child's. */
 	signal(SIGTERM, SIG_IGN);
@@ -41,7 +41,7 @@ int main(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	CHECK_INT(cd_run(killed, NULL, 5000), 128 + SIGTERM);
+	CHECK_INT(cd_spawn_and_wait(killed, NULL, 5000), 128 + SIGTERM);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	signal(SIGTERM, SIG_DFL);
 
@@ -63,7 +63,7 @@ int main(void)
 	dup2(out[1], 1);
 	dup2(err[1], 2);
 	char *echo[] = { "echo", "from-child", NULL };
-	int rc = cd_run(echo, NULL, 5000);
+	int rc = cd_spawn_and_wait(echo, NULL, 5000);
 	dup2(saved1, 1);
 	dup2(saved2, 2);
 	close(out[1]);
