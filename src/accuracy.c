@@ -61,39 +61,42 @@ static void usage(FILE *out)
 	        "  FASTCLOCK=off clockdoctor accuracy -d 2   # the kernel fallback\n");
 }
 
+struct accuracy_opts {
+	struct cd_acc_params *p;
+	bool *json;
+};
+
+static int accuracy_option(void *ctx, int ch, char *arg)
+{
+	struct accuracy_opts *o = ctx;
+	long l;
+	switch (ch) {
+	case 'd':
+		if (!cd_parse_double(arg, &o->p->duration_s) || o->p->duration_s <= 0 || o->p->duration_s > MAX_DURATION_S)
+			return cd_usage_error("accuracy", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'",
+			                      arg);
+		break;
+	case 't':
+		if (!cd_parse_long(arg, &l) || l < 1 || l > MAX_THREADS)
+			return cd_usage_error("accuracy", "-t takes a number of threads from 1 to 128: '%s'", arg);
+		o->p->threads = (int)l;
+		break;
+	case 'j': *o->json = true; break;
+	}
+	return -1;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json)
 {
 	static const struct option lo[] = {
 		{ "duration", required_argument, NULL, 'd' }, { "threads", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },           { "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = "d:t:jh";
-	long l;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
-		switch (ch) {
-		case 'd':
-			if (!cd_parse_double(optarg, &p->duration_s) || p->duration_s <= 0 || p->duration_s > MAX_DURATION_S)
-				return cd_usage_error("accuracy", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'",
-				                   optarg);
-			break;
-		case 't':
-			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
-				return cd_usage_error("accuracy", "-t takes a number of threads from 1 to 128: '%s'", optarg);
-			p->threads = (int)l;
-			break;
-		case 'j': *json = true; break;
-		case 'h': usage(stdout); return cd_report_written("accuracy", 0);
-		default: return cd_bad_option("accuracy", optstring, lo, argv);
-		}
-	}
-	if (optind < argc)
-		return cd_usage_error("accuracy", "unexpected argument '%s'", argv[optind]);
-	return -1;
+	static const struct cd_options accuracy_options = { "accuracy", "d:t:j", lo, usage, accuracy_option, false };
+	struct accuracy_opts o = { p, json };
+	return cd_parse_options(&accuracy_options, argc, argv, &o);
 }
 
 static void on_sigint(int sig)

@@ -109,6 +109,47 @@ static void list_ways(void)
 
 enum { OPT_CLOCKSOURCES = 256, OPT_RESTORE, OPT_TARGETS };
 
+struct bench_parse {
+	struct opts *o;
+	bool restore;              /* --restore */
+	bool have_d;
+};
+
+static int bench_option(void *ctx, int ch, char *arg)
+{
+	struct bench_parse *bp = ctx;
+	struct opts *o = bp->o;
+	long l;
+	switch (ch) {
+	case 'c': o->clocks = arg; break;
+	case 'd':
+		if (!cd_parse_double(arg, &o->duration_s) || o->duration_s <= 0 || o->duration_s > MAX_DURATION_S)
+			return cd_usage_error("bench", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'", arg);
+		bp->have_d = true;
+		break;
+	case 'n': return cd_moved_option("bench", 'n', "--calls");
+	case 'N':
+		/* Capped so that a run (and a switched clocksource) cannot
+		 * outlast the operator's patience: 1e10 calls of a 2 us clock
+		 * are already 5.5 hours. */
+		if (!cd_parse_long(arg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
+			return cd_usage_error("bench", "--calls takes a number of calls from 1 to 10000000000: '%s'", arg);
+		break;
+	case 't':
+		if (!cd_parse_long(arg, &l) || l < 1 || l > MAX_THREADS)
+			return cd_usage_error("bench", "-t takes a number of threads from 1 to 1024: '%s'", arg);
+		o->threads = (int)l;
+		break;
+	case 'j': o->json = true; break;
+	case 's': o->summary = true; break;
+	case 'l': list_ways(); return 0;
+	case OPT_CLOCKSOURCES: o->clocksources = arg; break;
+	case OPT_RESTORE: bp->restore = true; break;
+	case OPT_TARGETS: o->targets = true; break;
+	}
+	return -1;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 {
@@ -116,53 +157,20 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *restore)
 		{ "clocks", required_argument, NULL, 'c' },  { "duration", required_argument, NULL, 'd' },
 		{ "calls", required_argument, NULL, 'N' },   { "threads", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },          { "summary", no_argument, NULL, 's' },
-		{ "list", no_argument, NULL, 'l' },          { "help", no_argument, NULL, 'h' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "clocksources", required_argument, NULL, OPT_CLOCKSOURCES },
 		{ "restore", no_argument, NULL, OPT_RESTORE }, { "targets", no_argument, NULL, OPT_TARGETS },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_d = false;
-	long l;
-	int ch;
-	static const char optstring[] = "c:d:t:jslhn";
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, optstring, lo, NULL)) != -1) {
-		switch (ch) {
-		case 'c': o->clocks = optarg; break;
-		case 'd':
-			if (!cd_parse_double(optarg, &o->duration_s) || o->duration_s <= 0 || o->duration_s > MAX_DURATION_S)
-				return cd_usage_error("bench", "-d takes a duration in seconds, more than 0 and at most 86400: '%s'", optarg);
-			have_d = true;
-			break;
-		case 'n': return cd_moved_option("bench", 'n', "--calls");
-		case 'N':
-			/* Capped so that a run (and a switched clocksource) cannot
-			 * outlast the operator's patience: 1e10 calls of a 2 us clock
-			 * are already 5.5 hours. */
-			if (!cd_parse_long(optarg, &o->calls) || o->calls < 1 || o->calls > 10000000000L)
-				return cd_usage_error("bench", "--calls takes a number of calls from 1 to 10000000000: '%s'", optarg);
-			break;
-		case 't':
-			if (!cd_parse_long(optarg, &l) || l < 1 || l > MAX_THREADS)
-				return cd_usage_error("bench", "-t takes a number of threads from 1 to 1024: '%s'", optarg);
-			o->threads = (int)l;
-			break;
-		case 'j': o->json = true; break;
-		case 's': o->summary = true; break;
-		case 'l': list_ways(); return 0;
-		case 'h': usage(stdout); return cd_report_written("bench", 0);
-		case OPT_CLOCKSOURCES: o->clocksources = optarg; break;
-		case OPT_RESTORE: *restore = true; break;
-		case OPT_TARGETS: o->targets = true; break;
-		default: return cd_bad_option("bench", optstring, lo, argv);
-		}
-	}
-	if (optind < argc)
-		return cd_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-	if (have_d && o->calls > 0)
+	static const struct cd_options bench_options = { "bench", "c:d:t:jsln", lo, usage, bench_option, false };
+	struct bench_parse bp = { .o = o };
+	int rc = cd_parse_options(&bench_options, argc, argv, &bp);
+	*restore = bp.restore;
+	if (rc >= 0)
+		return rc;
+	if (bp.have_d && o->calls > 0)
 		return cd_usage_error("bench", "-d and --calls do not go together: a duration or a number of calls");
-	if (*restore && (o->clocksources || o->clocks || have_d || o->calls || o->threads > 1))
+	if (*restore && (o->clocksources || o->clocks || bp.have_d || o->calls || o->threads > 1))
 		return cd_usage_error("bench", "--restore takes no other option");
 	return -1;
 }

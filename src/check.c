@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,118 +92,136 @@ static int write_promfile(const char *path, const struct cd_facts *f, const stru
 	return 0;
 }
 
-int cd_cmd_check(int argc, char **argv)
+struct check_opts {
+	enum { OUT_TEXT, OUT_JSON, OUT_PROM } format;
+	bool json, prom;           /* each asked for: together, a usage error */
+	const char *root;          /* NULL: this machine */
+	const char *promfile;
+	bool measure, deep;
+	int color;                 /* -1: auto */
+};
+
+static int check_option(void *ctx, int ch, char *arg)
 {
-	enum { OUT_TEXT, OUT_JSON, OUT_PROM } format = OUT_TEXT;
-	const char *root = NULL, *promfile = NULL;
-	bool measure = true, deep = false;
-	int color = -1;
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "prometheus", no_argument, NULL, 'P' },
-		{ "prometheus-file", required_argument, NULL, 'F' },  /* long only: -P is --prometheus */
-		{ "root", required_argument, NULL, 'r' },
-		{ "no-measure", no_argument, NULL, 'N' },
-		{ "color", required_argument, NULL, 'C' },
-		{ "deep", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
+	struct check_opts *o = ctx;
+	switch (ch) {
+	case 'j': o->json = true; o->format = OUT_JSON; break;
+	case 'P': o->prom = true; o->format = OUT_PROM; break;
+	case 'F':
+		o->promfile = arg;
+		return cd_file_arg("check", "--prometheus-file", arg);
+	case 'p': return cd_moved_option("check", 'p', "-P (--prometheus)");
+	case 'n': return cd_moved_option("check", 'n', "--no-measure");
+	case 'r': o->root = arg; break;
+	case 'N': o->measure = false; break;
+	case 'D': o->deep = true; break;
+	case 'C':
+		if (strcmp(arg, "always") == 0)
+			o->color = 1;
+		else if (strcmp(arg, "never") == 0)
+			o->color = 0;
+		else if (strcmp(arg, "auto") == 0)
+			o->color = -1;
+		else
+			return cd_usage_error("check", "--color takes auto, always or never, not '%s'", arg);
+		break;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, struct check_opts *o)
+{
+	static const struct option longs[] = {
+		{ "json", no_argument, NULL, 'j' },          { "prometheus", no_argument, NULL, 'P' },
+		/* long only: -P is --prometheus */
+		{ "prometheus-file", required_argument, NULL, 'F' },
+		{ "root", required_argument, NULL, 'r' },    { "no-measure", no_argument, NULL, 'N' },
+		{ "color", required_argument, NULL, 'C' },   { "deep", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = "jPr:hpn";
-	optind = 1;
-	opterr = 0;
-	int ch;
-	bool json = false, prom = false;
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (ch) {
-		case 'j': json = true; format = OUT_JSON; break;
-		case 'P': prom = true; format = OUT_PROM; break;
-		case 'F':
-			if (!optarg[0] || optarg[strlen(optarg) - 1] == '/')
-				return cd_usage_error("check", "--prometheus-file takes a file name, not '%s'", optarg);
-			promfile = optarg;
-			break;
-		case 'p': return cd_moved_option("check", 'p', "-P (--prometheus)");
-		case 'n': return cd_moved_option("check", 'n', "--no-measure");
-		case 'r': root = optarg; break;
-		case 'N': measure = false; break;
-		case 'D': deep = true; break;
-		case 'C':
-			if (strcmp(optarg, "always") == 0)
-				color = 1;
-			else if (strcmp(optarg, "never") == 0)
-				color = 0;
-			else if (strcmp(optarg, "auto") == 0)
-				color = -1;
-			else
-				return cd_usage_error("check", "--color takes auto, always or never, not '%s'", optarg);
-			break;
-		case 'h': check_usage(stdout); return cd_report_written("check", 0);
-		default: return cd_bad_option("check", optstring, opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cd_usage_error("check", "unexpected argument '%s'", argv[optind]);
-	if (json && prom)
+	static const struct cd_options check_options = { "check", "jPr:pn", longs, check_usage, check_option, false };
+	int rc = cd_parse_options(&check_options, argc, argv, o);
+	if (rc >= 0)
+		return rc;
+	if (o->json && o->prom)
 		return cd_usage_error("check", "--json and --prometheus do not go together: one format a run");
-	if (root) {
-		struct stat st;
-		if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
-			return cd_usage_error("check", "--root %s: not a folder", root);
-	}
+	return o->root ? cd_folder_arg("check", "--root", o->root) : -1;
+}
 
-	/* Large structs: on the heap, not the stack. */
-	struct cd_facts *f = calloc(1, sizeof *f);
-	struct cd_measurements *m = calloc(1, sizeof *m);
-	struct cd_report *r = calloc(1, sizeof *r);
-	struct cd_tsc_report *tsc = calloc(1, sizeof *tsc);
-	if (!f || !m || !r || !tsc) {
+/* What check finds: the facts, the measurements and the diagnosis.  Large:
+ * on the heap, not the stack. */
+struct check_work {
+	struct cd_facts f;
+	struct cd_measurements m;
+	struct cd_report r;
+	struct cd_tsc_report tsc;
+	bool tsc_done;             /* --deep, measured (a snapshot cannot be) */
+};
+
+/* Probe (this machine or --root), measure and diagnose into w. */
+static void examine(const struct check_opts *o, struct check_work *w)
+{
+	bool live = o->root == NULL;
+	bool say = o->format == OUT_TEXT && isatty(STDERR_FILENO);
+	cd_probe(live ? "/" : o->root, live, &w->f);
+	if (live && o->measure) {
+		if (say)
+			fprintf(stderr, "Measuring the cost of 9 ways of reading the time (about 1 s)...\n");
+		cd_measure_check(&w->m, MEASURE_BUDGET_S);
+	}
+	w->tsc_done = live && o->deep;
+	if (w->tsc_done) {
+		struct cd_tsc_opts t;
+		cd_tsc_opts_deep(&t);
+		if (say)
+			fprintf(stderr, "Measuring whether the TSC can be trusted (about %.2g s)...\n", t.seconds);
+		cd_tsc_measure(&w->f, &t, &w->tsc);
+		cd_tsc_judge(&w->f, &w->tsc);
+	}
+	cd_diagnose_deep(&w->f, w->m.done ? &w->m : NULL, w->tsc_done ? &w->tsc : NULL, &w->r);
+}
+
+/* The report in the format asked for, and --prometheus-file; the exit
+ * status. */
+static int write_report(const struct check_opts *o, const struct check_work *w, const struct timespec *started)
+{
+	/* A run that could not tell keeps the last success of the file it
+	 * replaces, so that the textfile says how long the verdict is old. */
+	struct cd_prom_times times = { .last_run = (double)started->tv_sec + (double)started->tv_nsec / 1e9 };
+	if (w->r.status != CD_STATUS_UNKNOWN)
+		times.last_success = times.last_run;
+	else if (o->promfile)
+		times.last_success = previous_success(o->promfile);
+
+	int color = o->color < 0 ? isatty(STDOUT_FILENO) && !getenv("NO_COLOR") : o->color;
+	switch (o->format) {
+	case OUT_JSON: cd_output_json(stdout, &w->f, &w->m, &w->r); break;
+	case OUT_PROM: cd_output_prometheus(stdout, &w->f, &w->m, &w->r, &times); break;
+	default: cd_output_text(stdout, &w->f, &w->m, &w->r, color != 0); break;
+	}
+	int status = (int)w->r.status;
+	if (o->promfile && write_promfile(o->promfile, &w->f, &w->m, &w->r, &times) != 0)
+		status = CD_EXIT_UNKNOWN;
+	return status;
+}
+
+int cd_cmd_check(int argc, char **argv)
+{
+	struct check_opts o = { .format = OUT_TEXT, .measure = true, .color = -1 };
+	int rc = parse_opts(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	struct check_work *w = calloc(1, sizeof *w);
+	if (!w) {
 		fprintf(stderr, "clockdoctor check: out of memory\n");
-		free(f); free(m); free(r); free(tsc);
 		return CD_STATUS_UNKNOWN;
 	}
 	struct timespec started;
 	clock_gettime(CLOCK_REALTIME, &started);
-	bool live = root == NULL;
-	cd_probe(live ? "/" : root, live, f);
-	if (live && measure) {
-		if (format == OUT_TEXT && isatty(STDERR_FILENO))
-			fprintf(stderr, "Measuring the cost of 9 ways of reading the time (about 1 s)...\n");
-		cd_measure_check(m, MEASURE_BUDGET_S);
-	}
-	/* --deep: the TSC itself, measured (a snapshot cannot be). */
-	bool tsc_done = live && deep;
-	if (tsc_done) {
-		struct cd_tsc_opts o;
-		cd_tsc_opts_deep(&o);
-		if (format == OUT_TEXT && isatty(STDERR_FILENO))
-			fprintf(stderr, "Measuring whether the TSC can be trusted (about %.2g s)...\n", o.seconds);
-		cd_tsc_measure(f, &o, tsc);
-		cd_tsc_judge(f, tsc);
-	}
-	cd_diagnose_deep(f, m->done ? m : NULL, tsc_done ? tsc : NULL, r);
-	/* A run that could not tell keeps the last success of the file it
-	 * replaces, so that the textfile says how long the verdict is old. */
-	struct cd_prom_times times = { .last_run = (double)started.tv_sec + (double)started.tv_nsec / 1e9 };
-	if (r->status != CD_STATUS_UNKNOWN)
-		times.last_success = times.last_run;
-	else if (promfile)
-		times.last_success = previous_success(promfile);
-
-	if (color < 0)
-		color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	switch (format) {
-	case OUT_JSON: cd_output_json(stdout, f, m, r); break;
-	case OUT_PROM: cd_output_prometheus(stdout, f, m, r, &times); break;
-	default: cd_output_text(stdout, f, m, r, color != 0); break;
-	}
-	int status = (int)r->status;
-	if (promfile && write_promfile(promfile, f, m, r, &times) != 0)
-		status = CD_EXIT_UNKNOWN;
-	cd_tsc_report_free(tsc);
-	free(tsc);
-	free(f);
-	free(m);
-	free(r);
+	examine(&o, w);
+	int status = write_report(&o, w, &started);
+	cd_tsc_report_free(&w->tsc);
+	free(w);
 	return cd_report_written("check", status);
 }

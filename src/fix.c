@@ -20,11 +20,9 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_DONE CD_EXIT_OK
@@ -78,49 +76,43 @@ static void fix_usage(FILE *out)
 	        "  clockdoctor fix --root /tmp/snap --persist   write into a scratch tree\n");
 }
 
+static int fix_option(void *ctx, int ch, char *arg)
+{
+	struct fix_opts *o = ctx;
+	double v;
+	switch (ch) {
+	case 'a': o->apply = true; break;
+	case 'P': o->persist = true; break;
+	case 'p': return cd_moved_option("fix", 'p', "--persist");
+	case 'u': o->undo = true; break;
+	case 'n': o->dry_run = true; break;
+	case 'r': o->root = arg; break;
+	case 'T': o->to = arg; break;
+	case 't': return cd_moved_option("fix", 't', "--to");
+	case 'j': o->json = true; break;
+	case 'G':
+		if (!cd_parse_number(arg, 0, 100, &v) || v >= 100)
+			return cd_usage_error("fix", "--min-gain takes a percentage from 0 to 99, not '%s'", arg);
+		o->min_gain = v / 100;
+		break;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct fix_opts *o)
 {
-	static const struct option opts[] = {
-		{ "apply", no_argument, NULL, 'a' },
-		{ "persist", no_argument, NULL, 'P' },
-		{ "undo", no_argument, NULL, 'u' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "min-gain", required_argument, NULL, 'G' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	static const struct option longs[] = {
+		{ "apply", no_argument, NULL, 'a' },         { "persist", no_argument, NULL, 'P' },
+		{ "undo", no_argument, NULL, 'u' },          { "dry-run", no_argument, NULL, 'n' },
+		{ "root", required_argument, NULL, 'r' },    { "to", required_argument, NULL, 'T' },
+		{ "min-gain", required_argument, NULL, 'G' }, { "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = "aunr:jhpt";
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (ch) {
-		case 'a': o->apply = true; break;
-		case 'P': o->persist = true; break;
-		case 'p': return cd_moved_option("fix", 'p', "--persist");
-		case 'u': o->undo = true; break;
-		case 'n': o->dry_run = true; break;
-		case 'r': o->root = optarg; break;
-		case 'T': o->to = optarg; break;
-		case 't': return cd_moved_option("fix", 't', "--to");
-		case 'j': o->json = true; break;
-		case 'G': {
-			char *end;
-			double v = strtod(optarg, &end);
-			if (*end || end == optarg || !isfinite(v) || v < 0 || v >= 100)
-				return cd_usage_error("fix", "--min-gain takes a percentage from 0 to 99, not '%s'", optarg);
-			o->min_gain = v / 100;
-			break;
-		}
-		case 'h': fix_usage(stdout); return cd_report_written("fix", 0);
-		default: return cd_bad_option("fix", optstring, opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cd_usage_error("fix", "unexpected argument '%s'", argv[optind]);
+	static const struct cd_options fix_options = { "fix", "aunr:jpt", longs, fix_usage, fix_option, false };
+	int rc = cd_parse_options(&fix_options, argc, argv, o);
+	if (rc >= 0)
+		return rc;
 	if (o->persist && o->undo)
 		return cd_usage_error("fix", "--persist and --undo do not go together");
 	if (o->undo && o->apply)
@@ -132,12 +124,7 @@ static int parse_opts(int argc, char **argv, struct fix_opts *o)
 		return cd_usage_error("fix", "--to goes with --apply");
 	if (o->to && !cd_cs_name_valid(o->to))
 		return cd_usage_error("fix", "--to: '%s' is not a clocksource name", o->to);
-	if (o->root) {
-		struct stat st;
-		if (stat(o->root, &st) != 0 || !S_ISDIR(st.st_mode))
-			return cd_usage_error("fix", "--root %s: not a folder", o->root);
-	}
-	return -1;
+	return o->root ? cd_folder_arg("fix", "--root", o->root) : -1;
 }
 
 /* The finding text for doing the lasting change by hand. */
@@ -307,98 +294,114 @@ static int worst(int a, int b)
 	return a > b ? a : b;
 }
 
+/* Everything one run of fix holds, on the heap: the facts and the plan
+ * are large. */
+struct fix_work {
+	struct cd_facts f;
+	struct cd_measurements m;
+	struct cd_report r;
+	struct cd_plan p;
+	struct cd_persist_job job;
+	bool prepared;                 /* job is ready for --persist */
+	struct cd_steps persist_plan;  /* what --persist would do */
+	struct cd_steps steps;         /* what --persist or --undo did */
+	struct cd_apply_result res;
+	struct cd_tsc_report t;
+	char note[700], unsupported[600];
+};
+
+/* --undo, or with --dry-run what it would take back. */
+static int undo(const struct fix_opts *o, struct cd_fix_outcome *out, struct cd_steps *steps)
+{
+	out->mode = "undo";
+	out->dry_run = o->dry_run;
+	out->undo = steps;
+	const char *root = o->root ? o->root : "/";
+	if (!o->dry_run) {
+		bool had;
+		int rc = cd_persist_undo(root, &had, steps);
+		out->undo_result = rc == 0 ? (had ? "done" : "nothing") : "failed";
+		return rc == 0 ? EXIT_DONE : EXIT_FAILED;
+	}
+	size_t len;
+	int err, trunc;
+	char *text = cd_read_file(root, CD_RECORD_PATH, 65536, &len, &err, &trunc);
+	cd_step(steps, text ? "would take back what %s%s records:" : "nothing to undo: no record at %s%s",
+	        o->root ? o->root : "", CD_RECORD_PATH);
+	for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+		cd_step(steps, "    %s", l);
+	free(text);
+	out->undo_result = "dry-run";
+	return EXIT_DONE;
+}
+
+/* The plan from check's diagnosis, --to's choice in it, and the boot
+ * configuration change prepared (or why it cannot be).  Returns -1 to go
+ * on, else the exit status (--to refused: no report). */
+static int plan(const struct fix_opts *o, struct fix_work *w, struct cd_fix_outcome *out)
+{
+	diagnose(o, &w->f, &w->m, &w->r);
+	cd_plan_build(&w->f, &w->r, &w->p);
+	out->plan = &w->p;
+	int rc;
+	if (o->to && (rc = choose_target(&w->p, &w->f, o->to)) >= 0)
+		return rc;
+	if (w->p.n_params == 0)
+		return -1;
+	char err[500];
+	w->prepared = cd_persist_prepare(o->root ? o->root : "/", w->f.os.family, &w->p, &w->job, err, sizeof err) == 0;
+	if (w->prepared) {
+		for (int i = 0; i < w->job.n_warnings; i++)
+			cd_step(&w->persist_plan, "note: %s", w->job.warnings[i]);
+		cd_persist_describe(&w->job, &w->persist_plan);
+		out->persist_plan = &w->persist_plan;
+		out->persist_in_place = w->job.in_place;
+	} else {
+		snprintf(w->unsupported, sizeof w->unsupported, "%s", err);
+		out->persist_unsupported = w->unsupported;
+		out->persist_manual = manual_text(&w->r);
+	}
+	return -1;
+}
+
+/* --apply and --persist, as asked; without them the plan is all. */
+static int act(const struct fix_opts *o, struct fix_work *w, struct cd_fix_outcome *out)
+{
+	if (!o->apply && !o->persist)
+		return EXIT_DONE;
+	out->dry_run = o->dry_run;
+	out->mode = o->apply && o->persist ? "apply+persist" : o->apply ? "apply" : "persist";
+	int status = EXIT_DONE;
+	if (o->apply)
+		status = do_apply(o, &w->f, &w->p, out, &w->res, &w->t, w->note, sizeof w->note);
+	if (o->persist && status != CD_EXIT_USAGE && status != EXIT_FAILED)
+		status = worst(status, do_persist(o, &w->job, w->prepared, &w->p, out, &w->steps));
+	return status;
+}
+
 static int run_fix(const struct fix_opts *o)
 {
-	struct cd_fix_outcome out = { .mode = "plan", .dry_run = true };
-	struct cd_steps *persist_plan = calloc(1, sizeof *persist_plan);
-	struct cd_steps *steps = calloc(1, sizeof *steps);
-	struct cd_facts *f = calloc(1, sizeof *f);
-	struct cd_measurements *m = calloc(1, sizeof *m);
-	struct cd_report *r = calloc(1, sizeof *r);
-	struct cd_plan *p = calloc(1, sizeof *p);
-	struct cd_persist_job *job = calloc(1, sizeof *job);
-	struct cd_apply_result *res = calloc(1, sizeof *res);
-	struct cd_tsc_report *t = calloc(1, sizeof *t);
-	char note[700] = "", unsupported[600] = "";
-	int status = EXIT_DONE;
-	if (!persist_plan || !steps || !f || !m || !r || !p || !job || !res || !t) {
+	struct fix_work *w = calloc(1, sizeof *w);
+	if (!w) {
 		fprintf(stderr, "clockdoctor fix: out of memory\n");
-		status = EXIT_FAILED;
-		goto done;
+		return cd_report_written("fix", EXIT_FAILED);
 	}
-	if (o->undo) {
-		out.mode = "undo";
-		out.dry_run = o->dry_run;
-		out.undo = steps;
-		bool had;
-		const char *root = o->root ? o->root : "/";
-		if (o->dry_run) {
-			size_t len;
-			int err, trunc;
-			char *text = cd_read_file(root, CD_RECORD_PATH, 65536, &len, &err, &trunc);
-			cd_step(steps, text ? "would take back what %s%s records:" : "nothing to undo: no record at %s%s",
-			        o->root ? o->root : "", CD_RECORD_PATH);
-			for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-			     l = strtok_r(NULL, "\n", &save))
-				cd_step(steps, "    %s", l);
-			free(text);
-			out.undo_result = "dry-run";
-		} else {
-			int rc = cd_persist_undo(root, &had, steps);
-			out.undo_result = rc == 0 ? (had ? "done" : "nothing") : "failed";
-			status = rc == 0 ? EXIT_DONE : EXIT_FAILED;
-		}
-		goto report;
-	}
-
-	diagnose(o, f, m, r);
-	cd_plan_build(f, r, p);
-	out.plan = p;
-	if (o->to && (status = choose_target(p, f, o->to)) >= 0)
-		goto done;
-	status = EXIT_DONE;
-	bool prepared = false;
-	if (p->n_params) {
-		char err[500];
-		int rc = cd_persist_prepare(o->root ? o->root : "/", f->os.family, p, job, err, sizeof err);
-		prepared = rc == 0;
-		if (prepared) {
-			for (int i = 0; i < job->n_warnings; i++)
-				cd_step(persist_plan, "note: %s", job->warnings[i]);
-			cd_persist_describe(job, persist_plan);
-			out.persist_plan = persist_plan;
-			out.persist_in_place = job->in_place;
-		} else {
-			snprintf(unsupported, sizeof unsupported, "%s", err);
-			out.persist_unsupported = unsupported;
-			out.persist_manual = manual_text(r);
-		}
-	}
-	if (!o->apply && !o->persist)
-		goto report;
-	out.dry_run = o->dry_run;
-	out.mode = o->apply && o->persist ? "apply+persist" : o->apply ? "apply" : "persist";
-	if (o->apply)
-		status = do_apply(o, f, p, &out, res, t, note, sizeof note);
-	if (o->persist && status != CD_EXIT_USAGE && status != EXIT_FAILED)
-		status = worst(status, do_persist(o, job, prepared, p, &out, steps));
-report:
+	struct cd_fix_outcome out = { .mode = "plan", .dry_run = true };
+	int status;
+	if (o->undo)
+		status = undo(o, &out, &w->steps);
+	else if ((status = plan(o, w, &out)) < 0)
+		status = act(o, w, &out);
+	else
+		goto done;   /* --to refused, and said so: no report */
 	out.exit_status = status;
 	if (o->json)
 		cd_fix_output_json(stdout, &out);
 	else
 		cd_fix_output_text(stdout, &out);
 done:
-	cd_tsc_report_free(t);
-	free(t);
-	free(res);
-	free(job);
-	free(p);
-	free(r);
-	free(m);
-	free(f);
-	free(steps);
-	free(persist_plan);
+	cd_tsc_report_free(&w->t);
+	free(w);
 	return cd_report_written("fix", status);
 }
 

@@ -17,7 +17,6 @@
 #include "measure/trace.h"
 #include "output/topreport.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -85,80 +84,75 @@ static void top_usage(FILE *out)
 	        "  clockdoctor top --json 1 10 | jq '.processes[0]'\n");
 }
 
-static bool parse_num(const char *s, double lo, double hi, double *out)
-{
-	char *e;
-	errno = 0;
-	double v = strtod(s, &e);
-	if (e == s || *e || errno || !(v >= lo && v <= hi))
-		return false;
-	*out = v;
-	return true;
-}
-
 static int bad(const char *what, const char *arg)
 {
 	return cd_usage_error("top", "%s: '%s'", what, arg);
 }
 
+struct top_parse {
+	struct top_opts *o;
+	bool have_i;               /* -i given: the one operand left is the count */
+};
+
+static int top_option(void *ctx, int ch, char *arg)
+{
+	struct top_parse *tp = ctx;
+	struct top_opts *o = tp->o;
+	long long v;
+	switch (ch) {
+	case 'p':
+		if (!cd_parse_whole(arg, 1, INT_MAX, &v))
+			return bad("-p takes a process id", arg);
+		o->pid = (int)v;
+		break;
+	case 'd':
+		if (!cd_parse_number(arg, 0.05, 1e7, &o->duration))
+			return bad("-d takes seconds (0.05 or more)", arg);
+		break;
+	case 'i':
+		if (!cd_parse_number(arg, 0.05, 1e7, &o->interval))
+			return bad("-i takes seconds (0.05 or more)", arg);
+		tp->have_i = true;
+		break;
+	case 'R':
+		if (!cd_parse_whole(arg, 0, 1e6, &v))
+			return bad("--rows takes a number of rows", arg);
+		o->rows = (int)v;
+		break;
+	case 'n': return cd_moved_option("top", 'n', "--rows");
+	case 'B': o->no_bpf = true; break;
+	case 'j': o->json = true; break;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "rows", required_argument, NULL, 'R' },
-		{ "no-bpf", no_argument, NULL, 'B' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	static const struct option longs[] = {
+		{ "pid", required_argument, NULL, 'p' },     { "interval", required_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' }, { "rows", required_argument, NULL, 'R' },
+		{ "no-bpf", no_argument, NULL, 'B' },        { "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct cd_options top_options = { "top", "p:i:d:jn", longs, top_usage, top_option, true };
 	*o = (struct top_opts){ .interval = 1, .rows = 20 };
-	static const char optstring[] = "p:i:d:jhn";
-	optind = 1;
-	opterr = 0;
-	int ch;
-	double v;
-	bool have_i = false;
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (!parse_num(optarg, 1, INT_MAX, &v) || v != floor(v))
-				return bad("-p takes a process id", optarg);
-			o->pid = (int)v;
-			break;
-		case 'd':
-			if (!parse_num(optarg, 0.05, 1e7, &o->duration))
-				return bad("-d takes seconds (0.05 or more)", optarg);
-			break;
-		case 'i':
-			if (!parse_num(optarg, 0.05, 1e7, &o->interval))
-				return bad("-i takes seconds (0.05 or more)", optarg);
-			have_i = true;
-			break;
-		case 'R':
-			if (!parse_num(optarg, 0, 1e6, &v) || v != floor(v))
-				return bad("--rows takes a number of rows", optarg);
-			o->rows = (int)v;
-			break;
-		case 'n': return cd_moved_option("top", 'n', "--rows");
-		case 'B': o->no_bpf = true; break;
-		case 'j': o->json = true; break;
-		case 'h': top_usage(stdout); return -1;
-		default: return cd_bad_option("top", optstring, opts, argv);
-		}
-	}
+	struct top_parse tp = { .o = o };
+	int rc = cd_parse_options(&top_options, argc, argv, &tp);
+	if (rc >= 0)
+		return rc;
 	/* With -i, the one argument left is the count. */
-	if (optind < argc && !have_i && !parse_num(argv[optind++], 0.05, 1e7, &o->interval))
+	if (optind < argc && !tp.have_i && !cd_parse_number(argv[optind++], 0.05, 1e7, &o->interval))
 		return bad("the interval is in seconds (0.05 or more)", argv[optind - 1]);
+	long long v;
 	if (optind < argc) {
-		if (!parse_num(argv[optind++], 1, 1e12, &v) || v != floor(v))
+		if (!cd_parse_whole(argv[optind++], 1, 1e12, &v))
 			return bad("count is a number of reports", argv[optind - 1]);
 		o->count = (long)v;
 	}
 	if (optind < argc)
 		return bad("unexpected argument", argv[optind]);
-	return 0;
+	return -1;
 }
 
 /* The cost of one clock_gettime that reaches the kernel, measured as the
@@ -331,8 +325,8 @@ int cd_cmd_top(int argc, char **argv)
 {
 	struct top_opts o;
 	int rc = parse_args(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? cd_report_written("top", 0) : rc;
+	if (rc >= 0)
+		return rc;
 	if (o.pid > 0 && !pid_exists(o.pid)) {
 		fprintf(stderr, "clockdoctor top: no process %d\n", o.pid);
 		return CD_EXIT_USAGE;

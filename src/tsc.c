@@ -393,46 +393,41 @@ static void json_report(FILE *out, const struct cd_facts *f, const struct cd_tsc
 
 /* ---- the command ---- */
 
-static int parse_seconds(const char *s, double *out)
+struct tsc_opts {
+	bool json, quick;
+	double seconds;
+};
+
+static int tsc_option(void *ctx, int ch, char *arg)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v < 0.05 || v > 600)
-		return -1;
-	*out = v;
-	return 0;
+	struct tsc_opts *o = ctx;
+	switch (ch) {
+	case 'j': o->json = true; break;
+	case 'Q': o->quick = true; break;
+	case 'q': return cd_moved_option("tsc", 'q', "--quick");
+	case 'd':
+		if (!cd_parse_number(arg, 0.05, 600, &o->seconds))
+			return cd_usage_error("tsc", "-d takes seconds from 0.05 to 600, not '%s'", arg);
+		break;
+	}
+	return -1;
 }
 
 int cd_cmd_tsc(int argc, char **argv)
 {
-	bool json = false, quick = false;
-	double seconds = 1.0;
-	static const struct option opts[] = {
+	static const struct option longs[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quick", no_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = "jd:hq";
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (ch) {
-		case 'j': json = true; break;
-		case 'Q': quick = true; break;
-		case 'q': return cd_moved_option("tsc", 'q', "--quick");
-		case 'd':
-			if (parse_seconds(optarg, &seconds) != 0)
-				return cd_usage_error("tsc", "-d takes seconds from 0.05 to 600, not '%s'", optarg);
-			break;
-		case 'h': tsc_usage(stdout); return cd_report_written("tsc", 0);
-		default: return cd_bad_option("tsc", optstring, opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cd_usage_error("tsc", "unexpected argument '%s'", argv[optind]);
+	static const struct cd_options tsc_options = { "tsc", "jd:q", longs, tsc_usage, tsc_option, false };
+	struct tsc_opts opts = { .seconds = 1.0 };
+	int rc = cd_parse_options(&tsc_options, argc, argv, &opts);
+	if (rc >= 0)
+		return rc;
+	bool json = opts.json;
+	double seconds = opts.seconds;
 
 	struct cd_facts *f = calloc(1, sizeof *f);
 	struct cd_tsc_report *t = calloc(1, sizeof *t);
@@ -444,7 +439,7 @@ int cd_cmd_tsc(int argc, char **argv)
 	}
 	cd_probe("/", true, f);
 	struct cd_tsc_opts o;
-	cd_tsc_opts_default(&o, seconds, quick);
+	cd_tsc_opts_default(&o, seconds, opts.quick);
 	int allowed;
 	long pairs;
 	double est;

@@ -146,67 +146,56 @@ static void watch_usage(FILE *out)
 	        "  sudo clockdoctor watch -e 'logger -t clockdoctor \"$CLOCKDOCTOR_EVENT\"'\n");
 }
 
-static bool parse_seconds(const char *s, double lo, double *out)
+/* The longest -i, -d or --syscalls: a year. */
+#define MAX_SECONDS (86400.0 * 365)
+
+static int watch_option(void *ctx, int ch, char *arg)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (*end || end == s || !isfinite(v) || v < lo || v > 86400 * 365)
-		return false;
-	*out = v;
-	return true;
+	struct watch_opts *o = ctx;
+	switch (ch) {
+	case 'i':
+		if (!cd_parse_number(arg, 0.05, MAX_SECONDS, &o->interval))
+			return cd_usage_error("watch", "-i takes seconds, at least 0.05, not '%s'", arg);
+		break;
+	case 'd':
+		if (!cd_parse_number(arg, 0.001, MAX_SECONDS, &o->duration))
+			return cd_usage_error("watch", "-d takes seconds, more than 0, not '%s'", arg);
+		break;
+	case 's':
+		if (!cd_parse_number(arg, 2 * SYSCALL_WINDOW_S, MAX_SECONDS, &o->syscalls_every))
+			return cd_usage_error("watch", "--syscalls takes seconds, at least 2, not '%s'", arg);
+		break;
+	case 'j': o->json = true; break;
+	case 'P':
+		o->textfile = arg;
+		return cd_file_arg("watch", "--prometheus-file", arg);
+	case 'e':
+		if (!arg[0])
+			return cd_usage_error("watch", "--exec takes a command");
+		o->hook = arg;
+		break;
+	case 'H': o->history = true; break;
+	case 'q': o->quiet = true; break;
+	}
+	return -1;
 }
 
+/* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct watch_opts *o)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
+	static const struct option longs[] = {
+		{ "interval", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'j' },
 		{ "prometheus-file", required_argument, NULL, 'P' },
-		{ "exec", required_argument, NULL, 'e' },
-		{ "history", no_argument, NULL, 'H' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
+		{ "exec", required_argument, NULL, 'e' },     { "history", no_argument, NULL, 'H' },
+		{ "duration", required_argument, NULL, 'd' }, { "quiet", no_argument, NULL, 'q' },
 		{ "syscalls", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = "i:jP:e:Hd:qs:h";
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (ch) {
-		case 'i':
-			if (!parse_seconds(optarg, 0.05, &o->interval))
-				return cd_usage_error("watch", "-i takes seconds, at least 0.05, not '%s'", optarg);
-			break;
-		case 'd':
-			if (!parse_seconds(optarg, 0.001, &o->duration))
-				return cd_usage_error("watch", "-d takes seconds, more than 0, not '%s'", optarg);
-			break;
-		case 's':
-			if (!parse_seconds(optarg, 2 * SYSCALL_WINDOW_S, &o->syscalls_every))
-				return cd_usage_error("watch", "--syscalls takes seconds, at least 2, not '%s'", optarg);
-			break;
-		case 'j': o->json = true; break;
-		case 'P':
-			if (!optarg[0] || optarg[strlen(optarg) - 1] == '/')
-				return cd_usage_error("watch", "--prometheus-file takes a file name, not '%s'", optarg);
-			o->textfile = optarg;
-			break;
-		case 'e':
-			if (!optarg[0])
-				return cd_usage_error("watch", "--exec takes a command");
-			o->hook = optarg;
-			break;
-		case 'H': o->history = true; break;
-		case 'q': o->quiet = true; break;
-		case 'h': watch_usage(stdout); return cd_report_written("watch", 0);
-		default: return cd_bad_option("watch", optstring, opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cd_usage_error("watch", "unexpected argument '%s'", argv[optind]);
+	static const struct cd_options watch_options = { "watch", "i:jP:e:Hd:qs:", longs, watch_usage, watch_option,
+	                                                 false };
+	int rc = cd_parse_options(&watch_options, argc, argv, o);
+	if (rc >= 0)
+		return rc;
 	if (o->quiet && !o->textfile && !o->hook)
 		return cd_usage_error("watch", "--quiet without --prometheus-file or --exec would report nothing");
 	if (o->syscalls_every > 0 && !o->textfile)
