@@ -15,8 +15,12 @@
  * Then it execs the program in its own place (same pid, same signals), so
  * its exit status is the program's; run's own failures use the shell's
  * statuses (127 not found, 126 not executable) and env(1)'s 125.
+ *
+ * The finding out and the decision are plain functions (runplan.c); this
+ * file is the command: its options, --verify, where the accelerator is,
+ * and the exec.
  */
-#include "run.h"
+#include "runplan.h"
 #include "util/numarg.h"
 #include "util/printable.h"
 
@@ -25,227 +29,30 @@
 #include "probe/probe.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
-/* ---- LD_PRELOAD ---- */
+#define CD_PRELOAD_NAME "libfastclock-preload.so"
 
-static bool is_sep(char c)
-{
-	return c == ' ' || c == ':';
-}
-
-int cd_run_preload_compose(const char *existing, const char *lib, char *out, size_t len)
-{
-	if (!lib || !*lib || strpbrk(lib, " :\t\n"))
-		return -EINVAL;
-	if (!existing)
-		existing = "";
-	size_t n = strlen(existing), lib_len = strlen(lib);
-	while (n > 0 && (is_sep(existing[n - 1]) || existing[n - 1] == '\t' || existing[n - 1] == '\n'))
-		n--;
-	size_t start = 0;
-	while (start < n && is_sep(existing[start]))
-		start++;
-	/* Already there, as a whole entry: nothing to add. */
-	bool present = false, spaces = false, colons = false;
-	for (size_t i = start; i < n;) {
-		size_t j = i;
-		while (j < n && !is_sep(existing[j]))
-			j++;
-		if (j - i == lib_len && memcmp(existing + i, lib, lib_len) == 0)
-			present = true;
-		while (j < n && is_sep(existing[j])) {
-			spaces |= existing[j] == ' ';
-			colons |= existing[j] == ':';
-			j++;
-		}
-		i = j;
-	}
-	size_t body = n - start;
-	size_t need = present || body == 0 ? (present ? body : lib_len) : body + 1 + lib_len;
-	if (need + 1 > len)
-		return -ENAMETOOLONG;
-	if (present) {
-		memcpy(out, existing + start, body);
-		out[body] = '\0';
-		return 1;
-	}
-	if (body == 0) {
-		memcpy(out, lib, lib_len + 1);
-		return 0;
-	}
-	memcpy(out, existing + start, body);
-	out[body] = spaces && !colons ? ' ' : ':';
-	memcpy(out + body + 1, lib, lib_len + 1);
-	return 0;
-}
-
-/* ---- finding the program ---- */
-
-/* 0 for an executable regular file, else -errno as execve would say. */
-static int executable(const char *path)
-{
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-		return -EACCES;
-	return 0;
-}
-
-int cd_run_find(const char *name, const char *path_env, char *out, size_t len)
-{
-	if (!name || !*name)
-		return -ENOENT;
-	if (strchr(name, '/')) {
-		if (strlen(name) >= len)
-			return -ENAMETOOLONG;
-		strcpy(out, name);
-		return executable(name);
-	}
-	if (!path_env)
-		path_env = "/bin:/usr/bin";
-	int seen = -ENOENT;
-	const char *p = path_env;
-	for (;;) {
-		const char *end = strchr(p, ':');
-		size_t dlen = end ? (size_t)(end - p) : strlen(p);
-		int n = dlen == 0 ? snprintf(out, len, "%s", name) : snprintf(out, len, "%.*s/%s", (int)dlen, p, name);
-		if (n >= 0 && (size_t)n < len) {
-			int rc = executable(out);
-			if (rc == 0)
-				return 0;
-			/* Like execvp, go on past a file that may not be run, and
-			 * say so only when nothing later can be (a folder of the
-			 * name is passed over, as shells do). */
-			if (rc == -EACCES)
-				seen = -EACCES;
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	out[0] = '\0';
-	return seen;
-}
-
-int cd_run_shebang(const char *buf, size_t len, char *interp, size_t ilen)
-{
-	if (len < 3 || buf[0] != '#' || buf[1] != '!')
-		return 0;
-	size_t i = 2;
-	while (i < len && (buf[i] == ' ' || buf[i] == '\t'))
-		i++;
-	size_t j = i;
-	while (j < len && buf[j] != ' ' && buf[j] != '\t' && buf[j] != '\n' && buf[j] != '\0')
-		j++;
-	if (j == i || j - i >= ilen)
-		return 0;
-	memcpy(interp, buf + i, j - i);
-	interp[j - i] = '\0';
-	return 1;
-}
-
-bool cd_run_secure_exec(mode_t mode, uid_t fuid, gid_t fgid, bool nosuid, bool file_caps, uid_t ruid,
-                        uid_t euid, gid_t rgid, gid_t egid, char *why, size_t whylen)
-{
-	uid_t new_euid = euid;
-	gid_t new_egid = egid;
-	if (!nosuid && (mode & S_ISUID))
-		new_euid = fuid;
-	if (!nosuid && (mode & S_ISGID) && (mode & S_IXGRP))
-		new_egid = fgid;
-	why[0] = '\0';
-	if (new_euid != ruid) {
-		if (new_euid != euid)
-			snprintf(why, whylen, "it is setuid (to uid %ld)", (long)fuid);
-		else
-			snprintf(why, whylen, "clockdoctor itself runs with another effective uid (%ld) than its real "
-			         "one (%ld)", (long)euid, (long)ruid);
-		return true;
-	}
-	if (new_egid != rgid) {
-		if (new_egid != egid)
-			snprintf(why, whylen, "it is setgid (to gid %ld)", (long)fgid);
-		else
-			snprintf(why, whylen, "clockdoctor itself runs with another effective gid (%ld) than its real "
-			         "one (%ld)", (long)egid, (long)rgid);
-		return true;
-	}
-	if (file_caps && ruid != 0) {
-		snprintf(why, whylen, "it has file capabilities (security.capability)");
-		return true;
-	}
-	return false;
-}
-
-/* The first bytes of a file, for "#!"; the count, or -errno. */
-static int head(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	ssize_t n;
-	do
-		n = pread(fd, buf, len, 0);
-	while (n < 0 && errno == EINTR);
-	int e = n < 0 ? -errno : (int)n;
-	close(fd);
-	return e;
-}
-
-void cd_run_inspect(const char *path, struct cd_run_prog *p)
-{
-	memset(p, 0, sizeof *p);
-	snprintf(p->path, sizeof p->path, "%s", path);
-	snprintf(p->loaded, sizeof p->loaded, "%s", path);
-	struct stat st;
-	if (stat(path, &st) == 0) {
-		struct statvfs vfs;
-		bool nosuid = statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID);
-		bool caps = getxattr(path, "security.capability", NULL, 0) > 0;
-		p->secure = cd_run_secure_exec(st.st_mode, st.st_uid, st.st_gid, nosuid, caps, getuid(), geteuid(),
-		                               getgid(), getegid(), p->secure_why, sizeof p->secure_why);
-	}
-	/* The kernel follows "#!" a few levels deep (binfmt_script, up to
-	 * BINPRM_MAX_RECURSION); 4 is plenty and ends a loop. */
-	for (int level = 0; level <= 4; level++) {
-		int rc = cd_elf_classify_file(p->loaded, &p->elf);
-		if (rc < 0) {
-			p->err = rc;
-			return;
-		}
-		if (p->elf.kind != CD_ELF_NOT_ELF)
-			return;
-		char buf[256], interp[PATH_MAX];
-		int n = head(p->loaded, buf, sizeof buf);
-		if (n < 0) {
-			p->err = n;
-			return;
-		}
-		if (level == 4)
-			break;
-		if (!cd_run_shebang(buf, (size_t)n, interp, sizeof interp))
-			snprintf(interp, sizeof interp, "/bin/sh"); /* execvp: ENOEXEC runs it with sh */
-		snprintf(p->loaded, sizeof p->loaded, "%s", interp);
-		p->scripts++;
-	}
-	p->err = -ELOOP;
-}
+/* Exit statuses of run's own failures, as a shell's and env(1)'s: the
+ * program's own status passes through, so these must not look like one a
+ * program commonly uses. */
+#define CD_RUN_EXIT_FAILED 125      /* bad usage, --verify refused */
+#define CD_RUN_EXIT_NOEXEC 126      /* found, but cannot be executed */
+#define CD_RUN_EXIT_NOTFOUND 127
 
 /* ---- finding the accelerator ---- */
 
-int cd_run_find_preload(char *out, size_t len, char *why, size_t whylen)
+/* Where the accelerator is: $CLOCKDOCTOR_PRELOAD, else beside this
+ * executable's real path (the build tree), else the install's PRELOADDIR
+ * compiled in (CD_PRELOADDIR, from the Makefile), else ../lib, ../lib64,
+ * ../lib/TRIPLET from the executable (an installed tree moved elsewhere).
+ * 0 with the real path in out; -ENOENT with the places looked at in why. */
+
+static int find_preload(char *out, size_t len, char *why, size_t whylen)
 {
 	const char *env = getenv("CLOCKDOCTOR_PRELOAD");
 	why[0] = '\0';
@@ -298,174 +105,6 @@ int cd_run_find_preload(char *out, size_t len, char *why, size_t whylen)
 	if (used < whylen)
 		snprintf(why + used, whylen - used, "; set CLOCKDOCTOR_PRELOAD to its path");
 	return -ENOENT;
-}
-
-/* ---- the decision ---- */
-
-/* "the kernel's clocksource hpet", or what is known of it. */
-static const char *cs_of(const struct fc_info *i)
-{
-	return i->kernel_clocksource[0] ? i->kernel_clocksource : "(unknown)";
-}
-
-static bool program_blocks(const struct cd_run_facts *f, char *msg, size_t len)
-{
-	const struct cd_run_prog *p = f->prog;
-	char via[PATH_MAX + 40] = "", mbuf[24];
-	if (p->scripts)
-		snprintf(via, sizeof via, "its interpreter %s ", p->loaded);
-	if (p->secure) {
-		snprintf(msg, len, "cannot accelerate %s: %s, and the dynamic loader ignores LD_PRELOAD for such "
-		         "programs; running it unchanged", f->name, p->secure_why);
-		return true;
-	}
-	if (p->err) {
-		snprintf(msg, len, "cannot accelerate %s: cannot read %s (%s); running it unchanged", f->name,
-		         p->loaded, strerror(-p->err));
-		return true;
-	}
-	switch (p->elf.kind) {
-	case CD_ELF_NOT_ELF:
-		snprintf(msg, len, "cannot accelerate %s: %s is not an ELF program; running it unchanged", f->name,
-		         p->loaded);
-		return true;
-	case CD_ELF_BAD:
-		snprintf(msg, len, "cannot accelerate %s: %s has malformed ELF headers (%s); running it unchanged",
-		         f->name, p->loaded, p->elf.bad_why);
-		return true;
-	case CD_ELF_STATIC:
-	case CD_ELF_DYNAMIC:
-		break;
-	}
-	/* Go first: most Go programs are static too, and this is the reason
-	 * that holds for the dynamic ones as well. */
-	if (p->elf.go) {
-		snprintf(msg, len, "cannot accelerate %s: %sis a Go program (%s): Go's runtime calls the vDSO "
-		         "itself, past libc, so LD_PRELOAD cannot reach its time calls; running it unchanged", f->name,
-		         via[0] ? via : "it ", p->elf.go_why);
-		return true;
-	}
-	if (p->elf.kind == CD_ELF_STATIC) {
-		snprintf(msg, len, "cannot accelerate %s: %sis statically linked (no program interpreter), so "
-		         "LD_PRELOAD cannot reach its time calls; running it unchanged", f->name, via[0] ? via : "it ");
-		return true;
-	}
-	if (!cd_elf_native(&p->elf)) {
-		snprintf(msg, len, "cannot accelerate %s: %sis a %d-bit %s program, and the accelerator is built for "
-		         "this machine's %d-bit programs; running it unchanged", f->name, via[0] ? via : "it ",
-		         p->elf.bits, cd_elf_machine_name(p->elf.machine, mbuf, sizeof mbuf), (int)sizeof(void *) * 8);
-		return true;
-	}
-	if (!f->preload) {
-		snprintf(msg, len, "cannot accelerate %s: %s; running it unchanged", f->name, f->preload_why);
-		return true;
-	}
-	return false;
-}
-
-/* Why the library reads the kernel's clock, for someone who wants it not
- * to: what to do about it. */
-static void kernel_source(const struct cd_run_facts *f, char *msg, size_t len)
-{
-	const struct fc_info *i = f->info;
-	const char *name = f->name;
-	bool forced = f->fastclock && strcmp(f->fastclock, "force") == 0;
-	char slow[160];
-	snprintf(slow, sizeof slow, "the kernel's clocksource %s makes every time call a system call", cs_of(i));
-	switch (i->reason) {
-	case FC_REASON_OFF:
-		snprintf(msg, len, "not accelerating %s: FASTCLOCK=off; running it on the kernel's clock", name);
-		return;
-	case FC_REASON_NOT_INVARIANT: {
-		/* Where a verdict would matter, say its state too: it is the
-		 * next thing the operator would look at. */
-		char also[PATH_MAX + 200] = "";
-		if (i->kernel_vdso_fast == 0 && f->vf == CD_VF_THIS_BOOT && f->verdict->verdict == 2)
-			snprintf(also, sizeof also, "; and `clockdoctor tsc` found the TSC unsound on this boot");
-		else if (i->kernel_vdso_fast == 0 && !(f->vf == CD_VF_THIS_BOOT && f->verdict->verdict == 0))
-			snprintf(also, sizeof also, "; and there is no sound TSC verdict for this boot (%s)",
-			         f->vf_why && *f->vf_why ? f->vf_why : "none");
-		snprintf(msg, len, "not accelerating %s: %sthe TSC is not invariant (its rate follows the CPU's power "
-		         "states), so the library falls back to the kernel's clock (%s)%s; running it on the kernel's "
-		         "clock", name, forced ? "FASTCLOCK=force, but " : "", i->reason_text, also);
-		return;
-	}
-	case FC_REASON_UNVERIFIED:
-	case FC_REASON_NO_SYSFS:
-		if (f->vf == CD_VF_OTHER_BOOT)
-			snprintf(msg, len, "not accelerating %s: %s, and %s: run `clockdoctor tsc` as root on this boot, or "
-			         "`clockdoctor run --verify`; running it on the kernel's clock", name,
-			         i->kernel_vdso_fast == 0 ? slow : "the kernel is not on the TSC", f->vf_why);
-		else if (f->vf == CD_VF_THIS_BOOT && f->verdict->verdict == 1)
-			snprintf(msg, len, "not accelerating %s: %s, and `clockdoctor tsc` could not conclude on this boot "
-			         "(verdict unknown: see `clockdoctor tsc`); running it on the kernel's clock", name,
-			         i->kernel_vdso_fast == 0 ? slow : "the kernel is not on the TSC");
-		else
-			snprintf(msg, len, "not accelerating %s: %s, but there is no sound TSC verdict for this boot "
-			         "(%s): run `clockdoctor tsc` as root, or `clockdoctor run --verify`; running it on the "
-			         "kernel's clock", name, i->kernel_vdso_fast == 0 ? slow : "the kernel is not on the TSC",
-			         f->vf_why && *f->vf_why ? f->vf_why : i->reason_text);
-		return;
-	case FC_REASON_VERDICT_UNSOUND:
-		snprintf(msg, len, "not accelerating %s: `clockdoctor tsc` found the TSC unsound on this boot (%s): "
-		         "the TSC cannot be trusted here; running it on the kernel's clock", name,
-		         f->vf_why && *f->vf_why ? f->vf_why : i->reason_text);
-		return;
-	default:
-		snprintf(msg, len, "not accelerating %s: the library reads the kernel's clock (%s: %s); running it "
-		         "on the kernel's clock", name, fc_reason_name(i->reason), i->reason_text);
-		return;
-	}
-}
-
-bool cd_run_decide(const struct cd_run_facts *f, char *msg, size_t len)
-{
-	if (program_blocks(f, msg, len))
-		return false;
-	if (!f->have_info) {
-		snprintf(msg, len, "not accelerating %s: the library gave no information; running it on the "
-		         "kernel's clock", f->name);
-		return false;
-	}
-	const struct fc_info *i = f->info;
-	/* Trusted, but still measuring the counter's frequency: the library
-	 * reads the kernel's clock for those few ms, then the counter. */
-	bool trusted = i->source == FC_SOURCE_COUNTER || i->reason == FC_REASON_KERNEL_USES_COUNTER ||
-	               i->reason == FC_REASON_VERIFIED || i->reason == FC_REASON_FORCED;
-	if (!trusted) {
-		kernel_source(f, msg, len);
-		return false;
-	}
-	char what[200];
-	if (i->source == FC_SOURCE_COUNTER)
-		snprintf(what, sizeof what, "clock_gettime and gettimeofday come from the %s at %.3f MHz, within "
-		         "%lld ns of the kernel's clocks", i->counter[0] ? i->counter : "counter", i->counter_hz / 1e6,
-		         (long long)i->error_bound_ns);
-	else
-		snprintf(what, sizeof what, "clock_gettime and gettimeofday come from the %s once the library "
-		         "has measured its frequency (the kernel's clock until then)", i->counter[0] ? i->counter : "counter");
-	/* On a kernel that runs on the counter the library's reason stays
-	 * kernel-uses-counter under FASTCLOCK=force; the preload serves. */
-	if (i->reason == FC_REASON_FORCED || (f->fastclock && strcmp(f->fastclock, "force") == 0)) {
-		snprintf(msg, len, "accelerating %s: FASTCLOCK=force: %s, whether or not it helps or was verified "
-		         "(risks: docs/run.md)", f->name, what);
-		return true;
-	}
-	if (i->kernel_vdso_fast == 0) {
-		snprintf(msg, len, "accelerating %s: the kernel's clocksource %s makes every time call a system call, "
-		         "and %s: %s", f->name, cs_of(i),
-		         i->reason == FC_REASON_VERIFIED ? "`clockdoctor tsc` found the TSC sound on this boot"
-		                                         : i->reason_text, what);
-		return true;
-	}
-	if (i->kernel_vdso_fast > 0)
-		snprintf(msg, len, "not accelerating %s: nothing to gain: the kernel's clocksource %s is read by the "
-		         "vDSO, without a system call; running it unchanged", f->name, cs_of(i));
-	else
-		snprintf(msg, len, "not accelerating %s: whether the vDSO can read the kernel's clocksource %s is "
-		         "unknown, and the accelerator only acts where it is sure to help; running it unchanged",
-		         f->name, cs_of(i));
-	return false;
 }
 
 /* ---- the command ---- */
@@ -588,42 +227,51 @@ static void reexec(bool quiet, char **prog_argv)
 	free(av);
 }
 
-int cd_cmd_run(int argc, char **argv)
+struct run_opts {
+	bool quiet, verify;
+};
+
+static int run_option(void *ctx, int ch, char *arg)
 {
-	bool quiet = false, do_verify = false;
-	static const struct option opts[] = {
+	struct run_opts *o = ctx;
+	(void)arg;
+	switch (ch) {
+	case 'q': o->quiet = true; break;
+	case 'V': o->verify = true; break;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on (argv[optind] is PROGRAM), else run's exit status. */
+static int parse_opts(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longs[] = {
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verify", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* "+": options end at PROGRAM, whose own options are its own. */
-	static const char optstring[] = "+qh";
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (ch) {
-		case 'q': quiet = true; break;
-		case 'V': do_verify = true; break;
-		case 'h': run_usage(stdout); return cd_report_written("run", 0) ? CD_RUN_EXIT_FAILED : 0;
-		default:
-			/* The message is the other commands'; the status is run's own. */
-			cd_bad_option("run", optstring, opts, argv);
-			return CD_RUN_EXIT_FAILED;
-		}
-	}
+	static const struct cd_options run_options = { "run", "+q", longs, run_usage, run_option, true };
+	int rc = cd_parse_options(&run_options, argc, argv, o);
+	/* The messages are the other commands'; the status is run's own. */
+	if (rc >= 0)
+		return rc == 0 ? 0 : CD_RUN_EXIT_FAILED;
 	if (optind >= argc) {
 		fprintf(stderr, "clockdoctor run: no program given\n\n");
 		run_usage(stderr);
 		return CD_RUN_EXIT_FAILED;
 	}
-	const char *name = argv[optind];
-	char **prog_argv = argv + optind;
+	return -1;
+}
 
+/* --verify's verdict, and a state folder moved with CLOCKDOCTOR_STATE_DIR,
+ * made the ones the library will read.  Returns -1 to go on, else the
+ * exit status. */
+static int refresh_verdict(const struct run_opts *o, char **prog_argv)
+{
 	bool changed = false;
-	if (do_verify) {
-		if (verify(quiet) == -EPERM)
+	if (o->verify) {
+		if (verify(o->quiet) == -EPERM)
 			return CD_RUN_EXIT_FAILED;
 		changed = true;
 	}
@@ -642,26 +290,32 @@ int cd_cmd_run(int argc, char **argv)
 	 * started, before the verdict or the environment changed: start again
 	 * for its decision to be the one the program's library will take. */
 	if (changed)
-		reexec(quiet, prog_argv);
+		reexec(o->quiet, prog_argv);
+	return -1;
+}
 
-	char path[PATH_MAX];
-	int rc = cd_run_find(name, getenv("PATH"), path, sizeof path);
-	if (rc < 0) {
-		if (rc == -ENOENT && !strchr(name, '/'))
-			fprintf(stderr, "clockdoctor run: %s: command not found\n", name);
-		else
-			fprintf(stderr, "clockdoctor run: %s: %s\n", name, strerror(-rc));
-		return rc == -ENOENT ? CD_RUN_EXIT_NOTFOUND : CD_RUN_EXIT_NOEXEC;
-	}
-	struct cd_run_prog *prog = calloc(1, sizeof *prog);
-	if (!prog) {
-		fprintf(stderr, "clockdoctor run: out of memory\n");
-		return CD_RUN_EXIT_FAILED;
-	}
-	cd_run_inspect(path, prog);
+/* PROGRAM's path, found as a shell would.  Returns -1 to go on, else the
+ * shell's status, said. */
+static int find_program(const char *name, char *path, size_t len)
+{
+	int rc = cd_run_find(name, getenv("PATH"), path, len);
+	if (rc == 0)
+		return -1;
+	if (rc == -ENOENT && !strchr(name, '/'))
+		fprintf(stderr, "clockdoctor run: %s: command not found\n", name);
+	else
+		fprintf(stderr, "clockdoctor run: %s: %s\n", name, strerror(-rc));
+	return rc == -ENOENT ? CD_RUN_EXIT_NOTFOUND : CD_RUN_EXIT_NOEXEC;
+}
 
-	char preload[PATH_MAX], preload_why[PATH_MAX * 2];
-	bool have_preload = cd_run_find_preload(preload, sizeof preload, preload_why, sizeof preload_why) == 0;
+/* The decision for prog, on what this machine holds: the accelerator
+ * (its path in preload), this boot's verdict and the library's own view.
+ * msg says why. */
+static bool decide(const char *name, const struct cd_run_prog *prog, char *preload, size_t plen, char *msg,
+                   size_t len)
+{
+	char preload_why[PATH_MAX * 2];
+	bool have_preload = find_preload(preload, plen, preload_why, sizeof preload_why) == 0;
 	char vpath[PATH_MAX], vf_why[PATH_MAX + 200] = "";
 	struct fc_verdict verdict;
 	enum cd_verdict_state vf = CD_VF_NONE;
@@ -675,31 +329,58 @@ int cd_cmd_run(int argc, char **argv)
 	};
 	/* The library is asked only for a program it could serve: it measures
 	 * the counter's frequency at its start. */
-	char msg[PATH_MAX * 3];
-	if (!program_blocks(&facts, msg, sizeof msg))
+	if (!cd_run_blocked(&facts, msg, len))
 		facts.have_info = fc_info(&info) == 0;
-	bool accel = cd_run_decide(&facts, msg, sizeof msg);
-	if (accel) {
-		char list[8192];
-		int c = cd_run_preload_compose(getenv("LD_PRELOAD"), preload, list, sizeof list);
-		if (c < 0) {
-			accel = false;
-			snprintf(msg, sizeof msg, "cannot accelerate %s: %s; running it unchanged", name,
-			         c == -EINVAL ? "the accelerator's path holds a space or a colon, which LD_PRELOAD "
-			                        "cannot carry (set CLOCKDOCTOR_PRELOAD to another path)"
-			                      : "LD_PRELOAD is too long");
-		} else if (setenv("LD_PRELOAD", list, 1) != 0) {
-			accel = false;
-			snprintf(msg, sizeof msg, "cannot accelerate %s: cannot set LD_PRELOAD (%s); running it unchanged",
-			         name, strerror(errno));
-		}
+	return cd_run_decide(&facts, msg, len);
+}
+
+/* The accelerator added to LD_PRELOAD; false, with msg saying why, when
+ * it cannot be. */
+static bool put_preload(const char *name, const char *preload, char *msg, size_t len)
+{
+	char list[8192];
+	int c = cd_run_preload_compose(getenv("LD_PRELOAD"), preload, list, sizeof list);
+	if (c < 0) {
+		snprintf(msg, len, "cannot accelerate %s: %s; running it unchanged", name,
+		         c == -EINVAL ? "the accelerator's path holds a space or a colon, which LD_PRELOAD "
+		                        "cannot carry (set CLOCKDOCTOR_PRELOAD to another path)"
+		                      : "LD_PRELOAD is too long");
+		return false;
 	}
+	if (setenv("LD_PRELOAD", list, 1) != 0) {
+		snprintf(msg, len, "cannot accelerate %s: cannot set LD_PRELOAD (%s); running it unchanged", name,
+		         strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+int cd_cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { 0 };
+	int rc = parse_opts(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	const char *name = argv[optind];
+	char **prog_argv = argv + optind;
+	char path[PATH_MAX];
+	if ((rc = refresh_verdict(&o, prog_argv)) >= 0 || (rc = find_program(name, path, sizeof path)) >= 0)
+		return rc;
+	struct cd_run_prog *prog = calloc(1, sizeof *prog);
+	if (!prog) {
+		fprintf(stderr, "clockdoctor run: out of memory\n");
+		return CD_RUN_EXIT_FAILED;
+	}
+	cd_run_inspect(path, prog);
+	char preload[PATH_MAX], msg[PATH_MAX * 3];
+	if (decide(name, prog, preload, sizeof preload, msg, sizeof msg))
+		put_preload(name, preload, msg, sizeof msg);
+	free(prog);
 	/* The message names files (a script's #! interpreter is read from the
 	 * script): safe for the terminal. */
 	cd_printable(msg);
-	if (!quiet)
+	if (!o.quiet)
 		fprintf(stderr, "clockdoctor run: %s\n", msg);
-	free(prog);
 	fflush(stdout);
 	fflush(stderr);
 	return exec_program(name, path, prog_argv);

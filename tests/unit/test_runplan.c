@@ -1,10 +1,10 @@
 /*
- * test_run.c: `clockdoctor run`'s plain functions: the ELF classification
- * (static, dynamic, Go, foreign, malformed) on images built here, LD_PRELOAD
- * composition, the PATH search, "#!" lines, the setuid rule, and the
- * decision with its line for every case.
+ * test_runplan.c: `clockdoctor run`'s plain functions (runplan.c): the ELF
+ * classification (static, dynamic, Go, foreign, malformed) on images built
+ * here, LD_PRELOAD composition, the PATH search, "#!" lines, the setuid
+ * rule, and the decision with its line for every case.
  */
-#include "run.h"
+#include "runplan.h"
 #include "unit.h"
 
 #include <elf.h>
@@ -619,5 +619,5 @@ int main(void)
 	test_secure();
 	test_find();
 	test_decide();
-	return unit_done("test_run");
+	return unit_done("test_runplan");
 }

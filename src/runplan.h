@@ -1,11 +1,12 @@
 /*
- * run.h: the parts of `clockdoctor run` that are plain functions, for the
- * command (run.c) and its unit tests: composing LD_PRELOAD, finding the
- * program as a shell would, telling whether the loader will honour
- * LD_PRELOAD for it, and the decision with its one line of explanation.
+ * runplan.h: what `clockdoctor run` works out before it starts a program,
+ * as plain functions (runplan.c) for the command (run.c) and its unit
+ * tests: composing LD_PRELOAD, finding the program as a shell would,
+ * telling whether the loader will honour LD_PRELOAD for it, and the
+ * decision with its one line of explanation.
  */
-#ifndef CD_RUN_H
-#define CD_RUN_H
+#ifndef CD_RUNPLAN_H
+#define CD_RUNPLAN_H
 
 #include "measure/verdictfile.h"
 #include "probe/elf.h"
@@ -16,15 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-
-#define CD_PRELOAD_NAME "libfastclock-preload.so"
-
-/* Exit statuses of run's own failures, as a shell's and env(1)'s: the
- * program's own status passes through, so these must not look like one a
- * program commonly uses. */
-#define CD_RUN_EXIT_FAILED 125      /* bad usage, --verify refused */
-#define CD_RUN_EXIT_NOEXEC 126      /* found, but cannot be executed */
-#define CD_RUN_EXIT_NOTFOUND 127
 
 /* existing LD_PRELOAD (NULL: unset) with lib appended, in out.  ld.so
  * splits the list on spaces and colons; the separator added is a colon,
@@ -71,13 +63,6 @@ struct cd_run_prog {
  * and capability checks are made on path itself. */
 void cd_run_inspect(const char *path, struct cd_run_prog *p);
 
-/* Where the accelerator is: $CLOCKDOCTOR_PRELOAD, else beside this
- * executable's real path (the build tree), else the install's PRELOADDIR
- * compiled in (CD_PRELOADDIR, from the Makefile), else ../lib, ../lib64,
- * ../lib/TRIPLET from the executable (an installed tree moved elsewhere).
- * 0 with the real path in out; -ENOENT with the places looked at in why. */
-int cd_run_find_preload(char *out, size_t len, char *why, size_t whylen);
-
 /* Everything the decision rests on. */
 struct cd_run_facts {
 	const char *name;                 /* the program as typed */
@@ -91,6 +76,11 @@ struct cd_run_facts {
 	const struct fc_verdict *verdict; /* when vf is CD_VF_THIS_BOOT */
 	const char *vf_why;               /* cd_verdict_load()'s sentence */
 };
+
+/* True when the program cannot be accelerated whatever the library would
+ * do (setuid, unreadable, not ELF, Go, static, foreign, no accelerator
+ * found): msg says why, as cd_run_decide does. */
+bool cd_run_blocked(const struct cd_run_facts *f, char *msg, size_t len);
 
 /* True when the program should start with the accelerator; msg is the one
  * line (without "clockdoctor run: " and newline) saying so, and why. */
