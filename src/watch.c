@@ -9,6 +9,9 @@
  * process sleeps in poll() between the two: no busy loop, and a /dev/kmsg
  * line wakes it at once.  SIGTERM and SIGINT end it cleanly, with status 0.
  *
+ * Each event is printed, counted into the --prometheus-file textfile and
+ * handed to the --exec hook (watchhook.c: how many at once, for how long).
+ *
  * CLOCKDOCTOR_SYSFS (as for bench and fix) and CLOCKDOCTOR_KMSG (a file to
  * follow instead of /dev/kmsg) let the tests drive it without touching the
  * machine.
@@ -23,7 +26,7 @@
 #include "probe/probe.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"
-#include "util/spawn.h"
+#include "watchhook.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -39,7 +42,6 @@
 
 extern char **environ;
 
-#define MAX_HOOKS 4                /* hooks running at once; beyond, an event skips its hook */
 #define HOOK_TIMEOUT_S 60.0
 #define HEARTBEAT_S 60.0           /* the textfile is rewritten at least this often */
 #define LINES_PER_WAKE 512         /* kernel log lines read before the clocksource is looked at */
@@ -57,11 +59,6 @@ struct watch_opts {
 	const char *textfile, *hook;
 };
 
-struct hook {
-	pid_t pid;
-	double started;
-};
-
 struct watcher {
 	struct watch_opts o;
 	struct cd_cs cs;
@@ -74,8 +71,7 @@ struct watcher {
 	bool unreadable_said;          /* clocksource-unreadable reported, not readable since */
 	bool textfile_dirty;
 	double textfile_written;       /* monotonic */
-	struct hook hooks[MAX_HOOKS];
-	int hooks_skipped;
+	struct cd_hooks hooks;         /* --exec */
 	struct cd_tracer *tracer;      /* --syscalls: open during a count */
 	bool unseen_said;              /* --syscalls: programs the tracepoints miss named */
 	double tracer_opened, next_count; /* monotonic */
@@ -230,54 +226,19 @@ static void write_textfile(struct watcher *w)
 
 /* ---- hooks ---- */
 
-static void reap_hooks(struct watcher *w, bool wait_all)
-{
-	double now = mono_s();
-	for (int i = 0; i < MAX_HOOKS; i++) {
-		struct hook *h = &w->hooks[i];
-		if (h->pid <= 0)
-			continue;
-		int rc = wait_all ? cd_spawn_wait(h->pid, 2000) : cd_spawn_poll(h->pid);
-		if (rc == -EAGAIN && now - h->started > HOOK_TIMEOUT_S) {
-			kill(h->pid, SIGKILL);
-			rc = cd_spawn_wait(h->pid, 1000);
-			fprintf(stderr, "clockdoctor watch: the hook ran over %.0f s: killed\n", HOOK_TIMEOUT_S);
-		}
-		if (rc == -EAGAIN)
-			continue;
-		if (rc != 0 && rc != -ETIMEDOUT)
-			fprintf(stderr, "clockdoctor watch: the hook exited with status %d\n", rc);
-		h->pid = 0;
-	}
-}
-
+/* --exec: the hook started for e, when there is room for it. */
 static void run_hook(struct watcher *w, const struct cd_watch_event *e)
 {
-	reap_hooks(w, false);
-	struct hook *slot = NULL;
-	for (int i = 0; i < MAX_HOOKS && !slot; i++)
-		if (w->hooks[i].pid <= 0)
-			slot = &w->hooks[i];
-	if (!slot) {
-		if (w->hooks_skipped++ == 0)
-			fprintf(stderr, "clockdoctor watch: %d hooks still running: %s not passed to the hook\n",
-			        MAX_HOOKS, e->type);
+	int i = cd_hooks_place(&w->hooks, e->type, mono_s());
+	if (i < 0)
 		return;
-	}
 	static char buf[65536];
 	static char *env[512];
 	if (cd_watch_env(e, environ, buf, sizeof buf, env, 512) < 0) {
 		fprintf(stderr, "clockdoctor watch: the environment is too large for the hook\n");
 		return;
 	}
-	char *argv[] = { "/bin/sh", "-c", (char *)w->o.hook, NULL };
-	pid_t pid = cd_spawn(argv, env, true);
-	if (pid < 0) {
-		fprintf(stderr, "clockdoctor watch: cannot run the hook: %s\n", strerror((int)-pid));
-		return;
-	}
-	slot->pid = pid;
-	slot->started = mono_s();
+	cd_hooks_start(&w->hooks, i, env, mono_s());
 }
 
 /* ---- events ---- */
@@ -542,7 +503,7 @@ static void loop(struct watcher *w)
 		}
 		count_syscalls(w, now);
 		if (w->o.hook)
-			reap_hooks(w, false);
+			cd_hooks_reap(&w->hooks, false, now);
 		if (w->textfile_dirty || now - w->textfile_written >= HEARTBEAT_S)
 			write_textfile(w);
 	}
@@ -553,7 +514,7 @@ static void loop(struct watcher *w)
 		cd_tracer_close(w->tracer);
 	write_textfile(w);
 	if (w->o.hook)
-		reap_hooks(w, true);
+		cd_hooks_reap(&w->hooks, true, mono_s());
 }
 
 int cd_cmd_watch(int argc, char **argv)
@@ -574,6 +535,8 @@ int cd_cmd_watch(int argc, char **argv)
 		rc = cd_usage_error("watch", "a path is too long (CLOCKDOCTOR_SYSFS)");
 		goto out;
 	}
+	w->hooks.cmd = w->o.hook;
+	w->hooks.timeout_s = HOOK_TIMEOUT_S;
 	watch_stop = 0;
 	install_signals();
 	w->facts = facts;
