@@ -137,162 +137,208 @@ static void say_redacted(const struct cd_redact *red)
 	printf("%s\n", all ? "" : " nothing that identifies the machine was found");
 }
 
-int cd_cmd_snapshot(int argc, char **argv)
+static void snapshot_usage(FILE *out)
 {
-	bool force = false, redact = false;
-	const char *dir = NULL, *src = NULL;
+	fprintf(out, "usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n\n"
+	        "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
+	        "DIR must be empty or missing unless --force is given.\n\n"
+	        "  -f, --force      write into a DIR that is not empty\n"
+	        "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
+	        "                   UUIDs and e-mail addresses in the kernel log, the command\n"
+	        "                   line and DMI with <host>, <ipv4>, ... (for a public report)\n"
+	        "  -r, --root SRC   copy an earlier snapshot instead of this machine\n\n"
+	        "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
+	        "could not be written, 3 bad usage, the folder refused, or the report could\n"
+	        "not be written\n\n"
+	        "examples:\n  clockdoctor snapshot /tmp/snap && tar czf snap.tgz -C /tmp snap\n"
+	        "  clockdoctor snapshot --redact /tmp/public-snap\n"
+	        "  clockdoctor snapshot --redact --root ./snap-of-db1 ./snap-public\n");
+}
+
+struct snapshot_opts {
+	bool force, redact;
+	const char *dir;
+	const char *src;           /* --root: NULL, this machine */
+};
+
+/* Options anywhere among the operands, each one word (no getopt: "-fR"
+ * is no option).  Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct snapshot_opts *o)
+{
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n\n"
-			       "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
-			       "DIR must be empty or missing unless --force is given.\n\n"
-			       "  -f, --force      write into a DIR that is not empty\n"
-			       "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
-			       "                   UUIDs and e-mail addresses in the kernel log, the command\n"
-			       "                   line and DMI with <host>, <ipv4>, ... (for a public report)\n"
-			       "  -r, --root SRC   copy an earlier snapshot instead of this machine\n\n"
-			       "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
-			       "could not be written, 3 bad usage, the folder refused, or the report could\n"
-			       "not be written\n\n"
-			       "examples:\n  clockdoctor snapshot /tmp/snap && tar czf snap.tgz -C /tmp snap\n"
-			       "  clockdoctor snapshot --redact /tmp/public-snap\n"
-			       "  clockdoctor snapshot --redact --root ./snap-of-db1 ./snap-public\n");
+			snapshot_usage(stdout);
 			return cd_report_written("snapshot", 0);
 		} else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0) {
-			force = true;
+			o->force = true;
 		} else if (strcmp(argv[i], "-R") == 0 || strcmp(argv[i], "--redact") == 0) {
-			redact = true;
+			o->redact = true;
 		} else if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--root") == 0) {
 			if (i + 1 >= argc)
 				return cd_usage_error("snapshot", "%s takes a snapshot folder", argv[i]);
-			src = argv[++i];
+			o->src = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cd_usage_error("snapshot", "unknown option '%s'", argv[i]);
-		} else if (!dir) {
-			dir = argv[i];
+		} else if (!o->dir) {
+			o->dir = argv[i];
 		} else {
 			return cd_usage_error("snapshot", "one folder only");
 		}
 	}
-	if (!dir)
+	if (!o->dir)
 		return cd_usage_error("snapshot", "no folder given: clockdoctor snapshot [--force] [--redact] "
 		                      "[--root SRC] DIR");
-	if (src) {
-		struct stat sst;
+	if (o->src) {
 		char a[PATH_MAX], b[PATH_MAX];
-		if (stat(src, &sst) != 0 || !S_ISDIR(sst.st_mode))
-			return cd_usage_error("snapshot", "--root %s: not a folder", src);
-		if (realpath(src, a) && realpath(dir, b) && strcmp(a, b) == 0)
+		int rc = cd_folder_arg("snapshot", "--root", o->src);
+		if (rc >= 0)
+			return rc;
+		if (realpath(o->src, a) && realpath(o->dir, b) && strcmp(a, b) == 0)
 			return cd_usage_error("snapshot", "--root and DIR are the same folder");
 	}
+	return -1;
+}
+
+/* DIR, new or empty (or any folder with --force), created.  Returns -1 to
+ * go on, else the exit status. */
+static int make_folder(const struct snapshot_opts *o)
+{
 	/* A file where the folder should be: one refusal, --force or not (it
 	 * cannot be written into, and is not ours to replace). */
 	struct stat st;
-	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	if (stat(o->dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "clockdoctor snapshot: %s is not a folder: a snapshot is a folder of files; "
-		        "name a new or empty folder\n", dir);
+		        "name a new or empty folder\n", o->dir);
 		return CD_EXIT_USAGE;
 	}
-	if (!force && !dir_empty_or_missing(dir)) {
-		fprintf(stderr, "clockdoctor snapshot: %s is not empty (use --force to write into it)\n", dir);
+	if (!o->force && !dir_empty_or_missing(o->dir)) {
+		fprintf(stderr, "clockdoctor snapshot: %s is not empty (use --force to write into it)\n", o->dir);
 		return CD_EXIT_USAGE;
 	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "clockdoctor snapshot: cannot create %s: %s\n", dir, strerror(errno));
+	if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "clockdoctor snapshot: cannot create %s: %s\n", o->dir, strerror(errno));
 		return CD_EXIT_USAGE;
 	}
+	return -1;
+}
 
-	struct cd_redact *red = NULL;
-	if (redact) {
-		red = calloc(1, sizeof *red);
-		if (!red) {
-			fprintf(stderr, "clockdoctor snapshot: out of memory\n");
-			return CD_EXIT_FAILED;
-		}
-		learn_names(red, src);
-	}
+/* What was saved, what this machine (or SRC) lacks, what could not be
+ * written. */
+struct tally {
+	int saved, missing, failed;
+};
 
-	int saved = 0, missing = 0, failed = 0;
-	/* Every text read before any is saved: the names the kernel log states
-	 * are redacted everywhere. */
+/* The files of the table and the kernel log: every text read before any
+ * is saved, so that the names the kernel log states are redacted
+ * everywhere. */
+static void save_texts(const struct snapshot_opts *o, struct cd_redact *red, struct tally *n)
+{
 	size_t log_len = 0;
 	char *log = NULL;
-	if (!src) {
+	if (!o->src) {
 		enum cd_klog_source klog_src;
 		char why[CD_LINE_MAX] = "";
 		log = cd_klog_live_text(&log_len, &klog_src, why, sizeof why);
 		if (!log) {
 			fprintf(stderr, "  not saved: dmesg.txt (%s)\n", why[0] ? why : "kernel log not readable");
-			missing++;
+			n->missing++;
 		} else if (red) {
 			cd_redact_learn(red, log, log_len);
 		}
 	}
-	size_t n_files = src ? N_FILES : N_LIVE_FILES;
+	size_t n_files = o->src ? N_FILES : N_LIVE_FILES;
 	char *texts[N_FILES] = { NULL };
 	size_t lens[N_FILES] = { 0 };
 	for (size_t i = 0; i < n_files; i++) {
 		int err, trunc;
-		texts[i] = cd_read_file(src ? src : "/", files[i].path, 64u << 20, &lens[i], &err, &trunc);
+		texts[i] = cd_read_file(o->src ? o->src : "/", files[i].path, 64u << 20, &lens[i], &err, &trunc);
 		if (!texts[i]) {
 			fprintf(stderr, "  not saved: %s (%s)\n", files[i].path, strerror(-err));
-			missing++;
+			n->missing++;
 		} else if (red && files[i].may_identify) {
 			cd_redact_learn(red, texts[i], lens[i]);
 		}
 	}
 	for (size_t i = 0; i < n_files; i++)
-		if (texts[i] && save_maybe_redacted(dir, files[i].path, texts[i], lens[i], red, files[i].may_identify,
-		                                    &failed) == 0)
-			saved++;
+		if (texts[i] && save_maybe_redacted(o->dir, files[i].path, texts[i], lens[i], red, files[i].may_identify,
+		                                    &n->failed) == 0)
+			n->saved++;
 	for (size_t i = 0; i < n_files; i++)
 		free(texts[i]);
-	if (log && save_maybe_redacted(dir, "/dmesg.txt", log, log_len, red, true, &failed) == 0)
-		saved++;
+	if (log && save_maybe_redacted(o->dir, "/dmesg.txt", log, log_len, red, true, &n->failed) == 0)
+		n->saved++;
 	free(log);
+}
 
-	struct cd_cpuid *c = src ? NULL : calloc(1, sizeof *c);
+/* This machine's facts that are not files: CPUID as `cpuid -r -1` writes
+ * it, the NTP state as `adjtimex --print` does. */
+static void save_made(const char *dir, struct tally *n)
+{
+	struct cd_cpuid *c = calloc(1, sizeof *c);
 	if (c) {
 		cd_cpuid_live(c);
 		if (c->have) {
 			char buf[16384];
-			int n = cd_format_cpuid_txt(c, buf, sizeof buf);
-			if (n > 0 && (size_t)n < sizeof buf && save(dir, "/cpuid.txt", buf, (size_t)n, &failed) == 0)
-				saved++;
+			int len = cd_format_cpuid_txt(c, buf, sizeof buf);
+			if (len > 0 && (size_t)len < sizeof buf && save(dir, "/cpuid.txt", buf, (size_t)len, &n->failed) == 0)
+				n->saved++;
 		} else {
 			fprintf(stderr, "  not saved: cpuid.txt (no CPUID on this CPU)\n");
-			missing++;
+			n->missing++;
 		}
 		free(c);
 	}
-
-	if (!src) {
-		struct cd_ntp ntp;
-		cd_ntp_live(&ntp);
-		char ntp_txt[512];
-		int ntp_len = cd_format_adjtimex_txt(&ntp, ntp_txt, sizeof ntp_txt);
-		if (ntp_len > 0) {
-			if (save(dir, "/adjtimex.txt", ntp_txt, (size_t)ntp_len, &failed) == 0)
-				saved++;
-		} else {
-			fprintf(stderr, "  not saved: adjtimex.txt (adjtimex(2) refused)\n");
-			missing++;
-		}
+	struct cd_ntp ntp;
+	cd_ntp_live(&ntp);
+	char ntp_txt[512];
+	int ntp_len = cd_format_adjtimex_txt(&ntp, ntp_txt, sizeof ntp_txt);
+	if (ntp_len > 0) {
+		if (save(dir, "/adjtimex.txt", ntp_txt, (size_t)ntp_len, &n->failed) == 0)
+			n->saved++;
+	} else {
+		fprintf(stderr, "  not saved: adjtimex.txt (adjtimex(2) refused)\n");
+		n->missing++;
 	}
+}
 
+/* --redact: the note that says so in the snapshot, and what was replaced. */
+static void end_redaction(const char *dir, const struct cd_redact *red, struct tally *n)
+{
+	static const char note[] =
+		"This snapshot was redacted by `clockdoctor snapshot --redact`: in the kernel log, the\n"
+		"command line, the kernel release and the DMI strings, host names read <host>, IPv4 and\n"
+		"IPv6 addresses <ipv4> and <ipv6>, MAC addresses <mac>, UUIDs <uuid>, serial numbers\n"
+		"<serial>, e-mail addresses <email>.\n";
+	if (save(dir, "/REDACTED.txt", note, sizeof note - 1, &n->failed) == 0)
+		n->saved++;
+	say_redacted(red);
+}
+
+int cd_cmd_snapshot(int argc, char **argv)
+{
+	struct snapshot_opts o = { 0 };
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0 || (rc = make_folder(&o)) >= 0)
+		return rc;
+	struct cd_redact *red = NULL;
+	if (o.redact) {
+		red = calloc(1, sizeof *red);
+		if (!red) {
+			fprintf(stderr, "clockdoctor snapshot: out of memory\n");
+			return CD_EXIT_FAILED;
+		}
+		learn_names(red, o.src);
+	}
+	struct tally n = { 0 };
+	save_texts(&o, red, &n);
+	if (!o.src)
+		save_made(o.dir, &n);
 	if (red) {
-		static const char note[] =
-			"This snapshot was redacted by `clockdoctor snapshot --redact`: in the kernel log, the\n"
-			"command line, the kernel release and the DMI strings, host names read <host>, IPv4 and\n"
-			"IPv6 addresses <ipv4> and <ipv6>, MAC addresses <mac>, UUIDs <uuid>, serial numbers\n"
-			"<serial>, e-mail addresses <email>.\n";
-		if (save(dir, "/REDACTED.txt", note, sizeof note - 1, &failed) == 0)
-			saved++;
-		say_redacted(red);
+		end_redaction(o.dir, red, &n);
 		free(red);
 	}
-	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", saved, dir, missing,
-	       failed ? "; some could not be written" : "");
-	printf("diagnose it with: clockdoctor check --root %s\n", dir);
-	return cd_report_written("snapshot", failed ? CD_EXIT_FAILED : CD_EXIT_OK);
+	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", n.saved, o.dir, n.missing,
+	       n.failed ? "; some could not be written" : "");
+	printf("diagnose it with: clockdoctor check --root %s\n", o.dir);
+	return cd_report_written("snapshot", n.failed ? CD_EXIT_FAILED : CD_EXIT_OK);
 }
