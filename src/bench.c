@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "measure/benchrun.h"
 #include "measure/csswitch.h"
+#include "persist/csrestore.h"
 #include "measure/ways.h"
 #include "output/benchreport.h"
 #include "output/output.h"

@@ -11,7 +11,7 @@
  */
 #include "commands.h"
 #include "measure/tsc.h"
-#include "measure/verdictfile.h"
+#include "persist/verdictfile.h"
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "util/numarg.h"

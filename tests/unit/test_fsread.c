@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,6 +66,31 @@ static void test_read(void)
 	free(got);
 }
 
+/* A file at a path, as it is: no trimming, cut at the buffer, a symlink
+ * refused on request; and a read at an offset. */
+static void test_raw(void)
+{
+	char path[96], link_path[96], buf[8];
+	snprintf(path, sizeof path, "%s/raw", dir);
+	CHECK_INT(cd_write_file(dir, "/raw", "tsc \nhpet\n", 10), 0);
+	CHECK_INT(cd_read_raw(path, buf, sizeof buf, 0), 7);
+	CHECK_STR(buf, "tsc \nhp");
+	snprintf(link_path, sizeof link_path, "%s/raw-link", dir);
+	CHECK_INT(symlink(path, link_path), 0);
+	CHECK_INT(cd_read_raw(link_path, buf, sizeof buf, 0), 7);
+	CHECK_INT(cd_read_raw(link_path, buf, sizeof buf, O_NOFOLLOW), -ELOOP);
+	CHECK_INT(cd_read_raw(path, buf, 0, 0), -EINVAL);
+	int fd = open(path, O_RDONLY);
+	off_t at = 5;
+	CHECK_INT(cd_read_full(fd, buf, 4, &at), 4);
+	CHECK(memcmp(buf, "hpet", 4) == 0);
+	at = 8;
+	CHECK_INT(cd_read_full(fd, buf, 4, &at), 2); /* the end comes first */
+	CHECK_INT(cd_read_full(fd, buf, 3, NULL), 3);
+	CHECK(memcmp(buf, "tsc", 3) == 0);
+	close(fd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -73,6 +99,7 @@ int main(void)
 	}
 	test_join();
 	test_read();
+	test_raw();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
