@@ -10,6 +10,7 @@
 #include "output/accreport.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "output/wrap.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -326,9 +327,7 @@ void cd_acc_json(FILE *out, const struct cd_acc_report *rp)
 {
 	const struct cd_acc_result *r = rp->r;
 	struct cd_jsonw j;
-	cd_jsonw_init(&j, out, 2);
-	cd_jsonw_begin_object(&j, NULL);
-	cd_jsonw_envelope(&j, "accuracy", rp->exit_status);
+	cd_jsonw_open(&j, out, 2, "accuracy", rp->exit_status);
 	cd_jsonw_bool(&j, "ok", cd_accuracy_ok(r));
 	cd_jsonw_string(&j, "error", r->err ? strerror(-r->err) : NULL);
 	cd_jsonw_number(&j, "duration_s", rp->duration_s);

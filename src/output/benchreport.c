@@ -398,9 +398,7 @@ void cd_bench_json(FILE *out, const struct cd_bench_report *rp)
 	struct cd_jsonw j;
 	const struct cd_timer *t = &rp->timer;
 	long back = 0;
-	cd_jsonw_init(&j, out, 2);
-	cd_jsonw_begin_object(&j, NULL);
-	cd_jsonw_envelope(&j, "bench", rp->exit_status);
+	cd_jsonw_open(&j, out, 2, "bench", rp->exit_status);
 	cd_jsonw_number(&j, "duration_s", rp->calls > 0 ? NAN : rp->duration_s);
 	if (rp->calls > 0)
 		cd_jsonw_int(&j, "calls", rp->calls);

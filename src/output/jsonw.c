@@ -191,8 +191,10 @@ void cd_jsonw_null(struct cd_jsonw *w, const char *k)
 	fputs("null", w->out);
 }
 
-void cd_jsonw_envelope(struct cd_jsonw *w, const char *command, int exit_status)
+void cd_jsonw_open(struct cd_jsonw *w, FILE *out, int indent, const char *command, int exit_status)
 {
+	cd_jsonw_init(w, out, indent);
+	cd_jsonw_begin_object(w, NULL);
 	cd_jsonw_string(w, "tool", "clockdoctor");
 	cd_jsonw_string(w, "version", CD_VERSION);
 	cd_jsonw_string(w, "command", command);

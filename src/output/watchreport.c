@@ -188,9 +188,7 @@ void cd_watch_json(FILE *out, const struct cd_watch_event *e)
 	struct fields fs;
 	event_fields(e, &fs);
 	struct cd_jsonw w;
-	cd_jsonw_init(&w, out, 0);
-	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_envelope(&w, "watch", -1);
+	cd_jsonw_open(&w, out, 0, "watch", -1);
 	for (int i = 0; i < fs.n; i++) {
 		const struct field *f = &fs.f[i];
 		if (!f->num) {

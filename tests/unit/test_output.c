@@ -1,4 +1,5 @@
-/* Unit tests of the output layer: JSON escaping and nesting, text wrapping. */
+/* Unit tests of the output layer: JSON escaping and nesting, Prometheus
+ * labels and textfile (wrapping: test_wrap.c). */
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "unit.h"
@@ -69,36 +70,6 @@ static void test_nesting(void)
 {
 	char *got = capture(nested_fn, NULL);
 	CHECK_STR(got, "{\"s\":\"x\",\"n\":null,\"a\":[1,0.5,null,true,{}],\"empty\":[],\"z\":null}");
-	free(got);
-}
-
-static void wrap_fn(FILE *f, const void *arg)
-{
-	cd_wrap(f, arg, 4, 40);
-}
-
-static void test_wrap(void)
-{
-	char *got = capture(wrap_fn, "one two three four five six seven eight nine ten eleven\n"
-	                             "$ a command that is much longer than forty columns stays whole\n"
-	                             "short");
-	CHECK_STR(got, "    one two three four five six seven\n"
-	               "    eight nine ten eleven\n"
-	               "    $ a command that is much longer than forty columns stays whole\n"
-	               "    short\n");
-	free(got);
-	/* A word longer than the line is cut, never looping forever. */
-	char word[200];
-	memset(word, 'w', sizeof word - 1);
-	word[sizeof word - 1] = '\0';
-	got = capture(wrap_fn, word);
-	size_t lines = 0;
-	for (char *p = got; *p; p++)
-		lines += *p == '\n';
-	CHECK_INT(lines, 6); /* 199 characters, 36 a line */
-	free(got);
-	got = capture(wrap_fn, "");
-	CHECK_STR(got, "");
 	free(got);
 }
 
@@ -229,6 +200,5 @@ int main(void)
 	test_number_text();
 	test_escape();
 	test_nesting();
-	test_wrap();
 	return unit_done("output");
 }
