@@ -9,6 +9,7 @@
  */
 #include "output/benchreport.h"
 #include "measure/ways.h"
+#include "output/histprint.h"
 #include "output/jsonw.h"
 #include "output/output.h"
 
