@@ -300,12 +300,9 @@ static void json_way(struct cd_jsonw *j, const struct cd_bench_way *w)
 	cd_jsonw_begin_object(j, "latency");
 	cd_jsonw_int(j, "samples", l->samples);
 	cd_jsonw_int(j, "timer_glitches", l->glitches);
-	cd_jsonw_number(j, "min_ns", l->min_ns);
-	cd_jsonw_number(j, "mean_ns", l->mean_ns);
-	cd_jsonw_number(j, "p50_ns", l->p50_ns);
-	cd_jsonw_number(j, "p99_ns", l->p99_ns);
-	cd_jsonw_number(j, "p999_ns", l->p999_ns);
-	cd_jsonw_number(j, "max_ns", l->max_ns);
+	cd_jsonw_numbers(j, (const struct cd_jsonw_num[]){
+		{ "min_ns", l->min_ns }, { "mean_ns", l->mean_ns }, { "p50_ns", l->p50_ns },
+		{ "p99_ns", l->p99_ns }, { "p999_ns", l->p999_ns }, { "max_ns", l->max_ns }, { NULL, 0 } });
 	cd_jsonw_begin_array(j, "histogram");
 	for (int b = 1; b < CD_HIST_BUCKETS; b++) {
 		if (!l->hist.count[b])

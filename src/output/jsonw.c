@@ -140,6 +140,12 @@ void cd_jsonw_number(struct cd_jsonw *w, const char *k, double value)
 		fprintf(w->out, "%.6g", value);
 }
 
+void cd_jsonw_numbers(struct cd_jsonw *w, const struct cd_jsonw_num *nums)
+{
+	for (; nums->key; nums++)
+		cd_jsonw_number(w, nums->key, nums->value);
+}
+
 /* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
 static bool json_number(const char *s)
 {

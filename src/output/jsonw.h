@@ -26,6 +26,13 @@ void cd_jsonw_end_array(struct cd_jsonw *w);
 void cd_jsonw_string(struct cd_jsonw *w, const char *key, const char *value); /* NULL value: null */
 void cd_jsonw_number(struct cd_jsonw *w, const char *key, double value);      /* NaN/inf: null */
 void cd_jsonw_int(struct cd_jsonw *w, const char *key, long long value);
+/* A run of numbers in the current object, in the order listed, each as
+ * cd_jsonw_number writes it; a NULL key ends the list. */
+struct cd_jsonw_num {
+	const char *key;
+	double value;
+};
+void cd_jsonw_numbers(struct cd_jsonw *w, const struct cd_jsonw_num *nums);
 /* A number already formatted ("1767225600.250"), written as it is when it
  * is a JSON number, else null: for values %.6g would round. */
 void cd_jsonw_number_text(struct cd_jsonw *w, const char *key, const char *text);

@@ -73,6 +73,25 @@ static void test_nesting(void)
 	free(got);
 }
 
+static void numbers_fn(FILE *f, const void *arg)
+{
+	(void)arg;
+	struct cd_jsonw w;
+	cd_jsonw_init(&w, f, 0);
+	cd_jsonw_begin_object(&w, NULL);
+	cd_jsonw_int(&w, "n", 2);
+	cd_jsonw_numbers(&w, (const struct cd_jsonw_num[]){ { "a", 1 }, { "b", 0.5 }, { "c", 0.0 / 0.0 }, { NULL, 0 } });
+	cd_jsonw_end_object(&w);
+}
+
+/* A run of numbers: in order, after what came before, NaN as null. */
+static void test_numbers(void)
+{
+	char *got = capture(numbers_fn, NULL);
+	CHECK_STR(got, "{\"n\":2,\"a\":1,\"b\":0.5,\"c\":null}");
+	free(got);
+}
+
 static void number_text_fn(FILE *f, const void *arg)
 {
 	struct cd_jsonw w;
@@ -200,5 +219,6 @@ int main(void)
 	test_number_text();
 	test_escape();
 	test_nesting();
+	test_numbers();
 	return unit_done("output");
 }
