@@ -250,5 +250,5 @@ int main(void)
 	test_text_wrapped();
 	test_text_many_pairs();
 	test_json();
-	return unit_done("test_tscreport");
+	return unit_done("tscreport");
 }

@@ -91,5 +91,5 @@ int main(void)
 	test_paragraph();
 	test_lead();
 	test_whole_words();
-	return unit_done("test_wrap");
+	return unit_done("wrap");
 }
