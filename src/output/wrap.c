@@ -27,7 +27,7 @@ static size_t line_break(const char *s, size_t len, int room, bool whole_words)
 		return take;
 	if (!whole_words)
 		return (size_t)room;  /* one long word: cut it where it must be */
-	size_t word = 1;
+	size_t word = 1;  /* the first word whole (a blank before it goes with it) */
 	while (word < len && s[word] != ' ')
 		word++;
 	return word;
