@@ -8,7 +8,7 @@
 #ifndef CD_RUNPLAN_H
 #define CD_RUNPLAN_H
 
-#include "measure/verdictfile.h"
+#include "persist/verdictfile.h"
 #include "probe/elf.h"
 
 #include "fastclock.h"

@@ -261,11 +261,6 @@ static double kernel_read_cost(void)
 	return (double)(t1 - t0) / N;
 }
 
-static double mono_s(void)
-{
-	return (double)kread(CLOCK_MONOTONIC) / 1e9;
-}
-
 /* The frequency error from thread 0's points. */
 static void frequency(const struct worker *w, struct cd_acc_clock *c)
 {
@@ -385,7 +380,6 @@ void cd_accuracy_run(const struct cd_acc_params *p, struct cd_acc_result *r)
 	atomic_init(&sh.latest_mono, INT64_MIN);
 	atomic_init(&sh.latest_real, INT64_MIN);
 
-	double t0 = mono_s();
 	r->mono.start_ns = kread(CLOCK_MONOTONIC);
 	r->real.start_ns = kread(CLOCK_REALTIME);
 	sh.deadline_ns = r->mono.start_ns + (int64_t)(p->duration_s * 1e9);
@@ -399,7 +393,7 @@ void cd_accuracy_run(const struct cd_acc_params *p, struct cd_acc_result *r)
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	r->elapsed_s = mono_s() - t0;
+	r->elapsed_s = (double)(kread(CLOCK_MONOTONIC) - r->mono.start_ns) / 1e9;
 	if (r->err == 0)
 		collect(r, w, started);
 	if (fc_info(&info) == 0)

@@ -12,6 +12,7 @@
  */
 #include "measure/measure.h"
 #include "measure/timer.h"
+#include "util/monotime.h"
 
 #include "fastclock.h"
 
@@ -49,13 +50,6 @@ static double batch_clock_ns(void)
 	struct timespec ts;
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static double wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -176,7 +170,7 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 	long acc = 0;
 	int clockid;
 	enum cd_call_kind kind = base_kind(spec, &forced, &clockid);
-	double w0 = wall_ns(), c0 = batch_clock_ns();
+	double w0 = cd_mono_ns(), c0 = batch_clock_ns();
 	switch (kind) {
 	case CD_CALL_CLOCK_GETTIME:
 		if (forced) {
@@ -228,7 +222,7 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 		/* base_kind() leaves no other kind. */
 		break;
 	}
-	double c1 = batch_clock_ns(), w1 = wall_ns();
+	double c1 = batch_clock_ns(), w1 = cd_mono_ns();
 	sink = acc;
 	*wall = w1 - w0;
 	*cpu = c1 - c0;
@@ -387,12 +381,12 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 	/* However the machine behaves (a host that stops the guest, a clock that
 	 * jumps), the measurement ends: after 3 batches, past 10 times its
 	 * budget, it stops with what it has. */
-	double deadline = wall_ns() + 10 * budget_s * 1e9 + 0.5e9;
+	double deadline = cd_mono_ns() + 10 * budget_s * 1e9 + 0.5e9;
 	double lib[BATCHES], sys[BATCHES];
 	int nb = 0;
 	bool have_rusage = cpu_seconds(false) >= 0;
 	double lib_cpu_u = 0, lib_cpu_s = 0;
-	while (nb < BATCHES && (nb < 3 || wall_ns() < deadline) && !(nb >= 1 && stop && *stop)) {
+	while (nb < BATCHES && (nb < 3 || cd_mono_ns() < deadline) && !(nb >= 1 && stop && *stop)) {
 		double a_u = cpu_seconds(false), a_s = cpu_seconds(true);
 		long lib_done, sys_done;
 		double t = batch_stoppable(spec, false, n_lib, stop, &lib_done);
@@ -439,7 +433,7 @@ void cd_apply_kernel_path(struct cd_clock_cost *c, int reached)
 void cd_measure_check(struct cd_measurements *m, double budget_s)
 {
 	memset(m, 0, sizeof *m);
-	double t0 = wall_ns();
+	double t0 = cd_mono_ns();
 	const struct cd_clock_spec *specs[CD_N_CHECK_CLOCKS];
 	int reached[CD_N_CHECK_CLOCKS];
 	for (int i = 0; i < CD_N_CHECK_CLOCKS; i++)
@@ -453,5 +447,5 @@ void cd_measure_check(struct cd_measurements *m, double budget_s)
 	}
 	m->n = CD_N_CHECK_CLOCKS;
 	m->done = true;
-	m->elapsed_s = (wall_ns() - t0) / 1e9;
+	m->elapsed_s = (cd_mono_ns() - t0) / 1e9;
 }

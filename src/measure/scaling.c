@@ -6,6 +6,7 @@
  * deadline or its share of calls; each keeps its median batch.
  */
 #include "measure/scaling.h"
+#include "util/monotime.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -38,13 +39,6 @@ struct worker {
 	int err;
 };
 
-static double wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -69,7 +63,7 @@ static void *work(void *arg)
 	pthread_mutex_unlock(&g->lock);
 	/* Without a number of calls: until the deadline, at least MIN_BATCHES. */
 	while (state > 0 && w->n < MAX_BATCHES && !(w->n > 0 && g->stop && *g->stop)) {
-		if (w->batches > 0 ? w->n >= w->batches : (w->n >= MIN_BATCHES && wall_ns() >= deadline))
+		if (w->batches > 0 ? w->n >= w->batches : (w->n >= MIN_BATCHES && cd_mono_ns() >= deadline))
 			break;
 		double t = cd_clock_batch(w->spec, false, w->per_batch);
 		if (t < 0) {
@@ -145,7 +139,7 @@ void cd_scaling_measure(const struct cd_clock_spec *spec, int threads, double pe
 		w[i] = (struct worker){ .spec = spec, .gate = &gate, .per_batch = per_batch, .batches = batches };
 	int err;
 	int created = create_all(tid, w, threads, &err);
-	double t0 = wall_ns();
+	double t0 = cd_mono_ns();
 	open_gate(&gate, created == threads ? 1 : -1, t0 + budget_s * 1e9);
 	if (created < threads)
 		out->err = err;
@@ -159,7 +153,7 @@ void cd_scaling_measure(const struct cd_clock_spec *spec, int threads, double pe
 		if (w[i].n > 0)
 			med[nmed++] = median(w[i].cost, w[i].n);
 	}
-	double elapsed = wall_ns() - t0;
+	double elapsed = cd_mono_ns() - t0;
 	if (nmed > 0 && !out->err) {
 		qsort(med, (size_t)nmed, sizeof med[0], cmp_double);
 		out->ns_min = med[0];

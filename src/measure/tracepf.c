@@ -30,6 +30,7 @@
 #include "probe/elf.h"
 #include "measure/bpfcount.h"
 #include "util/fsread.h"
+#include "util/monotime.h"
 #include "util/printable.h"
 
 #include <dirent.h>
@@ -84,7 +85,7 @@ struct cd_tracer {
 	bool *offline;              /* per CPU: seen offline since its events were opened */
 	struct cd_bpfcount *bpf;    /* exact calls per process; NULL: sampled only */
 	char bpf_why[600];          /* why not */
-	double dithered_at;         /* now_s() of the last redither */
+	double dithered_at;         /* POLL_CLOCK time of the last redither */
 	uint64_t rng;
 };
 
@@ -92,12 +93,7 @@ struct cd_tracer {
  * clocksource, so that on hpet top does not show up in its own table at 20
  * system calls a second; its few ms of granularity do not matter to a
  * slice of 0.2 s (top.c times whole intervals with CLOCK_MONOTONIC). */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define POLL_CLOCK CLOCK_MONOTONIC_COARSE
 
 static long perf_open(struct perf_event_attr *a, int pid, int cpu)
 {
@@ -760,27 +756,27 @@ static void redither_all(struct cd_tracer *tr, struct cd_top_table *t)
 {
 	for (int ci = 0; ci < tr->ncpus; ci++)
 		drain_and_redither(tr, ci, t);
-	tr->dithered_at = now_s();
+	tr->dithered_at = cd_clock_s(POLL_CLOCK);
 }
 
 double cd_tracer_collect(struct cd_tracer *tr, double secs, const volatile sig_atomic_t *stop,
                          struct cd_top_table *t)
 {
-	double t0 = now_s();
+	double t0 = cd_clock_s(POLL_CLOCK);
 	for (;;) {
-		if (now_s() - tr->dithered_at >= REDITHER_S)
+		if (cd_clock_s(POLL_CLOCK) - tr->dithered_at >= REDITHER_S)
 			redither_all(tr, t);
 		else
 			for (int ci = 0; ci < tr->ncpus; ci++)
 				drain(tr, ci, t);
-		double left = secs - (now_s() - t0);
+		double left = secs - (cd_clock_s(POLL_CLOCK) - t0);
 		if (left <= 0 || (stop && *stop))
 			break;
 		long ns = left * 1e9 < POLL_NS ? (long)(left * 1e9) : POLL_NS;
 		struct timespec ts = { 0, ns };
 		nanosleep(&ts, NULL);   /* EINTR (Ctrl-C) is fine: the loop checks stop */
 	}
-	return now_s() - t0;
+	return cd_clock_s(POLL_CLOCK) - t0;
 }
 
 void cd_tracer_set_period(struct cd_tracer *tr, uint64_t period, struct cd_top_table *t)

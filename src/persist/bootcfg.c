@@ -13,6 +13,7 @@
 #include "diagnose/fixes.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"
+#include "util/lines.h"
 #include "util/spawn.h"
 
 #include <dirent.h>
@@ -33,11 +34,9 @@
 
 void cd_step(struct cd_steps *s, const char *fmt, ...)
 {
-	if (s->n >= CD_STEPS_MAX)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s->line[s->n++], CD_STEP_LEN, fmt, ap);
+	CD_LINES_VADD(s->line, s->n, fmt, ap);
 	va_end(ap);
 }
 
@@ -133,16 +132,8 @@ static bool in_grub_config(const char *root, const char *token)
 	return found;
 }
 
-static void warn(struct cd_persist_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct cd_persist_job *job, const char *fmt, ...)
-{
-	if (job->n_warnings >= (int)(sizeof job->warnings / sizeof job->warnings[0]))
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(job->warnings[job->n_warnings++], sizeof job->warnings[0], fmt, ap);
-	va_end(ap);
-}
+/* A warning for the operator, printf-style. */
+#define warn(job, ...) CD_LINES_ADD((job)->warnings, (job)->n_warnings, __VA_ARGS__)
 
 static void prepare_debian(struct cd_persist_job *job, const struct cd_plan *plan)
 {
