@@ -59,7 +59,10 @@ int cd_usage_error(const char *cmd, const char *fmt, ...)
 	return CD_EXIT_USAGE;
 }
 
-int cd_bad_option(const char *cmd, const char *optstring, const struct option *lo, char **argv)
+/* getopt_long returned '?' or ':' (opterr 0): one line naming the unknown
+ * option or the one missing its value, and the --help hint; returns
+ * CD_EXIT_USAGE.  optstring and lo are the ones getopt was given. */
+static int bad_option(const char *cmd, const char *optstring, const struct option *lo, char **argv)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "";
 	if (strncmp(arg, "--", 2) == 0) {
@@ -110,7 +113,7 @@ int cd_parse_options(const struct cd_options *o, int argc, char **argv, void *ct
 			return cd_report_written(o->cmd, 0);
 		}
 		if (ch == '?' || ch == ':')
-			return cd_bad_option(o->cmd, shorts, longs, argv);
+			return bad_option(o->cmd, shorts, longs, argv);
 		int rc = o->take(ctx, ch, optarg);
 		if (rc >= 0)
 			return rc;

@@ -30,22 +30,18 @@ bool cd_parse_whole(const char *s, double lo, double hi, long long *v);
  * and where the options are told; returns CD_EXIT_USAGE. */
 int cd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-struct option;
-/* getopt_long returned '?' or ':' (call with opterr = 0): one line naming
- * the unknown option or the one missing its value, and the --help hint;
- * returns CD_EXIT_USAGE.  optstring and lo are the ones getopt was given. */
-int cd_bad_option(const char *cmd, const char *optstring, const struct option *lo, char **argv);
-
 /* A short option that meant something else before the options were made
  * one scheme (-p is a PID everywhere): says which option it is now and
  * returns CD_EXIT_USAGE. */
 int cd_moved_option(const char *cmd, char old, const char *now);
 
+struct option;
 /* A subcommand's own options, for cd_parse_options.  -h and --help are
  * every command's and are added here. */
 struct cd_options {
 	const char *cmd;                /* "check": the messages' */
-	const char *shorts;             /* getopt's optstring without 'h'; "+" first: options end at the first operand */
+	const char *shorts;             /* getopt's optstring without 'h'; a "+" first: the
+	                                 * options end at the first operand */
 	const struct option *longs;     /* ending in a zero entry, without "help" */
 	void (*usage)(FILE *out);       /* the --help text */
 	/* Takes one option, ch as getopt_long returns it and arg its value
@@ -56,8 +52,9 @@ struct cd_options {
 
 /* Reads argv's options from argv[1] on, passing each to o->take with ctx.
  * --help prints o->usage on stdout and returns cd_report_written's status;
- * an unknown option, one without its value or, unless o->operands, an
- * operand is a usage error (cd_bad_option, "unexpected argument").
+ * an unknown option ("unknown option '-x'"), one without its value ("option
+ * -d needs a value") or, unless o->operands, an operand ("unexpected
+ * argument 'x'") is a usage error, said in one line and the --help hint.
  * Returns -1 to go on (optind: the first operand), else the exit status. */
 int cd_parse_options(const struct cd_options *o, int argc, char **argv, void *ctx);
 

@@ -39,55 +39,54 @@ static int usage_error(void *ctx)
 	return cd_usage_error("bench", "-t takes a number of threads, not '%s' (%d)", "x", 7);
 }
 
-static void test_numbers(void)
-{
-	double d;
-	long l;
-	CHECK(cd_parse_double("2.5", &d) && d == 2.5);
-	CHECK(cd_parse_double("-1e3", &d) && d == -1000);
-	CHECK(!cd_parse_double("", &d));
-	CHECK(!cd_parse_double("2s", &d));
-	CHECK(!cd_parse_double("inf", &d));
-	CHECK(!cd_parse_double("nan", &d));
-	CHECK(!cd_parse_double("1e999", &d));
-	CHECK(cd_parse_long("1000", &l) && l == 1000);
-	CHECK(cd_parse_long("-7", &l) && l == -7);
-	CHECK(!cd_parse_long("", &l));
-	CHECK(!cd_parse_long("10k", &l));
-	CHECK(!cd_parse_long("1.5", &l));
-	CHECK(!cd_parse_long("99999999999999999999999", &l));
-}
+/* Each parser on its cases: what it reads, or that it refuses (and then,
+ * for a range, leaves the value as it was: a default stays). */
+enum parser { DOUBLE, LONG, NUMBER, WHOLE };
 
-/* A range, both ends in it, and the value untouched when refused (a
- * default stays, 7 here).  whole: cd_parse_whole, else cd_parse_number. */
 static const struct {
+	enum parser p;
 	const char *s;
-	double lo, hi;
-	bool whole;
-	double want;               /* 7: refused */
-} ranges[] = {
-	{ "0.05", 0.05, 600, false, 0.05 }, { "600", 0.05, 600, false, 600 },
-	{ "0.01", 0.05, 600, false, 7 },    { "601", 0.05, 600, false, 7 },
-	{ "inf", 0.05, 1e300, false, 7 },   { "nan", 0, 1, false, 7 },
-	{ "1e-400", 0, 1, false, 7 },       /* underflow: not a number read right */
-	{ "5x", 0, 10, false, 7 },
-	{ "1e3", 1, 1e12, true, 1000 },     { "5.0", 1, 10, true, 5 },
-	{ "0", 0, 10, true, 0 },            { "1.5", 0, 10, true, 7 },
-	{ "0", 1, 10, true, 7 },            { "11", 1, 10, true, 7 },
-	{ "x", 1, 10, true, 7 },
+	double lo, hi;             /* NUMBER and WHOLE's range */
+	bool refused;
+	double want;
+} numbers[] = {
+	{ DOUBLE, "2.5", 0, 0, false, 2.5 },      { DOUBLE, "-1e3", 0, 0, false, -1000 },
+	{ DOUBLE, "", 0, 0, true, 0 },            { DOUBLE, "2s", 0, 0, true, 0 },
+	{ DOUBLE, "inf", 0, 0, true, 0 },         { DOUBLE, "nan", 0, 0, true, 0 },
+	{ DOUBLE, "1e999", 0, 0, true, 0 },
+	{ LONG, "1000", 0, 0, false, 1000 },      { LONG, "-7", 0, 0, false, -7 },
+	{ LONG, "", 0, 0, true, 0 },              { LONG, "10k", 0, 0, true, 0 },
+	{ LONG, "1.5", 0, 0, true, 0 },           { LONG, "99999999999999999999999", 0, 0, true, 0 },
+	{ NUMBER, "0.05", 0.05, 600, false, 0.05 }, { NUMBER, "600", 0.05, 600, false, 600 },
+	{ NUMBER, "0.01", 0.05, 600, true, 0 },   { NUMBER, "601", 0.05, 600, true, 0 },
+	{ NUMBER, "inf", 0.05, 1e300, true, 0 },  { NUMBER, "nan", 0, 1, true, 0 },
+	{ NUMBER, "1e-400", 0, 1, true, 0 },      /* underflow: not a number read right */
+	{ NUMBER, "5x", 0, 10, true, 0 },
+	{ WHOLE, "1e3", 1, 1e12, false, 1000 },   { WHOLE, "5.0", 1, 10, false, 5 },
+	{ WHOLE, "0", 0, 10, false, 0 },          { WHOLE, "1.5", 0, 10, true, 0 },
+	{ WHOLE, "0", 1, 10, true, 0 },           { WHOLE, "11", 1, 10, true, 0 },
+	{ WHOLE, "x", 1, 10, true, 0 },
 };
 
-static void test_ranges(void)
+static void test_numbers(void)
 {
-	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+	for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
 		double d = 7;
+		long l = 7;
 		long long w = 7;
-		bool ok = ranges[i].whole ? cd_parse_whole(ranges[i].s, ranges[i].lo, ranges[i].hi, &w)
-		                          : cd_parse_number(ranges[i].s, ranges[i].lo, ranges[i].hi, &d);
-		double got = ranges[i].whole ? (double)w : d;
-		if (got != ranges[i].want || ok != (ranges[i].want != 7))
-			fprintf(stderr, "range case %zu: '%s' read as %g\n", i, ranges[i].s, got);
-		CHECK(got == ranges[i].want && ok == (ranges[i].want != 7));
+		bool ok = false;
+		double got = 0;
+		switch (numbers[i].p) {
+		case DOUBLE: ok = cd_parse_double(numbers[i].s, &d); got = d; break;
+		case LONG: ok = cd_parse_long(numbers[i].s, &l); got = (double)l; break;
+		case NUMBER: ok = cd_parse_number(numbers[i].s, numbers[i].lo, numbers[i].hi, &d); got = d; break;
+		case WHOLE: ok = cd_parse_whole(numbers[i].s, numbers[i].lo, numbers[i].hi, &w); got = (double)w; break;
+		}
+		bool range = numbers[i].p == NUMBER || numbers[i].p == WHOLE;
+		bool right = numbers[i].refused ? !ok && (!range || got == 7) : ok && got == numbers[i].want;
+		if (!right)
+			fprintf(stderr, "number case %zu: '%s' read as %g (%s)\n", i, numbers[i].s, got, ok ? "ok" : "refused");
+		CHECK(right);
 	}
 }
 
@@ -238,7 +237,6 @@ static void test_paths(void)
 int main(void)
 {
 	test_numbers();
-	test_ranges();
 	test_options();
 	test_paths();
 
