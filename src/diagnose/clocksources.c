@@ -64,16 +64,17 @@ bool cd_kernel_32bit(const struct cd_facts *f)
 /* The 32-bit x86 vDSO had only the system-call entry and signal return
  * until 3.15 added clock_gettime and gettimeofday to it (commit 7a59ed415f5b,
  * "x86, vdso: Add 32 bit VDSO time support for 32 bit kernel"): before, glibc
- * makes the system call whatever the clocksource. */
+ * makes the system call whatever the clocksource.  A kernel of unknown
+ * version is taken as a current one, as the table does (fc_cs_vdso_reads). */
 bool cd_kernel_no_vdso_time(const struct cd_facts *f)
 {
-	return cd_kernel_32bit(f) && cd_kernel_at_least(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) == 0;
+	return cd_kernel_32bit(f) && cd_kernel_compare(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) == FC_KVER_OLDER;
 }
 
 /* The table's state for this clocksource (lib/clockfacts.c) and the reason
  * in words.  The reasons name the version rule the state rests on; their
  * versions come from the same constants. */
-static void set(struct cd_cs_verdict *v, const struct fc_cs_state *st, const char *why)
+static void set(struct cd_cs_state *v, const struct fc_cs_state *st, const char *why)
 {
 	v->vdso = st->vdso;
 	v->rank = st->rank;
@@ -81,11 +82,11 @@ static void set(struct cd_cs_verdict *v, const struct fc_cs_state *st, const cha
 	snprintf(v->why, sizeof v->why, "%s", why);
 }
 
-static void clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);
+static void clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v);
 
-void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
+void cd_clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v)
 {
-	clocksource_verdict(name, f, v);
+	clocksource_state(name, f, v);
 	if (!cd_kernel_no_vdso_time(f) || v->vdso == CD_VDSO_NO || v->vdso == CD_VDSO_UNKNOWN)
 		return;
 	/* The rank stays the clocksource's: a faster one still makes a cheaper
@@ -100,7 +101,7 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 	         "clocksource");
 }
 
-static void clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
+static void clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v)
 {
 	const struct cd_kernel *k = &f->kernel;
 	memset(v, 0, sizeof *v);

@@ -6,6 +6,7 @@
  */
 #include "diagnose/fixes.h"
 #include "diagnose/rules.h"
+#include "output/duration.h"
 #include "probe/probe.h"
 
 #include "clockfacts.h"
@@ -123,7 +124,7 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	const struct cd_event *e = c->wd_skew ? c->wd_skew : c->wd_delta ? c->wd_delta : c->unstable;
 	char when[64] = "an unknown time";
 	if (e && e->ts >= 0)
-		cd_fmt_duration(when, sizeof when, e->ts);
+		cd_fmt_duration_s(when, sizeof when, e->ts);
 	const char *wd = c->wd_skew && c->wd_skew->name2[0] ? c->wd_skew->name2 : NULL;
 	/* RHEL 6 fails over only with clocksource_failover: without it the
 	 * line is a report, and the kernel keeps the clocksource it had. */
@@ -189,7 +190,8 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	}
 	fix_now_after_rejection(c, x);
 	cd_lasting_fix(c, x);
-	if (cd_kernel_at_least(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) == 1) {
+	/* Only on a kernel known to switch the watchdog off by itself. */
+	if (cd_kernel_compare(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) == FC_KVER_SAME_OR_NEWER) {
 		static const struct { unsigned flag; const char *name; } need[] = {
 			{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
 			{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
@@ -280,8 +282,11 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
 	/* When the kernel's check was right, no kernel that can be told to
-	 * skip it is a fix (see cd_derive_tsc_unsafe). */
-	if (c->rejected_sync && cd_kernel_at_least(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) == 0 && !c->tsc_unsafe) {
+	 * skip it is a fix (see tsc_unsafe in context.c).  Each advice below is
+	 * for a kernel known to be older than the version it names: one of
+	 * unknown version is taken as a current one. */
+	if (c->rejected_sync && cd_kernel_compare(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) == FC_KVER_OLDER &&
+	    !c->tsc_unsafe) {
 		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
 		                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
 		                           "ignores it before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC), k->release);
@@ -333,7 +338,8 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 	 * compat vDSO for 32-bit programs gained clock_gettime only with the
 	 * same 3.15 work; x32 programs use the 64-bit vDSO code (since x32 came,
 	 * in 3.4). */
-	if (!c->bit32 && strcmp(f->cpu.arch, "x86_64") == 0 && cd_kernel_at_least(k, FC_KV_X86_32_VDSO_GETTIME) == 0) {
+	if (!c->bit32 && strcmp(f->cpu.arch, "x86_64") == 0 &&
+	    cd_kernel_compare(k, FC_KV_X86_32_VDSO_GETTIME) == FC_KVER_OLDER) {
 		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
 		                           "32-bit programs on this kernel make a system call for every "
 		                           "clock_gettime: its compat vDSO has none before " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
@@ -351,8 +357,9 @@ void cd_rule_needs_newer_kernel(struct cd_ctx *c)
 	 * vDSO read the pvclock page (since about 3.8; before, none did: see
 	 * slow-clocksource); the compat (32-bit) and x32 vDSOs made the system
 	 * call. */
-	if (!c->bit32 && cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, FC_KV_KVMCLOCK_VDSO) == 1 &&
-	    cd_kernel_at_least(k, FC_KV_PVCLOCK_COMPAT_VDSO) == 0) {
+	if (!c->bit32 && cd_current_is(c, "kvm-clock") &&
+	    cd_kernel_compare(k, FC_KV_KVMCLOCK_VDSO) == FC_KVER_SAME_OR_NEWER &&
+	    cd_kernel_compare(k, FC_KV_PVCLOCK_COMPAT_VDSO) == FC_KVER_OLDER) {
 		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
 		                           "32-bit and x32 programs on kvm-clock make a system call for every "
 		                           "clock_gettime before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO));
@@ -391,10 +398,10 @@ static const char *non_tsc_alternative(const struct cd_ctx *c)
 	int rank = 0;
 	for (int i = 0; i < c->f->cs.n_available; i++) {
 		const char *name = c->f->cs.available[i];
-		struct cd_cs_verdict v;
+		struct cd_cs_state v;
 		if (strncmp(name, "tsc", 3) == 0)
 			continue;
-		cd_clocksource_verdict(name, c->f, &v);
+		cd_clocksource_state(name, c->f, &v);
 		if (v.rank > 0 && (!alt || v.rank < rank)) {
 			alt = name;
 			rank = v.rank;
@@ -429,9 +436,7 @@ void cd_rule_tsc_unsound(struct cd_ctx *c)
 	const char *alt = non_tsc_alternative(c);
 	if (on_tsc && alt) {
 		cd_act_switch_now(x, alt);
-		char p[CD_NAME_MAX + 16];
-		snprintf(p, sizeof p, "clocksource=%s", alt);
-		cd_act_add_params(x, c->f, p);
+		cd_act_add_clocksource_param(x, c->f, alt);
 		cd_appendf(x->risk, sizeof x->risk,
 		           "%s may make every time call a system call (see slow-clocksource): slower, "
 		           "but it never goes backwards between CPUs.\n", alt);
@@ -445,178 +450,4 @@ void cd_rule_tsc_unsound(struct cd_ctx *c)
 		           "clock here: `clockdoctor tsc` shows the full measurement.\n");
 	}
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, c->f);
-}
-
-/* ---- evidence that the kernel's check was right ---- */
-
-/* A step back in time this large is seen by ordinary programs (timeouts,
- * log order, durations that come out negative): a warp at least this large
- * is a real disagreement on any platform, not the noise of a vCPU preempted
- * during the kernel's test. */
-#define UNSAFE_WARP_NS 1e6
-/* No x86 TSC runs faster than this: with the frequency unknown, cycles /
- * this is the least time a warp can stand for. */
-#define MAX_TSC_GHZ 10.0
-
-static void fmt_ns(char *buf, size_t cap, double ns)
-{
-	if (ns < 1e4)
-		snprintf(buf, cap, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, cap, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, cap, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, cap, "%.2f s", ns / 1e9);
-}
-
-/* Bare metal, as far as the evidence goes: from CPUID leaf 1, or from a
- * cpuinfo without the "hypervisor" flag on a kernel that shows that flag
- * (with its hypervisor detection, arch/x86/kernel/cpu/hypervisor.c, from
- * about 2.6.30): an older guest kernel's cpuinfo lacks it too. */
-static bool bare_metal(const struct cd_ctx *c)
-{
-	const struct cd_facts *f = c->f;
-	return f->hv.kind == CD_HV_NONE &&
-	       (strcmp(f->hv.from, "cpuid") == 0 || cd_kernel_at_least(&f->kernel, FC_KV_CPUINFO_HYPERVISOR_FLAG) != 0);
-}
-
-/* The largest warp the kernel measured, in cycles and (at the frequency the
- * kernel logged, else a lower bound) in ns. */
-static void unsafe_warp(struct cd_ctx *c)
-{
-	const struct cd_event *w = NULL;
-	for (int i = 0; i < c->f->klog.n_events; i++) {
-		const struct cd_event *e = &c->f->klog.events[i];
-		if (e->kind == CD_EV_TSC_WARP && e->value > 0 && (!w || e->value > w->value))
-			w = e;
-	}
-	if (!w)
-		return;
-	double ns = c->tsc_mhz > 0 ? (double)w->value * 1e3 / c->tsc_mhz : (double)w->value / MAX_TSC_GHZ;
-	/* On bare metal nothing preempts the kernel's test: any warp is the
-	 * hardware's (or the firmware's). */
-	if (ns < UNSAFE_WARP_NS && !bare_metal(c))
-		return;
-	char d[32];
-	fmt_ns(d, sizeof d, ns);
-	c->tsc_unsafe = true;
-	c->unsafe_cure = bare_metal(c) ? "firmware" : "hypervisor";
-	snprintf(c->unsafe_why, sizeof c->unsafe_why,
-	         "the kernel measured the TSCs of CPU#%d and CPU#%d %lld cycles apart (%s%s)%s", w->cpu_a,
-	         w->cpu_b, (long long)w->value, c->tsc_mhz > 0 ? "" : "at least ", d,
-	         bare_metal(c) ? " on bare metal, where nothing preempts its test" : "");
-	if (c->tsc_mhz > 0)
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable the kernel would keep this TSC, and time read on one CPU and then "
-		         "on another could go back by up to %lld cycles: %s at %.3f MHz.", (long long)w->value, d,
-		         c->tsc_mhz);
-	else
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable the kernel would keep this TSC, and time read on one CPU and then "
-		         "on another could go back by up to %lld cycles: at least %s (at %.0f GHz; the TSC's "
-		         "frequency is not in the log).", (long long)w->value, d, MAX_TSC_GHZ);
-}
-
-void cd_derive_tsc_unsafe(struct cd_ctx *c)
-{
-	const struct cd_facts *f = c->f;
-	bool rejected = c->rejected_sync || c->rejected_watchdog || c->rejected_other;
-	unsafe_warp(c);
-	if (c->tsc_unsafe)
-		return;
-	for (int i = 0; i < f->klog.n_events; i++) {
-		const struct cd_event *e = &f->klog.events[i];
-		if (e->kind != CD_EV_TSC_UNSTABLE)
-			continue;
-		/* drivers/acpi/processor_idle.c tsc_check_state() and
-		 * drivers/idle/intel_idle.c: a C-state deeper than C1 on a CPU
-		 * without nonstop_tsc. */
-		if (strstr(e->name, "halts in idle")) {
-			c->tsc_unsafe = true;
-			c->unsafe_cure = "idle";
-			snprintf(c->unsafe_why, sizeof c->unsafe_why,
-			         "the kernel found that this CPU's TSC stops in idle states deeper than C1 "
-			         "(\"%s\")", e->line);
-			snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-			         "With tsc=reliable the kernel would keep a TSC that stops while a CPU sleeps: "
-			         "time would fall behind by the length of every deep idle period, on each CPU "
-			         "differently.");
-			return;
-		}
-		/* arch/x86/kernel/tsc.c time_cpufreq_notifier(): the TSC's rate
-		 * changed with the CPU's frequency. */
-		if (strstr(e->name, "cpufreq")) {
-			c->tsc_unsafe = true;
-			c->unsafe_cure = "frequency";
-			snprintf(c->unsafe_why, sizeof c->unsafe_why,
-			         "the kernel saw the TSC's rate change with the CPU's frequency (\"%s\")", e->line);
-		}
-	}
-	/* A CPU without constant_tsc, on bare metal: its TSC follows the clock
-	 * of the core.  (In a VM the missing flag is the vCPU model's choice,
-	 * not evidence about the host's TSC.) */
-	if (!c->tsc_unsafe && rejected && bare_metal(c) && f->cpu.have_cpuinfo && (f->cpu.flags & CD_CPU_TSC) &&
-	    !(f->cpu.flags_all & CD_CPU_CONSTANT_TSC)) {
-		c->tsc_unsafe = true;
-		c->unsafe_cure = "frequency";
-		snprintf(c->unsafe_why, sizeof c->unsafe_why,
-		         "this CPU (%s) has no constant_tsc: its TSC ticks at the core's current frequency",
-		         f->cpu.model[0] ? f->cpu.model : f->cpu.vendor);
-	}
-	if (c->tsc_unsafe && !c->unsafe_risk[0])
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable the kernel would keep a TSC whose rate follows the CPU's "
-		         "frequency: at half the frequency time would run at half speed, and each CPU "
-		         "would drift from the others.");
-	if (c->tsc_unsafe)
-		return;
-	/* The watchdog on bare metal saw the TSC fall behind, and the CPU does
-	 * not promise a TSC that runs through deep C-states. */
-	const struct cd_event *wd = c->wd_skew;
-	if (wd && bare_metal(c) && f->cpu.have_cpuinfo && !(f->cpu.flags_all & CD_CPU_NONSTOP_TSC) &&
-	    wd->value > 0 && wd->value2 > 0 && wd->value2 < wd->value) {
-		char d[32];
-		fmt_ns(d, sizeof d, (double)(wd->value - wd->value2));
-		c->tsc_unsafe = true;
-		c->unsafe_cure = "idle";
-		snprintf(c->unsafe_why, sizeof c->unsafe_why,
-		         "the watchdog saw the TSC fall %s behind %s in %.0f ms, on a CPU without nonstop_tsc: "
-		         "a TSC that stops in deep C-states", d, wd->name2[0] ? wd->name2 : "the watchdog",
-		         (double)wd->value / 1e6);
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable or tsc=nowatchdog the kernel would keep it, and time would fall "
-		         "behind by up to %s every %.0f ms the CPU sleeps deeply.", d, (double)wd->value / 1e6);
-	}
-}
-
-/* The lasting fix when the evidence says the kernel was right to drop the
- * TSC: no parameter that silences the check, but the cause. */
-void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x)
-{
-	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-	           "Do not add tsc=reliable, tsc=nowatchdog or clocksource=tsc here: %s. The kernel's check "
-	           "was right.\n", c->unsafe_why);
-	const char *cure = c->unsafe_cure ? c->unsafe_cure : "";
-	if (strcmp(cure, "idle") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The cure is to keep the CPUs out of the idle states where the TSC stops: a "
-		           "firmware (BIOS) setting that limits C-states, or the kernel parameters "
-		           "processor.max_cstate=1 intel_idle.max_cstate=0, which cost power and heat; or a "
-		           "CPU with nonstop_tsc.\n");
-	else if (strcmp(cure, "frequency") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "No setting makes this TSC a clock: keep the current clocksource, or move the work "
-		           "to a machine whose CPU has constant_tsc and nonstop_tsc.\n");
-	else if (strcmp(cure, "firmware") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The TSCs are set apart by the firmware or the hardware: update the BIOS/UEFI "
-		           "firmware, look for a firmware setting that affects the TSC or CPU power states, "
-		           "and ask the vendor. Kernels from about " FC_KV_STR(FC_KV_TSC_ADJUST_RESTORE) " also undo firmware that writes "
-		           "TSC_ADJUST differently on each CPU (tsc_sync.c), on CPUs that have it.\n");
-	else
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The vCPUs' TSCs are set apart by the hypervisor: the cure is on the host (see "
-		           "the hypervisor's side).\n");
-	cd_appendf(x->risk, sizeof x->risk, "%s%s", x->risk[0] ? " " : "", c->unsafe_risk);
 }

@@ -207,7 +207,7 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 	cd_jsonw_begin_object(&w, NULL);
 	cd_jsonw_envelope(&w, "check", (int)r->status);
 	cd_jsonw_string(&w, "status", cd_status_name(r->status));
-	cd_jsonw_string(&w, "verdict", r->verdict);
+	cd_jsonw_string(&w, "verdict", r->summary);
 	cd_jsonw_string(&w, "source", f->live ? "live" : "snapshot");
 	cd_jsonw_string(&w, "root", f->root);
 

@@ -1,7 +1,7 @@
 /*
  * text.c: the report for people.
  *
- * The verdict comes first, because on a bad day that line is all anyone
+ * The summary line comes first, because on a bad day it is all anyone
  * reads; then what the machine is, what was measured, and the findings, each
  * with its evidence and its fix.  Prose is wrapped to 80 columns; commands
  * are never wrapped, so that they can be copied as they are.
@@ -161,7 +161,7 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 		up[i] = (char)(st[i] >= 'a' && st[i] <= 'z' ? st[i] - 32 : st[i]);
 	up[i] = '\0';
 	fprintf(out, "%s%s%s: ", color ? status_color(r->status) : "", up, color ? "\033[0m" : "");
-	wrap_hanging(out, r->verdict, (int)strlen(up) + 2, WIDTH);
+	wrap_hanging(out, r->summary, (int)strlen(up) + 2, WIDTH);
 	facts_block(out, f);
 	if (m && m->done)
 		measure_block(out, m);

@@ -57,15 +57,9 @@ int cd_parse_kernel_release(const char *text, struct cd_kernel *k)
 	return 0;
 }
 
-int cd_kernel_at_least(const struct cd_kernel *k, int maj, int min, int patch)
+enum fc_kver cd_kernel_compare(const struct cd_kernel *k, int maj, int min, int patch)
 {
-	if (k->ver_major < 0)
-		return -1;
-	if (k->ver_major != maj)
-		return k->ver_major > maj;
-	if (k->ver_minor != min)
-		return k->ver_minor > min;
-	return k->ver_patch >= patch;
+	return fc_kver_compare(k->ver_major, k->ver_minor, k->ver_patch, maj, min, patch);
 }
 
 /* Copy the value of one "key=value" token into out (bounded). */

@@ -114,7 +114,7 @@ static void test_measured_fallback_on_tsc(void)
 	cd_diagnose(f, &m, &r);
 	CHECK_INT(r.status, CD_STATUS_OK);
 	CHECK_INT(r.n, 0);
-	CHECK(strstr(r.verdict, "cheap") != NULL);
+	CHECK(strstr(r.summary, "cheap") != NULL);
 	free(f);
 }
 
@@ -286,8 +286,8 @@ static void test_unknown(void)
 static void verdict(const char *name, const char *release, enum fc_vdso want)
 {
 	struct cd_facts *f = facts(NULL, NULL, release);
-	struct cd_cs_verdict v;
-	cd_clocksource_verdict(name, f, &v);
+	struct cd_cs_state v;
+	cd_clocksource_state(name, f, &v);
 	if ((int)v.vdso != (int)want)
 		fprintf(stderr, "clocksource %s on %s\n", name, release ? release : "(unknown)");
 	CHECK_INT(v.vdso, want);
@@ -644,9 +644,9 @@ static void test_only_slow_listed(void)
 		if (cases[i].fires) {
 			CHECK_INT(r.status, CD_STATUS_CRITICAL);
 			CHECK(x && strstr(x->title, "every clocksource this kernel lists"));
-			CHECK(strstr(r.verdict, "a system call each") != NULL);
+			CHECK(strstr(r.summary, "a system call each") != NULL);
 		} else {
-			CHECK(strstr(r.verdict, " or ") == NULL);
+			CHECK(strstr(r.summary, " or ") == NULL);
 		}
 		free(f);
 	}
