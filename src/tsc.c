@@ -10,6 +10,7 @@
  * 2 unsound, 3 bad usage.
  */
 #include "commands.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "measure/verdictfile.h"
 #include "output/jsonw.h"

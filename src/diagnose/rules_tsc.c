@@ -6,6 +6,7 @@
  */
 #include "diagnose/fixes.h"
 #include "diagnose/rules.h"
+#include "diagnose/tscjudge.h"
 #include "output/duration.h"
 #include "probe/probe.h"
 

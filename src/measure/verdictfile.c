@@ -12,6 +12,7 @@
  * Unlike the record, the folder is 0755: the verdict is read by everyone.
  */
 #include "measure/verdictfile.h"
+#include "diagnose/tscjudge.h"
 
 #include <errno.h>
 #include <fcntl.h>
