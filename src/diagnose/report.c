@@ -8,6 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+static const char *const severity_names[] = {
+	[CD_SEV_INFO] = "info", [CD_SEV_WARNING] = "warning", [CD_SEV_CRITICAL] = "critical",
+};
+static const char *const status_names[] = {
+	[CD_STATUS_OK] = "ok", [CD_STATUS_WARNING] = "warning",
+	[CD_STATUS_CRITICAL] = "critical", [CD_STATUS_UNKNOWN] = "unknown",
+};
+
 static int by_severity(const void *a, const void *b)
 {
 	const struct cd_finding *x = a, *y = b;
@@ -108,19 +116,12 @@ void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements
 
 const char *cd_severity_name(enum cd_severity s)
 {
-	static const char *const names[] = {
-		[CD_SEV_INFO] = "info", [CD_SEV_WARNING] = "warning", [CD_SEV_CRITICAL] = "critical",
-	};
-	return CD_NAME_OF(names, s, "unknown");
+	return CD_NAME_OF(severity_names, s, "unknown");
 }
 
 const char *cd_status_name(enum cd_status s)
 {
-	static const char *const names[] = {
-		[CD_STATUS_OK] = "ok", [CD_STATUS_WARNING] = "warning",
-		[CD_STATUS_CRITICAL] = "critical", [CD_STATUS_UNKNOWN] = "unknown",
-	};
-	return CD_NAME_OF(names, s, "unknown");
+	return CD_NAME_OF(status_names, s, "unknown");
 }
 
 const struct cd_finding *cd_report_find(const struct cd_report *r, const char *code)

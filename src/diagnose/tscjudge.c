@@ -23,6 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const verdict_names[] = {
+	[CD_TSC_SOUND] = "sound", [CD_TSC_UNKNOWN] = "unknown", [CD_TSC_UNSOUND] = "unsound",
+};
+static const char *const status_names[] = { [CD_TSC_PASS] = "pass", [CD_TSC_UNTESTED] = "untested", [CD_TSC_FAIL] = "fail" };
+static const char *const test_names[] = {
+	[CD_TSC_T_FLAGS] = "flags", [CD_TSC_T_FREQ] = "frequency", [CD_TSC_T_SYNC] = "sync", [CD_TSC_T_DRIFT] = "drift",
+};
+
 /* snprintf, for texts that may be cut on purpose (a reason quoted into the
  * summary): the compiler's truncation warning does not apply. */
 static void setf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -391,25 +399,15 @@ void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 
 const char *cd_tsc_verdict_name(enum cd_tsc_verdict v)
 {
-	static const char *const names[] = {
-		[CD_TSC_SOUND] = "sound", [CD_TSC_UNKNOWN] = "unknown", [CD_TSC_UNSOUND] = "unsound",
-	};
-	return CD_NAME_OF(names, v, "unknown");
+	return CD_NAME_OF(verdict_names, v, "unknown");
 }
 
 const char *cd_tsc_status_name(enum cd_tsc_status s)
 {
-	static const char *const names[] = {
-		[CD_TSC_PASS] = "pass", [CD_TSC_UNTESTED] = "untested", [CD_TSC_FAIL] = "fail",
-	};
-	return CD_NAME_OF(names, s, "untested");
+	return CD_NAME_OF(status_names, s, "untested");
 }
 
 const char *cd_tsc_test_name(enum cd_tsc_test_id id)
 {
-	static const char *const names[] = {
-		[CD_TSC_T_FLAGS] = "flags", [CD_TSC_T_FREQ] = "frequency",
-		[CD_TSC_T_SYNC] = "sync", [CD_TSC_T_DRIFT] = "drift",
-	};
-	return CD_NAME_OF(names, id, "?");
+	return CD_NAME_OF(test_names, id, "?");
 }
