@@ -283,7 +283,7 @@ static void test_unknown(void)
 	free(f);
 }
 
-static void verdict(const char *name, const char *release, enum fc_vdso want)
+static void cs_state(const char *name, const char *release, enum fc_vdso want)
 {
 	struct cd_facts *f = facts(NULL, NULL, release);
 	struct cd_cs_state v;
@@ -295,35 +295,51 @@ static void verdict(const char *name, const char *release, enum fc_vdso want)
 	free(f);
 }
 
-static void test_clocksource_verdicts(void)
+static void test_clocksource_states(void)
 {
-	verdict("tsc", "6.1.0", CD_VDSO_YES);
-	verdict("tsc-early", NULL, CD_VDSO_YES);
-	verdict("hpet", "6.1.0", CD_VDSO_NO);
-	verdict("hpet", "4.6.0", CD_VDSO_SLOW);   /* the vDSO reads the device itself */
-	verdict("hpet", "4.4.189", CD_VDSO_SLOW);
-	verdict("kvm-clock", "3.11-0.bpo.2-686-pae", CD_VDSO_NO); /* 32-bit: never in the vDSO */
-	verdict("xen", "4.14.0", CD_VDSO_NO);
-	verdict("hyperv_clocksource_tsc_page", "4.10.0", CD_VDSO_NO);
-	verdict("hpet", "4.4.190", CD_VDSO_NO);
-	verdict("hpet", NULL, CD_VDSO_NO);
-	verdict("acpi_pm", "2.6.32", CD_VDSO_NO);
-	verdict("jiffies", NULL, CD_VDSO_NO);
-	verdict("refined-jiffies", NULL, CD_VDSO_NO);
-	verdict("kvm-clock", "3.7.0", CD_VDSO_NO);
-	verdict("kvm-clock", "3.8.0", CD_VDSO_DEPENDS);
-	verdict("kvm-clock", NULL, CD_VDSO_DEPENDS);
-	verdict("xen", "5.10.0", CD_VDSO_DEPENDS);
-	verdict("hyperv_clocksource_tsc_page", NULL, CD_VDSO_YES);
-	verdict("hyperv_clocksource_msr", NULL, CD_VDSO_NO);
-	verdict("arch_sys_counter", "6.1.0", CD_VDSO_YES);
-	verdict("mystery-clock", NULL, CD_VDSO_UNKNOWN);
+	cs_state("tsc", "6.1.0", CD_VDSO_YES);
+	cs_state("tsc-early", NULL, CD_VDSO_YES);
+	cs_state("hpet", "6.1.0", CD_VDSO_NO);
+	cs_state("hpet", "4.6.0", CD_VDSO_SLOW);   /* the vDSO reads the device itself */
+	cs_state("hpet", "4.4.189", CD_VDSO_SLOW);
+	cs_state("kvm-clock", "3.11-0.bpo.2-686-pae", CD_VDSO_NO); /* 32-bit: never in the vDSO */
+	cs_state("xen", "4.14.0", CD_VDSO_NO);
+	cs_state("hyperv_clocksource_tsc_page", "4.10.0", CD_VDSO_NO);
+	cs_state("hpet", "4.4.190", CD_VDSO_NO);
+	cs_state("hpet", NULL, CD_VDSO_NO);
+	cs_state("acpi_pm", "2.6.32", CD_VDSO_NO);
+	cs_state("jiffies", NULL, CD_VDSO_NO);
+	cs_state("refined-jiffies", NULL, CD_VDSO_NO);
+	cs_state("kvm-clock", "3.7.0", CD_VDSO_NO);
+	cs_state("kvm-clock", "3.8.0", CD_VDSO_DEPENDS);
+	cs_state("kvm-clock", NULL, CD_VDSO_DEPENDS);
+	cs_state("xen", "5.10.0", CD_VDSO_DEPENDS);
+	cs_state("hyperv_clocksource_tsc_page", NULL, CD_VDSO_YES);
+	cs_state("hyperv_clocksource_msr", NULL, CD_VDSO_NO);
+	cs_state("arch_sys_counter", "6.1.0", CD_VDSO_YES);
+	cs_state("mystery-clock", NULL, CD_VDSO_UNKNOWN);
 	/* A 32-bit x86 kernel before 3.15 has no vDSO time at all */
-	verdict("tsc", "3.11-0.bpo.2-686-pae", CD_VDSO_NO);
-	verdict("hpet", "2.6.32-5-686", CD_VDSO_NO);       /* not "the vDSO reads hpet itself" */
-	verdict("hpet", "2.6.32-5-amd64", CD_VDSO_SLOW);
-	verdict("tsc", "3.16.0-4-686-pae", CD_VDSO_YES);
-	verdict("tsc", "2.6.35.14-106.fc14.i686.PAE", CD_VDSO_NO);
+	cs_state("tsc", "3.11-0.bpo.2-686-pae", CD_VDSO_NO);
+	cs_state("hpet", "2.6.32-5-686", CD_VDSO_NO);       /* not "the vDSO reads hpet itself" */
+	cs_state("hpet", "2.6.32-5-amd64", CD_VDSO_SLOW);
+	cs_state("tsc", "3.16.0-4-686-pae", CD_VDSO_YES);
+	cs_state("tsc", "2.6.35.14-106.fc14.i686.PAE", CD_VDSO_NO);
+
+	/* Every clocksource of the table has its reason, on an old kernel, a
+	 * new one and one of unknown version. */
+	int n;
+	const struct fc_cs_fact *table = fc_cs_table(&n);
+	static const char *const releases[] = { "2.6.18", "4.4.0", "6.12.0", NULL };
+	for (int i = 0; i < n; i++)
+		for (size_t j = 0; j < sizeof releases / sizeof releases[0]; j++) {
+			struct cd_facts *f = facts(NULL, NULL, releases[j]);
+			struct cd_cs_state v;
+			cd_clocksource_state(table[i].name, f, &v);
+			if (!v.why[0])
+				fprintf(stderr, "no reason for %s on %s\n", table[i].name, releases[j] ? releases[j] : "?");
+			CHECK(v.why[0] != '\0');
+			free(f);
+		}
 }
 
 static bool has(const char *text, const char *needle)
@@ -669,7 +685,7 @@ int main(void)
 	test_not_invariant_severity();
 	test_watchdog();
 	test_unknown();
-	test_clocksource_verdicts();
+	test_clocksource_states();
 	test_verdict_rule();
 	test_32bit_from_log();
 	test_tick_based_left();
