@@ -117,6 +117,85 @@ static void watchdog_numbers(const struct cd_ctx *c, struct cd_finding *x, const
 	}
 }
 
+/* The watchdog's lines and numbers as evidence.  failover_hint: RHEL 6's
+ * line, which says it did not fail over. */
+static void watchdog_evidence(const struct cd_ctx *c, struct cd_finding *x, bool failover_hint)
+{
+	const struct cd_facts *f = c->f;
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *q = &f->klog.events[i];
+		if ((q->kind == CD_EV_WATCHDOG_SKEW && strncmp(q->name, "tsc", 3) == 0) ||
+		    (q->kind == CD_EV_CS_UNSTABLE_DELTA && strncmp(q->name, "tsc", 3) == 0) ||
+		    (q->kind == CD_EV_TSC_UNSTABLE && strstr(q->name, "watchdog")) ||
+		    q->kind == CD_EV_WD_READBACK_EXCESSIVE || q->kind == CD_EV_CS_SWITCHED)
+			cd_evidence_event(x, q);
+	}
+	if (c->wd_skew)
+		watchdog_numbers(c, x, c->wd_skew);
+	if (c->wd_delta) {
+		long long d = (long long)c->wd_delta->value;
+		cd_evidence(x, "the TSC and the watchdog disagreed by %lld ns (%.2f s)", d, (double)d / 1e9);
+	}
+	if (c->wd_readback)
+		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns against a limit of %lld ns): "
+		            "a sign of SMIs, NMIs or an overloaded host rather than of a bad TSC",
+		         (long long)c->wd_readback->value, (long long)c->wd_readback->value2);
+	if (failover_hint)
+		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
+		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
+}
+
+/* The rejection did not slow time calls (the kernel kept its clocksource,
+ * or runs on a paravirtual or a fast one): the cause is still worth
+ * finding. */
+static void watchdog_not_slowing(const struct cd_ctx *c, struct cd_finding *x, bool failover_hint)
+{
+	/* The size of the disagreement as the kernel printed it. */
+	char by[80] = "";
+	if (c->wd_delta)
+		snprintf(by, sizeof by, ", by %lld ns (%.2f s)", (long long)c->wd_delta->value,
+		         (double)c->wd_delta->value / 1e9);
+	if (c->cur_known)
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "This rejection does not slow time calls: the current clocksource is %s. ",
+		           c->f->cs.current);
+	else
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "This report does not slow time calls: without clocksource_failover on its "
+		           "command line this kernel keeps the clocksource it had (the TSC, when it was "
+		           "on it). ");
+	cd_appendf(x->fix_now, sizeof x->fix_now,
+	           "The TSC was still seen disagreeing with the watchdog%s: find the cause on the host "
+	           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
+	           "guests' clocks jump) and keep NTP or chrony running.\n", by);
+	if (failover_hint)
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
+		           "costs about 2 us a call, the slowest clocksource there is.\n");
+}
+
+/* On a kernel known to turn the watchdog off by itself on qualified CPUs:
+ * which of the flags it needs this CPU lacks. */
+static void watchdog_self_off_note(const struct cd_ctx *c, struct cd_finding *x)
+{
+	static const struct { unsigned flag; const char *name; } need[] = {
+		{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
+		{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
+		{ CD_CPU_TSC_ADJUST, "tsc_adjust" },
+	};
+	const struct cd_facts *f = c->f;
+	if (cd_kernel_compare(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) != FC_KVER_SAME_OR_NEWER)
+		return;
+	char missing[64] = "";
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+		if (!(f->cpu.flags & need[i].flag))
+			cd_appendf(missing, sizeof missing, "%s%s", missing[0] ? ", " : "", need[i].name);
+	if (f->cpu.have_cpuinfo && missing[0])
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "(Since about " FC_KV_STR(FC_KV_TSC_WATCHDOG_SELF_OFF) " the kernel turns the watchdog off by itself on CPUs with "
+		           "constant_tsc, nonstop_tsc and tsc_adjust; this CPU lacks %s.)\n", missing);
+}
+
 void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 {
 	if (!c->rejected_watchdog)
@@ -142,71 +221,14 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	else
 		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
 		        "The clocksource watchdog rejected the TSC after %s of uptime", when);
-	for (int i = 0; i < f->klog.n_events; i++) {
-		const struct cd_event *q = &f->klog.events[i];
-		if ((q->kind == CD_EV_WATCHDOG_SKEW && strncmp(q->name, "tsc", 3) == 0) ||
-		    (q->kind == CD_EV_CS_UNSTABLE_DELTA && strncmp(q->name, "tsc", 3) == 0) ||
-		    (q->kind == CD_EV_TSC_UNSTABLE && strstr(q->name, "watchdog")) ||
-		    q->kind == CD_EV_WD_READBACK_EXCESSIVE || q->kind == CD_EV_CS_SWITCHED)
-			cd_evidence_event(x, q);
-	}
-	if (c->wd_skew)
-		watchdog_numbers(c, x, c->wd_skew);
-	if (c->wd_delta) {
-		long long d = (long long)c->wd_delta->value;
-		cd_evidence(x, "the TSC and the watchdog disagreed by %lld ns (%.2f s)", d, (double)d / 1e9);
-	}
-	if (c->wd_readback)
-		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns against a limit of %lld ns): "
-		            "a sign of SMIs, NMIs or an overloaded host rather than of a bad TSC",
-		         (long long)c->wd_readback->value, (long long)c->wd_readback->value2);
-	if (failover_hint)
-		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
-		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
-
+	watchdog_evidence(c, x, failover_hint);
 	if (kept || cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
-		/* The size of the disagreement as the kernel printed it. */
-		char by[80] = "";
-		if (c->wd_delta)
-			snprintf(by, sizeof by, ", by %lld ns (%.2f s)", (long long)c->wd_delta->value,
-			         (double)c->wd_delta->value / 1e9);
-		if (c->cur_known)
-			cd_appendf(x->fix_now, sizeof x->fix_now,
-			           "This rejection does not slow time calls: the current clocksource is %s. ",
-			           f->cs.current);
-		else
-			cd_appendf(x->fix_now, sizeof x->fix_now,
-			           "This report does not slow time calls: without clocksource_failover on its "
-			           "command line this kernel keeps the clocksource it had (the TSC, when it was "
-			           "on it). ");
-		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "The TSC was still seen disagreeing with the watchdog%s: find the cause on the host "
-		           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
-		           "guests' clocks jump) and keep NTP or chrony running.\n", by);
-		if (failover_hint)
-			cd_appendf(x->fix_now, sizeof x->fix_now,
-			           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
-			           "costs about 2 us a call, the slowest clocksource there is.\n");
+		watchdog_not_slowing(c, x, failover_hint);
 		return;
 	}
 	fix_now_after_rejection(c, x);
 	cd_lasting_fix(c, x);
-	/* Only on a kernel known to switch the watchdog off by itself. */
-	if (cd_kernel_compare(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) == FC_KVER_SAME_OR_NEWER) {
-		static const struct { unsigned flag; const char *name; } need[] = {
-			{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
-			{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
-			{ CD_CPU_TSC_ADJUST, "tsc_adjust" },
-		};
-		char missing[64] = "";
-		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-			if (!(f->cpu.flags & need[i].flag))
-				cd_appendf(missing, sizeof missing, "%s%s", missing[0] ? ", " : "", need[i].name);
-		if (f->cpu.have_cpuinfo && missing[0])
-			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-			           "(Since about " FC_KV_STR(FC_KV_TSC_WATCHDOG_SELF_OFF) " the kernel turns the watchdog off by itself on CPUs with "
-			           "constant_tsc, nonstop_tsc and tsc_adjust; this CPU lacks %s.)\n", missing);
-	}
+	watchdog_self_off_note(c, x);
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 	if (!x->risk[0] && cd_tsc_params(c)[0])
 		cd_tsc_risk(c, x);
@@ -278,99 +300,124 @@ void cd_rule_tsc_reliable(struct cd_ctx *c)
 	           "running; it is the only check left.\n");
 }
 
-void cd_rule_needs_newer_kernel(struct cd_ctx *c)
+/* The boot-time sync test rejected the TSC, and this kernel is known to
+ * ignore tsc=reliable in it.  When the kernel's check was right, no kernel
+ * that can be told to skip it is a fix (see tsc_unsafe in context.c). */
+static bool sync_check_needs_newer_kernel(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
-	/* When the kernel's check was right, no kernel that can be told to
-	 * skip it is a fix (see tsc_unsafe in context.c).  Each advice below is
-	 * for a kernel known to be older than the version it names: one of
-	 * unknown version is taken as a current one. */
-	if (c->rejected_sync && cd_kernel_compare(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) == FC_KVER_OLDER &&
-	    !c->tsc_unsafe) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
-		                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
-		                           "ignores it before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC), k->release);
-		cd_evidence(x, "kernel %s (older than " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ")", k->release);
-		cd_evidence(x, "before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ", check_tsc_sync_source() "
-		            "skips the test only for CPUs flagged X86_FEATURE_TSC_RELIABLE (set by VMware's "
-		            "platform code), not for tsc=reliable; " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC)
-		            " and later test tsc_clocksource_reliable, which it sets");
-		if (k->cmd_tsc_reliable)
-			cd_evidence(x, "tsc=reliable is already on the command line, and the TSC was still rejected");
-		if (c->no_vdso_time) {
-			cd_evidence(x, "and this 32-bit kernel's vDSO has no clock_gettime before "
-			            FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) ": even on tsc every time call stays a "
-			            "system call below " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
-			cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, c->bit32);
-		} else {
-			cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_TSC_RELIABLE_SKIPS_SYNC, c->bit32);
-		}
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "Then add tsc=reliable to its command line.\n");
-		cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
-		c->advised_tsc = true;
-		return;
-	}
-	/* See cd_kernel_no_vdso_time(): before FC_KV_X86_32_VDSO_GETTIME every
-	 * call is a system call, even on tsc (the kernel then shows read_tsc
-	 * under clock_gettime). */
+	if (!c->rejected_sync || cd_kernel_compare(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) != FC_KVER_OLDER ||
+	    c->tsc_unsafe)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
+	                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
+	                           "ignores it before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC), k->release);
+	cd_evidence(x, "kernel %s (older than " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ")", k->release);
+	cd_evidence(x, "before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ", check_tsc_sync_source() "
+	            "skips the test only for CPUs flagged X86_FEATURE_TSC_RELIABLE (set by VMware's "
+	            "platform code), not for tsc=reliable; " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC)
+	            " and later test tsc_clocksource_reliable, which it sets");
+	if (k->cmd_tsc_reliable)
+		cd_evidence(x, "tsc=reliable is already on the command line, and the TSC was still rejected");
 	if (c->no_vdso_time) {
-		/* A system call for every time call, 150-300 ns instead of 20-50,
-		 * is the cost slow-clocksource warns of: a warning, whatever the
-		 * clocksource. */
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
-		                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
-		                           "system calls even on %s",
-		                           f->cs.have_current ? f->cs.current : "a fast clocksource");
-		cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
-		            k->release);
-		for (int i = 0; i < f->klog.n_events; i++)
-			if (f->klog.events[i].kind == CD_EV_X86_32BIT) {
-				cd_evidence_event(x, &f->klog.events[i]);
-				break;
-			}
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "A 64-bit kernel, or a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later, serves clock_gettime in "
-		           "the vDSO (about 20-50 ns instead of 150-250 ns on tsc).\n");
+		cd_evidence(x, "and this 32-bit kernel's vDSO has no clock_gettime before "
+		            FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) ": even on tsc every time call stays a "
+		            "system call below " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
 		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, c->bit32);
-		return;
+	} else {
+		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_TSC_RELIABLE_SKIPS_SYNC, c->bit32);
 	}
-	/* A 64-bit x86 kernel before 3.15: its own programs are served, but its
-	 * compat vDSO for 32-bit programs gained clock_gettime only with the
-	 * same 3.15 work; x32 programs use the 64-bit vDSO code (since x32 came,
-	 * in 3.4). */
-	if (!c->bit32 && strcmp(f->cpu.arch, "x86_64") == 0 &&
-	    cd_kernel_compare(k, FC_KV_X86_32_VDSO_GETTIME) == FC_KVER_OLDER) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
-		                           "32-bit programs on this kernel make a system call for every "
-		                           "clock_gettime: its compat vDSO has none before " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
-		cd_evidence(x, "kernel %s: a 64-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME), k->release);
-		cd_evidence(x, "64-bit and x32 programs use the 64-bit vDSO, which serves clock_gettime "
-		            "when the clocksource allows (see the findings above)");
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "Rebuild 32-bit programs that read the time often as 64-bit programs, or run a "
-		           "kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later.\n");
-		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, false);
-		return;
-	}
-	/* kvm-clock: until "x86/vdso: Enable vdso pvclock access on all vdso
-	 * variants" (Andy Lutomirski, December 2015, about 4.5) only the 64-bit
-	 * vDSO read the pvclock page (since about 3.8; before, none did: see
-	 * slow-clocksource); the compat (32-bit) and x32 vDSOs made the system
-	 * call. */
-	if (!c->bit32 && cd_current_is(c, "kvm-clock") &&
-	    cd_kernel_compare(k, FC_KV_KVMCLOCK_VDSO) == FC_KVER_SAME_OR_NEWER &&
-	    cd_kernel_compare(k, FC_KV_PVCLOCK_COMPAT_VDSO) == FC_KVER_OLDER) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
-		                           "32-bit and x32 programs on kvm-clock make a system call for every "
-		                           "clock_gettime before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO));
-		cd_evidence(x, "kernel %s, clocksource kvm-clock: only the 64-bit vDSO reads the pvclock page "
-		            "before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO), k->release);
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "64-bit programs are not affected. For 32-bit or x32 programs that read the time "
-		           "often, run a kernel of about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO) " or later.\n");
-		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_PVCLOCK_COMPAT_VDSO, false);
-	}
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "Then add tsc=reliable to its command line.\n");
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+	c->advised_tsc = true;
+	return true;
+}
+
+/* See cd_kernel_no_vdso_time(): before FC_KV_X86_32_VDSO_GETTIME every call
+ * is a system call, even on tsc (the kernel then shows read_tsc under
+ * clock_gettime).  A system call for every time call, 150-300 ns instead
+ * of 20-50, is the cost slow-clocksource warns of: a warning, whatever the
+ * clocksource. */
+static bool no_vdso_time_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	if (!c->no_vdso_time)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
+	                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
+	                           "system calls even on %s",
+	                           f->cs.have_current ? f->cs.current : "a fast clocksource");
+	cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
+	            f->kernel.release);
+	for (int i = 0; i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_X86_32BIT) {
+			cd_evidence_event(x, &f->klog.events[i]);
+			break;
+		}
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "A 64-bit kernel, or a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later, serves clock_gettime in "
+	           "the vDSO (about 20-50 ns instead of 150-250 ns on tsc).\n");
+	cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, c->bit32);
+	return true;
+}
+
+/* A 64-bit x86 kernel before 3.15: its own programs are served, but its
+ * compat vDSO for 32-bit programs gained clock_gettime only with the same
+ * 3.15 work; x32 programs use the 64-bit vDSO code (since x32 came, in
+ * 3.4). */
+static bool compat_vdso_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	if (c->bit32 || strcmp(f->cpu.arch, "x86_64") != 0 ||
+	    cd_kernel_compare(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) != FC_KVER_OLDER)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+	                           "32-bit programs on this kernel make a system call for every "
+	                           "clock_gettime: its compat vDSO has none before " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
+	cd_evidence(x, "kernel %s: a 64-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
+	            f->kernel.release);
+	cd_evidence(x, "64-bit and x32 programs use the 64-bit vDSO, which serves clock_gettime "
+	            "when the clocksource allows (see the findings above)");
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "Rebuild 32-bit programs that read the time often as 64-bit programs, or run a "
+	           "kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later.\n");
+	cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, false);
+	return true;
+}
+
+/* kvm-clock: until "x86/vdso: Enable vdso pvclock access on all vdso
+ * variants" (Andy Lutomirski, December 2015, about 4.5) only the 64-bit
+ * vDSO read the pvclock page (since about 3.8; before, none did: see
+ * slow-clocksource); the compat (32-bit) and x32 vDSOs made the system
+ * call. */
+static bool kvmclock_compat_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_kernel *k = &c->f->kernel;
+	if (c->bit32 || !cd_current_is(c, "kvm-clock") ||
+	    cd_kernel_compare(k, FC_KV_KVMCLOCK_VDSO) != FC_KVER_SAME_OR_NEWER ||
+	    cd_kernel_compare(k, FC_KV_PVCLOCK_COMPAT_VDSO) != FC_KVER_OLDER)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+	                           "32-bit and x32 programs on kvm-clock make a system call for every "
+	                           "clock_gettime before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO));
+	cd_evidence(x, "kernel %s, clocksource kvm-clock: only the 64-bit vDSO reads the pvclock page "
+	            "before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO), k->release);
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "64-bit programs are not affected. For 32-bit or x32 programs that read the time "
+	           "often, run a kernel of about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO) " or later.\n");
+	cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, c->f, FC_KV_PVCLOCK_COMPAT_VDSO, false);
+	return true;
+}
+
+/* The first of the cases where only a newer kernel helps.  Each is for a
+ * kernel known to be older than the version it names: one of unknown
+ * version is taken as a current one. */
+void cd_rule_needs_newer_kernel(struct cd_ctx *c)
+{
+	if (!sync_check_needs_newer_kernel(c) && !no_vdso_time_needs_newer_kernel(c) &&
+	    !compat_vdso_needs_newer_kernel(c))
+		kvmclock_compat_needs_newer_kernel(c);
 }
 
 void cd_rule_tsc_adjust(struct cd_ctx *c)
