@@ -15,6 +15,24 @@
 #include <stdio.h>
 #include <string.h>
 
+/* No faster clocksource to switch to now (why): the coarse clocks stay in
+ * the vDSO, for programs that can live with their resolution. */
+static void nothing_to_switch(struct cd_finding *x, const char *why, const char *resolution)
+{
+	cd_appendf(x->fix_now, sizeof x->fix_now,
+	           "Nothing can be switched now: %s. Programs that can live with %s can use "
+	           "CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE, which stay in the vDSO.\n", why, resolution);
+}
+
+/* The clocksources listed, where is where they were read (or ""). */
+static void available_evidence(struct cd_finding *x, const struct cd_facts *f, const char *where)
+{
+	char list[CD_EVIDENCE_MAX] = "";
+	for (int i = 0; i < f->cs.n_available; i++)
+		cd_appendf(list, sizeof list, "%s%s", i ? " " : "", f->cs.available[i]);
+	cd_evidence(x, "available_clocksource: %s%s", list, where);
+}
+
 /* Where the current clocksource was read: sysfs, or the log's last switch. */
 static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
 {
@@ -80,10 +98,7 @@ void cd_rule_slow_clocksource(struct cd_ctx *c)
 		                   f->cs.current);
 	current_evidence(c, x);
 	if (f->cs.have_available) {
-		char list[CD_EVIDENCE_MAX] = "";
-		for (int i = 0; i < f->cs.n_available; i++)
-			cd_appendf(list, sizeof list, "%s%s", i ? " " : "", f->cs.available[i]);
-		cd_evidence(x, "available_clocksource: %s", list);
+		available_evidence(x, f, "");
 	}
 	cd_evidence(x, "kernel %s: %s; typical cost %s a call",
 	         f->kernel.have_release ? f->kernel.release : "(version unknown)", c->cur.why, c->cur.typical);
@@ -98,10 +113,7 @@ void cd_rule_slow_clocksource(struct cd_ctx *c)
 	if (cd_better_listed(c))
 		cd_act_switch_now(x, c->best);
 	else
-		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "Nothing can be switched now: no faster clocksource is listed in "
-		           "available_clocksource. Programs that can live with 1-4 ms resolution can use "
-		           "CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+		nothing_to_switch(x, "no faster clocksource is listed in available_clocksource", "1-4 ms resolution");
 	cd_lasting_fix(c, x);
 	if (c->no_vdso_time)
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
@@ -113,7 +125,7 @@ void cd_rule_slow_clocksource(struct cd_ctx *c)
 }
 
 /* No clocksource is known, and what the log and the command line say
- * leaves only tick-based ones (derive_tick_left). */
+ * leaves only tick-based ones (tick_left, context.c). */
 void cd_rule_tick_based_left(struct cd_ctx *c)
 {
 	if (!c->tick_left)
@@ -138,16 +150,13 @@ void cd_rule_tick_based_left(struct cd_ctx *c)
 	            f->hv.kind == CD_HV_NONE ? "bare metal" : "no hypervisor in the kernel log");
 	cd_evidence(x, "jiffies and pit have no vDSO read: every clock_gettime is a system call, and "
 	            "jiffies has only tick resolution (1-10 ms)");
-	cd_appendf(x->fix_now, sizeof x->fix_now,
-	           "Nothing can be switched now: no faster clocksource exists on this boot. Programs that "
-	           "can live with tick resolution can use CLOCK_MONOTONIC_COARSE or "
-	           "CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+	nothing_to_switch(x, "no faster clocksource exists on this boot", "tick resolution");
 	cd_lasting_fix(c, x);
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 }
 
 /* No current clocksource is known, and every listed one is a system call
- * (only_slow, set by derive()). */
+ * (only_slow, set by cd_derive()). */
 void cd_rule_only_slow_listed(struct cd_ctx *c)
 {
 	if (!c->only_slow[0] || c->tick_left)
@@ -156,10 +165,7 @@ void cd_rule_only_slow_listed(struct cd_ctx *c)
 	struct cd_finding *x = cd_add_finding(c, "slow-clocksource", CD_SEV_CRITICAL,
 	                           "Time calls are system calls: every clocksource this kernel lists (%s) "
 	                           "is one the vDSO cannot read", c->only_slow);
-	char list[CD_EVIDENCE_MAX] = "";
-	for (int i = 0; i < f->cs.n_available; i++)
-		cd_appendf(list, sizeof list, "%s%s", i ? " " : "", f->cs.available[i]);
-	cd_evidence(x, "available_clocksource: %s (" CS_PATH "available_clocksource)", list);
+	available_evidence(x, f, " (" CS_PATH "available_clocksource)");
 	cd_evidence(x, "current clocksource: not readable here (no current_clocksource), so it is one of these");
 	for (int i = 0; i < f->cs.n_available; i++) {
 		struct cd_cs_state v;
@@ -170,10 +176,7 @@ void cd_rule_only_slow_listed(struct cd_ctx *c)
 	if (c->rejected_sync || c->rejected_watchdog || c->rejected_other)
 		cd_evidence(x, "the TSC, rejected by the kernel (see the findings below), cannot come back "
 		            "before a reboot");
-	cd_appendf(x->fix_now, sizeof x->fix_now,
-	           "Nothing can be switched now: no faster clocksource is listed in available_clocksource. "
-	           "Programs that can live with 1-4 ms resolution can use CLOCK_MONOTONIC_COARSE or "
-	           "CLOCK_REALTIME_COARSE, which stay in the vDSO.\n");
+	nothing_to_switch(x, "no faster clocksource is listed in available_clocksource", "1-4 ms resolution");
 	cd_lasting_fix(c, x);
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 }
