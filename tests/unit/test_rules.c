@@ -318,33 +318,23 @@ static void cs_state(const char *name, const char *release, enum fc_vdso want)
 static void test_clocksource_states(void)
 {
 	static const struct { const char *name, *release; enum fc_vdso want; } cases[] = {
-		{ "tsc", "6.1.0", CD_VDSO_YES },
-		{ "tsc-early", NULL, CD_VDSO_YES },
-		{ "hpet", "6.1.0", CD_VDSO_NO },
-		{ "hpet", "4.6.0", CD_VDSO_SLOW },   /* the vDSO reads the device itself */
-		{ "hpet", "4.4.189", CD_VDSO_SLOW },
+		{ "tsc", "6.1.0", CD_VDSO_YES }, { "tsc-early", NULL, CD_VDSO_YES },
+		/* before 4.7 (4.4.190 in stable) the vDSO reads the device itself */
+		{ "hpet", "6.1.0", CD_VDSO_NO }, { "hpet", "4.6.0", CD_VDSO_SLOW },
+		{ "hpet", "4.4.189", CD_VDSO_SLOW }, { "hpet", "4.4.190", CD_VDSO_NO }, { "hpet", NULL, CD_VDSO_NO },
 		{ "kvm-clock", "3.11-0.bpo.2-686-pae", CD_VDSO_NO },   /* 32-bit: never in the vDSO */
-		{ "xen", "4.14.0", CD_VDSO_NO },
-		{ "hyperv_clocksource_tsc_page", "4.10.0", CD_VDSO_NO },
-		{ "hpet", "4.4.190", CD_VDSO_NO },
-		{ "hpet", NULL, CD_VDSO_NO },
-		{ "acpi_pm", "2.6.32", CD_VDSO_NO },
-		{ "jiffies", NULL, CD_VDSO_NO },
-		{ "refined-jiffies", NULL, CD_VDSO_NO },
-		{ "kvm-clock", "3.7.0", CD_VDSO_NO },
-		{ "kvm-clock", "3.8.0", CD_VDSO_DEPENDS },
+		{ "kvm-clock", "3.7.0", CD_VDSO_NO }, { "kvm-clock", "3.8.0", CD_VDSO_DEPENDS },
 		{ "kvm-clock", NULL, CD_VDSO_DEPENDS },
-		{ "xen", "5.10.0", CD_VDSO_DEPENDS },
-		{ "hyperv_clocksource_tsc_page", NULL, CD_VDSO_YES },
-		{ "hyperv_clocksource_msr", NULL, CD_VDSO_NO },
-		{ "arch_sys_counter", "6.1.0", CD_VDSO_YES },
-		{ "mystery-clock", NULL, CD_VDSO_UNKNOWN },
+		{ "xen", "4.14.0", CD_VDSO_NO }, { "xen", "5.10.0", CD_VDSO_DEPENDS },
+		{ "hyperv_clocksource_tsc_page", "4.10.0", CD_VDSO_NO },
+		{ "hyperv_clocksource_tsc_page", NULL, CD_VDSO_YES }, { "hyperv_clocksource_msr", NULL, CD_VDSO_NO },
+		{ "acpi_pm", "2.6.32", CD_VDSO_NO }, { "jiffies", NULL, CD_VDSO_NO }, { "refined-jiffies", NULL, CD_VDSO_NO },
+		{ "arch_sys_counter", "6.1.0", CD_VDSO_YES }, { "mystery-clock", NULL, CD_VDSO_UNKNOWN },
 		/* A 32-bit x86 kernel before 3.15 has no vDSO time at all */
 		{ "tsc", "3.11-0.bpo.2-686-pae", CD_VDSO_NO },
 		{ "hpet", "2.6.32-5-686", CD_VDSO_NO },   /* not "the vDSO reads hpet itself" */
 		{ "hpet", "2.6.32-5-amd64", CD_VDSO_SLOW },
-		{ "tsc", "3.16.0-4-686-pae", CD_VDSO_YES },
-		{ "tsc", "2.6.35.14-106.fc14.i686.PAE", CD_VDSO_NO },
+		{ "tsc", "3.16.0-4-686-pae", CD_VDSO_YES }, { "tsc", "2.6.35.14-106.fc14.i686.PAE", CD_VDSO_NO },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		cs_state(cases[i].name, cases[i].release, cases[i].want);
