@@ -46,5 +46,5 @@ int main(void)
 {
 	test_units();
 	test_small_buffer();
-	return unit_done("test_duration");
+	return unit_done("duration");
 }

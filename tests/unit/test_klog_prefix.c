@@ -44,5 +44,5 @@ static void test_layouts(void)
 int main(void)
 {
 	test_layouts();
-	return unit_done("test_klog_prefix");
+	return unit_done("klog_prefix");
 }

@@ -78,5 +78,5 @@ int main(void)
 	test_words();
 	test_lookup();
 	test_lines();
-	return unit_done("test_span");
+	return unit_done("span");
 }
