@@ -24,6 +24,16 @@ static void nothing_to_switch(struct cd_finding *x, const char *why, const char 
 	           "CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE, which stay in the vDSO.\n", why, resolution);
 }
 
+/* The fixes of a slow clocksource with nothing faster to switch to now:
+ * the coarse clocks, the lasting fix, the hypervisor's side. */
+static void fix_when_nothing_to_switch(struct cd_ctx *c, struct cd_finding *x, const char *why,
+                                       const char *resolution)
+{
+	nothing_to_switch(x, why, resolution);
+	cd_lasting_fix(c, x);
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, c->f);
+}
+
 /* The clocksources listed, where is where they were read (or ""). */
 static void available_evidence(struct cd_finding *x, const struct cd_facts *f, const char *where)
 {
@@ -150,9 +160,7 @@ void cd_rule_tick_based_left(struct cd_ctx *c)
 	            f->hv.kind == CD_HV_NONE ? "bare metal" : "no hypervisor in the kernel log");
 	cd_evidence(x, "jiffies and pit have no vDSO read: every clock_gettime is a system call, and "
 	            "jiffies has only tick resolution (1-10 ms)");
-	nothing_to_switch(x, "no faster clocksource exists on this boot", "tick resolution");
-	cd_lasting_fix(c, x);
-	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+	fix_when_nothing_to_switch(c, x, "no faster clocksource exists on this boot", "tick resolution");
 }
 
 /* No current clocksource is known, and every listed one is a system call
@@ -176,9 +184,8 @@ void cd_rule_only_slow_listed(struct cd_ctx *c)
 	if (c->rejected_sync || c->rejected_watchdog || c->rejected_other)
 		cd_evidence(x, "the TSC, rejected by the kernel (see the findings below), cannot come back "
 		            "before a reboot");
-	nothing_to_switch(x, "no faster clocksource is listed in available_clocksource", "1-4 ms resolution");
-	cd_lasting_fix(c, x);
-	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+	fix_when_nothing_to_switch(c, x, "no faster clocksource is listed in available_clocksource",
+	                           "1-4 ms resolution");
 }
 
 void cd_rule_vdso_fallback(struct cd_ctx *c)
