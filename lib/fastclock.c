@@ -128,20 +128,6 @@ static bool start_locked(void)
 	return true;
 }
 
-/* The line in force, with the counter read inside the same read of the
- * latch; returns the copy's sequence number. */
-static inline unsigned read_line(struct line *L, uint64_t *t)
-{
-	unsigned s;
-	do {
-		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
-		load_copy(&fc_int_latch.c[s & 1], L);
-		*t = counter_now();
-		fc_fence_acquire();
-	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
-	return s;
-}
-
 /* Kernel mode past its hard end (calibrating): measure again if no other
  * thread is, and the copy s is still the one in force.  true when this
  * thread held the lock (the source may have changed: read again). */
