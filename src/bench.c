@@ -18,6 +18,7 @@
 #include "measure/ways.h"
 #include "output/benchreport.h"
 #include "output/output.h"
+#include "output/wrap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -259,29 +260,6 @@ static void catch_ctrl_c(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
-/* Write text to stderr, wrapped at spaces to stay under 80 columns. */
-static void wrap_stderr(const char *text)
-{
-	const char *p = text;
-	size_t col = 0;
-	while (*p) {
-		size_t word = strcspn(p, " ");
-		if (col > 0 && col + 1 + word > 79) {
-			fputc('\n', stderr);
-			col = 0;
-		} else if (col > 0) {
-			fputc(' ', stderr);
-			col++;
-		}
-		fprintf(stderr, "%.*s", (int)word, p);
-		col += word;
-		p += word;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', stderr);
-}
-
 /* bcc's habit: say what is being done and how to end it. */
 static void startup_line(const struct opts *o, int nways, int ncs, char cs[][CD_CS_NAME_MAX])
 {
@@ -300,7 +278,7 @@ static void startup_line(const struct opts *o, int nways, int ncs, char cs[][CD_
 		else
 			snprintf(line + n, sizeof line - n, " for about %.1f s... Hit Ctrl-C to end.", o->duration_s);
 	}
-	wrap_stderr(line);
+	cd_wrap_with(stderr, line, &(struct cd_wrap_opts){ .whole_words = true });
 }
 
 /* Measure each clocksource in turn (or the current one), switching as
