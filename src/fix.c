@@ -16,6 +16,7 @@
 #include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "output/fixreport.h"
+#include "persist/csrestore.h"
 #include "probe/probe.h"
 #include "util/fsread.h"
 

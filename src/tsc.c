@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
-#include "measure/verdictfile.h"
+#include "persist/verdictfile.h"
 #include "output/tscreport.h"
 #include "util/numarg.h"
 #include "probe/probe.h"
