@@ -25,6 +25,7 @@
 #include "util/printable.h"
 
 #include "commands.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "probe/probe.h"
 

@@ -223,7 +223,7 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 	memset(iv->pid_exact, 0, sizeof iv->pid_exact);
 	cd_top_table_reset(t);
 	double done = 0;
-	/* The slices are timed by the coarse clock (tracepf.c): an interval may
+	/* The slices are timed by the coarse clock (tracering.c): an interval may
 	 * end a few ms early, and rates divide by its measured length. */
 	while (done < secs - EDGE_S && !top_stop) {
 		double slice = secs - done < 2 * ADAPT_S ? secs - done : ADAPT_S;

@@ -264,12 +264,23 @@ static double probe_per_call(const struct cd_clock_spec *spec, bool forced, int 
 	}
 }
 
-
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+double cd_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof v[0], cmp_double);
+	return v[n / 2];
+}
+
+void cd_batch_pair_split(double budget_s, int rounds, const double per_ns[2], long n[2])
+{
+	double batch_ns = budget_s * 1e9 / (2.0 * rounds);
+	for (int i = 0; i < 2; i++)
+		n[i] = (long)(batch_ns / per_ns[i]);
 }
 
 static double cpu_seconds(bool system)
@@ -297,17 +308,17 @@ bool cd_verdict_syscall(double ratio, double sys_share)
 
 #define BATCHES 9
 
-/* First estimates of a call's cost, forced and through libc, for sizing the
- * batches; false (and out->err set) when the call fails. */
-static bool probe_costs(const struct cd_clock_spec *spec, double *per_forced, double *per_lib,
-                        struct cd_clock_cost *out)
+/* First estimates of a call's cost through libc and forced, per_ns[0] and
+ * per_ns[1], for sizing the batches; false (and out->err set) when the
+ * call fails. */
+static bool probe_costs(const struct cd_clock_spec *spec, double per_ns[2], struct cd_clock_cost *out)
 {
 	memset(out, 0, sizeof *out);
 	out->spec = spec;
 	out->sys_share = -1;
 	int err = 0;
-	*per_forced = probe_per_call(spec, true, &err);
-	*per_lib = err ? 0 : probe_per_call(spec, false, &err);
+	per_ns[1] = probe_per_call(spec, true, &err);
+	per_ns[0] = err ? 0 : probe_per_call(spec, false, &err);
 	out->err = err;
 	return err == 0;
 }
@@ -318,27 +329,24 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 void cd_measure_clock_stoppable(const struct cd_clock_spec *spec, double budget_s, long calls,
                                 const volatile sig_atomic_t *stop, struct cd_clock_cost *out)
 {
-	double per_forced, per_lib;
-	if (!probe_costs(spec, &per_forced, &per_lib, out))
+	double per[2];  /* ns a call: through libc, forced */
+	if (!probe_costs(spec, per, out))
 		return;
-	long n_forced, n_lib;
+	long n[2];
 	if (calls > 0) {
 		/* calls through libc in all; each forced batch lasts about as
 		 * long as a libc batch. */
-		n_lib = calls / BATCHES;
-		n_forced = (long)((double)(n_lib > 16 ? n_lib : 16) * per_lib / per_forced);
-		budget_s = 2.0 * BATCHES * (double)n_lib * per_lib / 1e9;
+		n[0] = calls / BATCHES;
+		n[1] = (long)((double)(n[0] > 16 ? n[0] : 16) * per[0] / per[1]);
+		budget_s = 2.0 * BATCHES * (double)n[0] * per[0] / 1e9;
 	} else {
 		/* Size both kinds of batch so that BATCHES of each fit the budget. */
-		double batch_ns = budget_s * 1e9 / (2.0 * BATCHES);
-		n_forced = (long)(batch_ns / per_forced);
-		n_lib = (long)(batch_ns / per_lib);
+		cd_batch_pair_split(budget_s, BATCHES, per, n);
 	}
-	if (n_forced < 16)
-		n_forced = 16;
-	if (n_lib < 16)
-		n_lib = 16;
-	measure_batches(spec, n_lib, n_forced, budget_s, stop, out);
+	for (int i = 0; i < 2; i++)
+		if (n[i] < 16)
+			n[i] = 16;
+	measure_batches(spec, n[0], n[1], budget_s, stop, out);
 }
 
 void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out)
@@ -405,13 +413,11 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 	}
 	if (nb == 0)
 		return; /* stopped at once: nothing measured */
-	qsort(lib, (size_t)nb, sizeof lib[0], cmp_double);
-	qsort(sys, (size_t)nb, sizeof sys[0], cmp_double);
 	out->measured = true;
-	out->ns_per_call = lib[nb / 2];
+	out->ns_per_call = cd_median(lib, nb);
 	out->ns_min = lib[0];
 	out->ns_max = lib[nb - 1];
-	out->syscall_ns = sys[nb / 2];
+	out->syscall_ns = cd_median(sys, nb);
 	out->ratio = out->syscall_ns > 0 ? out->ns_per_call / out->syscall_ns : 0;
 	/* Below a few ticks of CPU time the split is noise. */
 	out->cpu_user_s = lib_cpu_u;
