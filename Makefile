@@ -84,9 +84,13 @@ $(B)/libcd.a: $(MOD_OBJ)
 $(B)/clockdoctor: $(MAIN_OBJ) $(B)/libcd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libcd.a
+# Each unit test program links the harness and the helpers the programs
+# share (tests/unit/unit.c), compiled once, sanitized as the rest.
+UNIT_OBJ := $(B)/obj/tests/unit/unit.o
+DEPS     += $(UNIT_OBJ:.o=.d)
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJ) $(B)/libcd.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcd.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_OBJ) $(B)/libcd.a $(LDLIBS)
 
 # ---- libfastclock: lib/*.c as a static and a shared library ----
 # The shared objects are compiled again with -fPIC and hidden visibility:
