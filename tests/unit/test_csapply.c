@@ -11,18 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CS_DIR "/devices/system/clocksource/clocksource0"
-
-static char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
+static struct unit_cs_tree tree;
+static const char *const sysfs = tree.sysfs, *const state = tree.state, *const cur = tree.cur;
+static char record[256];
 
 static void fresh(const char *current)
 {
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf %s/sys %s/state && mkdir -p %s%s", root, root, sysfs, CS_DIR);
-	if (system(cmd) != 0)
-		exit(2);
-	unit_put(cur, current);
-	unit_put(avail, "hpet acpi_pm \n");
+	unit_cs_fresh(&tree, current, "hpet acpi_pm \n");
 }
 
 /* A script of costs: the first call returns costs[0], the second costs[1].
@@ -163,22 +158,12 @@ static void test_real_measurement(void)
 
 int main(void)
 {
-	snprintf(root, sizeof root, "/tmp/cd-csapply-XXXXXX");
-	if (!mkdtemp(root))
-		return 2;
-	snprintf(sysfs, sizeof sysfs, "%s/sys", root);
-	snprintf(state, sizeof state, "%s/state", root);
-	snprintf(cur, sizeof cur, "%s%s/current_clocksource", sysfs, CS_DIR);
-	snprintf(avail, sizeof avail, "%s%s/available_clocksource", sysfs, CS_DIR);
+	unit_cs_tree(&tree, "csapply");
 	snprintf(record, sizeof record, "%s/%s", state, CD_CS_RECORD_NAME);
 	test_kept();
 	test_not_cheaper();
 	test_kernel_goes_back();
 	test_errors();
 	test_real_measurement();
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-	if (system(cmd) != 0)
-		return 2;
 	return unit_done("csapply");
 }

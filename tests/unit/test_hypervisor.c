@@ -8,21 +8,6 @@
 
 #include <stdlib.h>
 
-static char *read_fixture(const char *rel, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	char *buf = malloc(1 << 20);
-	*len = buf ? fread(buf, 1, (1 << 20) - 1, fp) : 0;
-	if (buf)
-		buf[*len] = '\0';
-	fclose(fp);
-	return buf;
-}
-
 /* Facts are large: one static copy, zeroed for each case. */
 static struct cd_facts facts;
 
@@ -127,25 +112,29 @@ static void test_single_sources(void)
 	DECIDED(f, CD_HV_OTHER, "cpuinfo flag");
 	CHECK_STR(f->hv.display, "a hypervisor of unknown kind");
 
-	f = blank();
-	set_sig(f, "VMwareVMware");
-	DECIDED(f, CD_HV_VMWARE, "cpuid");
-	CHECK_STR(f->hv.cpuid_signature, "VMwareVMware");
-	CHECK_STR(f->hv.display, "VMware");
-
-	f = blank();
-	set_sig(f, "bhyve bhyve ");
-	DECIDED(f, CD_HV_BHYVE, "cpuid");
-	CHECK_STR(f->hv.cpuid_signature, "bhyve bhyve ");
-
-	f = blank();
-	set_sig(f, "FooBarBazQux");
-	DECIDED(f, CD_HV_OTHER, "cpuid");
-	CHECK_STR(f->hv.display, "hypervisor \"FooBarBazQux\"");
-	f = blank();
-	set_sig(f, " lrpepyh  vr");
-	DECIDED(f, CD_HV_OTHER, "cpuid");
-	CHECK_STR(f->hv.display, "Parallels");
+	/* CPUID's signature: the kind, the signature kept and the name shown
+	 * (each checked where given). */
+	static const struct {
+		const char *sig;
+		enum cd_hv kind;
+		const char *kept, *display;
+	} sigs[] = {
+		{ "VMwareVMware", CD_HV_VMWARE, "VMwareVMware", "VMware" },
+		{ "bhyve bhyve ", CD_HV_BHYVE, "bhyve bhyve ", NULL },
+		{ "FooBarBazQux", CD_HV_OTHER, NULL, "hypervisor \"FooBarBazQux\"" },
+		{ " lrpepyh  vr", CD_HV_OTHER, NULL, "Parallels" },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(sigs); i++) {
+		unit_case("signature \"%s\"", sigs[i].sig);
+		f = blank();
+		set_sig(f, sigs[i].sig);
+		DECIDED(f, sigs[i].kind, "cpuid");
+		if (sigs[i].kept)
+			CHECK_STR(f->hv.cpuid_signature, sigs[i].kept);
+		if (sigs[i].display)
+			CHECK_STR(f->hv.display, sigs[i].display);
+	}
+	unit_case(NULL);
 
 	/* A signature without cpuid.have is not evidence. */
 	f = blank();
@@ -231,15 +220,19 @@ static void test_single_sources(void)
 	CHECK_STR(facts.hv.display, "Jailhouse");
 
 	/* Paravirtual clocksources. */
-	f = blank();
-	set_cs(f, "kvm-clock", "kvm-clock", "tsc");
-	DECIDED(f, CD_HV_KVM, "clocksource");
-	f = blank();
-	set_cs(f, "tsc", "tsc", "xen");
-	DECIDED(f, CD_HV_XEN, "clocksource");
-	f = blank();
-	set_cs(f, "hyperv_clocksource_tsc_page", "hyperv_clocksource_tsc_page", "acpi_pm");
-	DECIDED(f, CD_HV_HYPERV, "clocksource");
+	static const struct {
+		const char *current, *other;
+		enum cd_hv kind;
+	} pv[] = {
+		{ "kvm-clock", "tsc", CD_HV_KVM },
+		{ "tsc", "xen", CD_HV_XEN },
+		{ "hyperv_clocksource_tsc_page", "acpi_pm", CD_HV_HYPERV },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(pv); i++) {
+		f = blank();
+		set_cs(f, pv[i].current, pv[i].current, pv[i].other);
+		DECIDED(f, pv[i].kind, "clocksource");
+	}
 	f = blank();
 	set_cs(f, "tsc", "tsc", "hpet");
 	set_cpuinfo(f, false);
@@ -415,38 +408,47 @@ static void test_interfaces(void)
 	DECIDED(f, CD_HV_VMWARE, "dmi");
 }
 
+/* The fixture's file dir/rel up to the first of stop (NUL-terminated,
+ * malloc'd), or NULL when it has none. */
+static char *fixture_text(const char *dir, const char *rel, const char *stop, size_t *len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	char *t = unit_read_fixture(path, len);
+	if (t && stop)
+		t[strcspn(t, stop)] = '\0';
+	return t;
+}
+
 /* The fixtures, as cd_probe would fill the facts from them. */
 static void fixture(const char *dir, enum cd_hv want, const char *from)
 {
+	static const char cs[] = "sys/devices/system/clocksource/clocksource0/";
 	char rel[256];
 	size_t len;
 	char *t;
 	struct cd_facts *f = blank();
 
-	snprintf(rel, sizeof(rel), "%s/proc/cpuinfo", dir);
-	if ((t = read_fixture(rel, &len)))
+	if ((t = fixture_text(dir, "proc/cpuinfo", NULL, &len)))
 		cd_parse_cpuinfo(t, len, &f->cpu);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/cpuid.txt", dir);
-	if ((t = read_fixture(rel, &len)))
+	if ((t = fixture_text(dir, "cpuid.txt", NULL, &len)))
 		cd_parse_cpuid_txt(t, len, &f->cpuid);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/class/dmi/id/sys_vendor", dir);
-	if ((t = read_fixture(rel, &len)))
-		snprintf(f->hv.dmi_sys_vendor, CD_NAME_MAX, "%.*s", (int)strcspn(t, "\n"), t);
+	if ((t = fixture_text(dir, "sys/class/dmi/id/sys_vendor", "\n", &len)))
+		snprintf(f->hv.dmi_sys_vendor, CD_NAME_MAX, "%s", t);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/class/dmi/id/product_name", dir);
-	if ((t = read_fixture(rel, &len)))
-		snprintf(f->hv.dmi_product_name, CD_NAME_MAX, "%.*s", (int)strcspn(t, "\n"), t);
+	if ((t = fixture_text(dir, "sys/class/dmi/id/product_name", "\n", &len)))
+		snprintf(f->hv.dmi_product_name, CD_NAME_MAX, "%s", t);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/devices/system/clocksource/clocksource0/current_clocksource", dir);
-	if ((t = read_fixture(rel, &len))) {
+	snprintf(rel, sizeof(rel), "%scurrent_clocksource", cs);
+	if ((t = fixture_text(dir, rel, " \n", &len))) {
 		f->cs.have_current = true;
-		snprintf(f->cs.current, CD_NAME_MAX, "%.*s", (int)strcspn(t, " \n"), t);
+		snprintf(f->cs.current, CD_NAME_MAX, "%s", t);
 	}
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/devices/system/clocksource/clocksource0/available_clocksource", dir);
-	if ((t = read_fixture(rel, &len))) {
+	snprintf(rel, sizeof(rel), "%savailable_clocksource", cs);
+	if ((t = fixture_text(dir, rel, NULL, &len))) {
 		f->cs.have_available = true;
 		for (char *p = strtok(t, " \n"); p && f->cs.n_available < CD_MAX_CLOCKSOURCES; p = strtok(NULL, " \n"))
 			snprintf(f->cs.available[f->cs.n_available++], CD_NAME_MAX, "%s", p);

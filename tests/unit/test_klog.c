@@ -153,33 +153,12 @@ static void test_layouts(void)
 
 /* ---- the fixtures ---- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0) {
-		long n = ftell(f);
-		buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-		rewind(f);
-		if (buf)
-			*len = fread(buf, 1, (size_t)n, f);
-	}
-	fclose(f);
-	return buf;
-}
-
 static const struct cd_klog *fixture(const char *name)
 {
-	char path[512];
+	char rel[512];
 	size_t len;
-	snprintf(path, sizeof path, "tests/fixtures/%s/dmesg.txt", name);
-	char *text = slurp(path, &len);
-	CHECK(text != NULL);
-	if (!text)
-		fprintf(stderr, "  cannot read %s (run from the top of the repository)\n", path);
+	snprintf(rel, sizeof rel, "%s/dmesg.txt", name);
+	char *text = unit_need_fixture(rel, &len);
 	parse_n(text, len);
 	free(text);
 	return &L;
@@ -193,10 +172,10 @@ static void test_fixtures_all(void)
 	int n = 0, n_with_events = 0;
 	CHECK(d != NULL);
 	while (d && (de = readdir(d))) {
-		char path[512];
+		char rel[512];
 		size_t len;
-		snprintf(path, sizeof path, "tests/fixtures/%s/dmesg.txt", de->d_name);
-		char *text = slurp(path, &len);
+		snprintf(rel, sizeof rel, "%s/dmesg.txt", de->d_name);
+		char *text = unit_read_fixture(rel, &len);
 		if (!text)
 			continue;
 		parse_n(text, len);

@@ -357,22 +357,12 @@ static void make_file(const char *name, const char *text, mode_t mode)
 {
 	char p[256];
 	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd >= 0) {
-		ssize_t w = write(fd, text, strlen(text));
-		(void)w;
-		close(fd);
-	}
-	chmod(p, mode);
+	unit_put_mode(p, text, mode);
 }
 
 static void test_find(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/cd-test-run-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		CHECK(!"mkdtemp");
-		return;
-	}
+	unit_tempdir(tmpdir, sizeof tmpdir, "test-run");
 	char a[128], b[128], path[512], out[512];
 	snprintf(a, sizeof a, "%s/a", tmpdir);
 	snprintf(b, sizeof b, "%s/b", tmpdir);
@@ -440,10 +430,6 @@ static void test_find(void)
 	snprintf(full, sizeof full, "%s/b/dangling", tmpdir);
 	cd_run_inspect(full, &p);
 	CHECK_INT(p.err, -ENOENT);
-
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	CHECK(system(cmd) == 0);
 }
 
 /* ---- the decision ---- */

@@ -17,6 +17,7 @@
 
 static int unit_passed, unit_failed;
 static char unit_case_name[256];
+static char *unit_exact_copy; /* unit_exact's, freed by unit_done */
 
 /* ---- checks ---- */
 
@@ -108,6 +109,8 @@ int unit_done(const char *name)
 	for (int i = 0; i < unit_n_dirs; i++)
 		unit_check(unit_rmtree(unit_dirs[i]) == 0, __FILE__, __LINE__, "could not remove %s", unit_dirs[i]);
 	unit_n_dirs = 0;
+	free(unit_exact_copy);
+	unit_exact_copy = NULL;
 	printf("%s: %d passed, %d failed\n", name, unit_passed, unit_failed);
 	return unit_failed ? 1 : 0;
 }
@@ -233,13 +236,14 @@ char *unit_need_fixture(const char *rel, size_t *len)
 	return text;
 }
 
-char *unit_copy(const void *data, size_t len)
+const char *unit_exact(const void *data, size_t len)
 {
-	char *copy = malloc(len ? len : 1);
-	if (!copy)
+	free(unit_exact_copy);
+	unit_exact_copy = malloc(len ? len : 1);
+	if (!unit_exact_copy)
 		exit(2);
-	memcpy(copy, data, len);
-	return copy;
+	memcpy(unit_exact_copy, data, len);
+	return unit_exact_copy;
 }
 
 /* ---- a fake sysfs ---- */

@@ -82,9 +82,9 @@ char *unit_read_file(const char *path, size_t *len);
 char *unit_read_fixture(const char *rel, size_t *len);
 char *unit_need_fixture(const char *rel, size_t *len);
 
-/* A heap copy of exactly len bytes (malloc'd, at least one byte), not
- * terminated: AddressSanitizer catches a parser reading past len. */
-char *unit_copy(const void *data, size_t len);
+/* A heap copy of exactly len bytes, not terminated, kept until the next
+ * call: AddressSanitizer catches a parser reading past len. */
+const char *unit_exact(const void *data, size_t len);
 
 /* ---- folders ---- */
 
