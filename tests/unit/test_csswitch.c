@@ -16,8 +16,8 @@
 
 static struct unit_cs_tree tree;
 static const char *const root = tree.root, *const sysfs = tree.sysfs, *const state = tree.state,
-                  *const cur = tree.cur, *const avail = tree.avail;
-static char record[256];
+                  *const cur = tree.cur, *const avail = tree.avail,
+                  *const record = tree.record;
 
 /* A fresh fake tree: on tsc, with tsc hpet acpi_pm available. */
 static void fresh(void)
@@ -436,8 +436,7 @@ static void test_reused_pid(void)
 
 int main(void)
 {
-	unit_cs_tree(&tree, "csswitch");
-	snprintf(record, sizeof record, "%s/%s", state, CD_CS_RECORD_NAME);
+	unit_cs_tree(&tree, "csswitch", CD_CS_RECORD_NAME);
 	test_names_and_reads();
 	test_switch_and_end();
 	test_kernel_refuses();

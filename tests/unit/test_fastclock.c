@@ -299,12 +299,13 @@ static void test_environment(void)
 	CHECK_INT(in.reason, FC_REASON_OFF);
 
 	/* a fake sysfs where the kernel is on hpet, as after a rejected TSC;
-	 * the verdict beside it */
+	 * the verdict in the state folder beside it */
 	struct unit_cs_tree tree;
-	unit_cs_tree(&tree, "fastclock");
+	unit_cs_tree(&tree, "fastclock", "tsc-verdict");
 	unit_cs_fresh(&tree, "hpet\n", "hpet acpi_pm \n");
-	char path[512], env_sysfs[600], env_verdict[600], text[512], boot[64] = "";
-	snprintf(path, sizeof path, "%s/verdict", tree.root);
+	unit_mkdirs(tree.state);
+	const char *path = tree.record;
+	char env_sysfs[600], env_verdict[600], text[512], boot[64] = "";
 	snprintf(env_sysfs, sizeof env_sysfs, "FASTCLOCK_SYSFS=%s", tree.sysfs);
 	snprintf(env_verdict, sizeof env_verdict, "FASTCLOCK_VERDICT=%s", path);
 

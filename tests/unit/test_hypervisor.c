@@ -362,20 +362,40 @@ static void test_interfaces(void)
 	CHECK_STR(f->hv.display, "Parallels");
 	CHECK_STR(cd_hv_name(f->hv.interface), "unknown");
 
-	/* The same from a log alone: no sysfs, no CPUID, the log's DMI line. */
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "KVM");
-	add_klog_line(f, CD_EV_DMI, "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
-	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
-	CHECK_STR(f->hv.klog_dmi, "innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
-	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
-
-	/* ... and from a backtrace's "Hardware name:" */
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "Microsoft Hyper-V");
-	add_klog_line(f, CD_EV_DMI, "CPU: 0 PID: 1 Comm: swapper Hardware name: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
-	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
-	CHECK_STR(cd_hv_name(f->hv.interface), "hyperv");
+	/* The same from a log alone: no sysfs, no CPUID, the kernel's
+	 * "Hypervisor detected" and the log's DMI line; the interface, and the
+	 * DMI line kept, checked where given. */
+	static const struct {
+		const char *detected, *line;
+		enum cd_hv kind;
+		const char *from, *interface, *kept;
+	} logs[] = {
+		{ "KVM", "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006", CD_HV_VIRTUALBOX, "dmi",
+		  "kvm", "innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006" },
+		/* ... and from a backtrace's "Hardware name:" */
+		{ "Microsoft Hyper-V",
+		  "CPU: 0 PID: 1 Comm: swapper Hardware name: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006",
+		  CD_HV_VIRTUALBOX, "dmi", "hyperv", NULL },
+		/* QEMU's DMI line with the kernel's KVM is KVM, from the log, with
+		 * no interface */
+		{ "KVM", "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014",
+		  CD_HV_KVM, "kernel log", "unknown", NULL },
+		/* A vendor the table does not know decides nothing. */
+		{ "KVM", "DMI: Dell Inc. PowerEdge R640/0H28RR, BIOS 2.10.2 02/24/2021", CD_HV_KVM, "kernel log",
+		  NULL, NULL },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(logs); i++) {
+		unit_case("%s", logs[i].line);
+		f = blank();
+		add_klog(f, CD_EV_HYPERVISOR, logs[i].detected);
+		add_klog_line(f, CD_EV_DMI, logs[i].line);
+		DECIDED(f, logs[i].kind, logs[i].from);
+		if (logs[i].kept)
+			CHECK_STR(f->hv.klog_dmi, logs[i].kept);
+		if (logs[i].interface)
+			CHECK_STR(cd_hv_name(f->hv.interface), logs[i].interface);
+	}
+	unit_case(NULL);
 
 	/* QEMU's firmware with Hyper-V's interface: KVM with enlightenments. */
 	f = blank();
@@ -384,23 +404,12 @@ static void test_interfaces(void)
 	DECIDED(f, CD_HV_KVM, "dmi");
 	CHECK_STR(cd_hv_name(f->hv.interface), "hyperv");
 
-	/* Sources that agree keep no interface; the log's QEMU DMI line with the
-	 * kernel's KVM is KVM, from the log. */
+	/* Sources that agree keep no interface. */
 	f = blank();
 	set_sig(f, "VBoxVBoxVBox");
 	set_dmi(f, "innotek GmbH", "VirtualBox");
 	DECIDED(f, CD_HV_VIRTUALBOX, "cpuid");
 	CHECK_INT(f->hv.interface, CD_HV_UNKNOWN);
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "KVM");
-	add_klog_line(f, CD_EV_DMI, "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014");
-	DECIDED(f, CD_HV_KVM, "kernel log");
-	CHECK_INT(f->hv.interface, CD_HV_UNKNOWN);
-	/* A vendor the table does not know decides nothing. */
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "KVM");
-	add_klog_line(f, CD_EV_DMI, "DMI: Dell Inc. PowerEdge R640/0H28RR, BIOS 2.10.2 02/24/2021");
-	DECIDED(f, CD_HV_KVM, "kernel log");
 	/* sysfs DMI wins over the log's line */
 	f = blank();
 	set_dmi(f, "VMware, Inc.", "VMware7,1");

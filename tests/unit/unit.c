@@ -248,13 +248,14 @@ const char *unit_exact(const void *data, size_t len)
 
 /* ---- a fake sysfs ---- */
 
-void unit_cs_tree(struct unit_cs_tree *t, const char *name)
+void unit_cs_tree(struct unit_cs_tree *t, const char *name, const char *record_name)
 {
 	unit_tempdir(t->root, sizeof t->root, name);
 	snprintf(t->sysfs, sizeof t->sysfs, "%s/sys", t->root);
 	snprintf(t->state, sizeof t->state, "%s/state", t->root);
 	snprintf(t->cur, sizeof t->cur, "%s%s/current_clocksource", t->sysfs, UNIT_CS_DIR);
 	snprintf(t->avail, sizeof t->avail, "%s%s/available_clocksource", t->sysfs, UNIT_CS_DIR);
+	snprintf(t->record, sizeof t->record, "%s/%s", t->state, record_name);
 }
 
 void unit_cs_fresh(const struct unit_cs_tree *t, const char *current, const char *available)

@@ -104,13 +104,15 @@ int unit_rmtree(const char *path);
 
 /* A scratch tree for the clocksource switch: sysfs (a fake /sys) and state
  * (the folder of its record) in one temporary folder; cur and avail are the
- * fake current_clocksource and available_clocksource. */
+ * fake current_clocksource and available_clocksource, record the record's
+ * path in state. */
 struct unit_cs_tree {
-	char root[64], sysfs[128], state[128], cur[256], avail[256];
+	char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
 };
 
-/* The tree's folder and paths (nothing written yet); unit_done removes it. */
-void unit_cs_tree(struct unit_cs_tree *t, const char *name);
+/* The tree's folder and paths, the record named record_name (nothing
+ * written yet); unit_done removes it. */
+void unit_cs_tree(struct unit_cs_tree *t, const char *name, const char *record_name);
 
 /* The tree as new: no state folder, the sysfs files holding current and
  * available. */
