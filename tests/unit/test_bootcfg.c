@@ -122,10 +122,7 @@ static const char *as_grub_sees(void)
 
 static bool steps_have(const struct cd_steps *s, const char *text)
 {
-	for (int i = 0; i < s->n; i++)
-		if (strstr(s->line[i], text))
-			return true;
-	return false;
+	return UNIT_ROWS_HAVE(s->line, s->n, text);
 }
 
 static void test_debian_persist_undo(void)

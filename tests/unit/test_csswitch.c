@@ -25,6 +25,12 @@ static void fresh(void)
 	unit_cs_fresh(&tree, "tsc\n", "tsc hpet acpi_pm \n");
 }
 
+/* Nothing left to restore: the fake sysfs on name, no record. */
+#define settled_on(name) do { \
+	CHECK_STR(unit_get(cur), name); \
+	CHECK(!unit_exists(record)); \
+} while (0)
+
 static void init(struct cd_cs *cs)
 {
 	CHECK_INT(cd_cs_init(cs, sysfs, state), 0);
@@ -76,8 +82,7 @@ static void test_switch_and_end(void)
 	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0); /* already: nothing written */
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!unit_exists(record));
+	settled_on("tsc\n");
 	sigaction(SIGTERM, NULL, &sa);
 	CHECK(sa.sa_handler == SIG_DFL);
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0); /* twice is harmless */
@@ -113,8 +118,7 @@ static void test_kernel_refuses(void)
 	unlink(cur);
 	unit_put(cur, "hpet\n");
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!unit_exists(record));
+	settled_on("tsc\n");
 }
 
 /* cd_cs_keep: the switch stays, the record goes, the handlers go, and a
@@ -129,8 +133,7 @@ static void test_keep(void)
 	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
 	CHECK_INT(cd_cs_keep(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "hpet\n");
-	CHECK(!unit_exists(record));
+	settled_on("hpet\n");
 	CHECK(!cs.begun);
 	struct sigaction sa;
 	sigaction(SIGTERM, NULL, &sa);
@@ -155,8 +158,7 @@ static void test_keep(void)
 	int st = 0;
 	waitpid(pid, &st, 0);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
-	CHECK_STR(unit_get(cur), "acpi_pm\n");
-	CHECK(!unit_exists(record));
+	settled_on("acpi_pm\n");
 }
 
 /* A write the kernel took but did not act on leaves the kernel's override
@@ -174,8 +176,7 @@ static void test_end_after_unacted_write(void)
 	CHECK(cs.wrote);
 	unit_put(cur, "tsc \n"); /* the kernel went back by itself */
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!unit_exists(record));
+	settled_on("tsc\n");
 	/* Without a write, end() leaves current_clocksource alone. */
 	fresh();
 	unit_put(cur, "tsc \n");
@@ -221,8 +222,7 @@ static void test_signals_restore(void)
 		int st = child_switches(sigs[i], true);
 		CHECK(WIFSIGNALED(st));
 		CHECK_INT(WIFSIGNALED(st) ? WTERMSIG(st) : -1, sigs[i]);
-		CHECK_STR(unit_get(cur), "tsc\n");
-		CHECK(!unit_exists(record));
+		settled_on("tsc\n");
 	}
 	/* An ignored signal stays ignored (nohup): no handler, no death. */
 	fresh();
@@ -249,8 +249,7 @@ static void test_crash_then_recover(void)
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EEXIST); /* never over a record */
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
 	CHECK(strstr(msg, "restored clocksource tsc") != NULL);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!unit_exists(record));
+	settled_on("tsc\n");
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_NO_RECORD);
 	CHECK(strstr(msg, "nothing to restore") != NULL);
 
@@ -279,8 +278,7 @@ static void test_record_unavailable(void)
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_UNAVAILABLE);
 	CHECK(strstr(msg, "no longer offers it") != NULL);
-	CHECK_STR(unit_get(cur), "hpet\n"); /* left alone */
-	CHECK(!unit_exists(record));
+	settled_on("hpet\n"); /* left alone */
 }
 
 static void test_record_corrupt(void)
@@ -304,8 +302,7 @@ static void test_record_corrupt(void)
 		init(&cs);
 		CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_CORRUPT);
 		CHECK(strstr(msg, "corrupt") != NULL);
-		CHECK_STR(unit_get(cur), "hpet\n");
-		CHECK(!unit_exists(record));
+		settled_on("hpet\n");
 		CHECK(unit_exists(aside));
 	}
 }
@@ -403,8 +400,7 @@ static void test_record_from_another_boot(void)
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
 	CHECK(strstr(msg, "another boot") != NULL);
-	CHECK_STR(unit_get(cur), "acpi_pm\n"); /* left as this boot has it */
-	CHECK(!unit_exists(record));
+	settled_on("acpi_pm\n"); /* left as this boot has it */
 }
 
 /* A record whose pid is alive but started at another time (a reused pid) is

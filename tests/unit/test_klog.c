@@ -243,15 +243,12 @@ static void test_fixture_cases(void)
 	CHECK_INT(l->reaches_boot, 1);
 	CHECK_INT(l->n_events, 3);
 	CHECK((e = find(l, CD_EV_TSC_SYNC_HEADER, 0)) && e->cpu_a == 0 && e->cpu_b == 1);
-	e = find(l, CD_EV_TSC_WARP, 0);
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_INT(e->value, 66930);
-		CHECK_INT(e->cpu_a, 0);
-		CHECK_INT(e->cpu_b, 1);
-		CHECK(near(e->ts, 0.144008));
-		CHECK_STR(e->line, "Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.");
-	}
+	e = UNIT_FOUND(find(l, CD_EV_TSC_WARP, 0));
+	CHECK_INT(e->value, 66930);
+	CHECK_INT(e->cpu_a, 0);
+	CHECK_INT(e->cpu_b, 1);
+	CHECK(near(e->ts, 0.144008));
+	CHECK_STR(e->line, "Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.");
 	CHECK((e = find(l, CD_EV_TSC_UNSTABLE, 0)) && strcmp(e->name, "check_tsc_sync_source failed") == 0);
 
 	l = fixture("virtualbox-debian7-smp8-tsc-reliable-3.11");
@@ -266,30 +263,24 @@ static void test_fixture_cases(void)
 
 	l = fixture("kvm-rhel6-kvm-clock-old-watchdog");
 	CHECK_INT(l->reaches_boot, 0);
-	e = find(l, CD_EV_CS_UNSTABLE_DELTA, 0);
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_STR(e->name, "tsc");
-		CHECK_INT(e->value, 6824818792LL);
-		CHECK(near(e->ts, 2423264.824259));
-	}
+	e = UNIT_FOUND(find(l, CD_EV_CS_UNSTABLE_DELTA, 0));
+	CHECK_STR(e->name, "tsc");
+	CHECK_INT(e->value, 6824818792LL);
+	CHECK(near(e->ts, 2423264.824259));
 
 	l = fixture("server-watchdog-tsc-to-acpi_pm");
 	CHECK_INT(l->lines, 6);
 	CHECK_INT(l->reaches_boot, 0);
 	CHECK_INT(l->n_events, 4);
-	e = find(l, CD_EV_WATCHDOG_SKEW, 0);
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_INT(e->cpu_a, 0);
-		CHECK_STR(e->name, "tsc");
-		CHECK_STR(e->name2, "acpi_pm");
-		CHECK_INT(e->wd_cycles, 1940462);        /* (0x13f3cd - 0xf657df) & 0xffffff */
-		CHECK_INT(e->cs_cycles, 49767030994LL);  /* 0x96685727fda - 0x95aef19df08 */
-		CHECK_INT(e->value, 0);                  /* no wd_nsec/cs_nsec before 5.14 */
-		CHECK_INT(e->value2, 0);
-		CHECK(near(e->ts, 3007.005852));
-	}
+	e = UNIT_FOUND(find(l, CD_EV_WATCHDOG_SKEW, 0));
+	CHECK_INT(e->cpu_a, 0);
+	CHECK_STR(e->name, "tsc");
+	CHECK_STR(e->name2, "acpi_pm");
+	CHECK_INT(e->wd_cycles, 1940462);        /* (0x13f3cd - 0xf657df) & 0xffffff */
+	CHECK_INT(e->cs_cycles, 49767030994LL);  /* 0x96685727fda - 0x95aef19df08 */
+	CHECK_INT(e->value, 0);                  /* no wd_nsec/cs_nsec before 5.14 */
+	CHECK_INT(e->value2, 0);
+	CHECK(near(e->ts, 3007.005852));
 	CHECK((e = find(l, CD_EV_TSC_UNSTABLE, 0)) && strcmp(e->name, "clocksource watchdog") == 0);
 	CHECK((e = find(l, CD_EV_SCHED_CLOCK_UNSTABLE, 0)) && near(e->ts, 3007.006767));
 	CHECK((e = find(l, CD_EV_CS_SWITCHED, 0)) && strcmp(e->name, "acpi_pm") == 0);
@@ -775,10 +766,9 @@ static void test_append_and_names(void)
 	cd_klog_parse(a, strlen(a), l);
 	CHECK(l->n_events == 2 && l->lines == 2 && !l->reaches_boot);
 	free(l);
-	CHECK_STR(cd_klog_source_name(CD_KLOG_NONE), "none");
-	CHECK_STR(cd_klog_source_name(CD_KLOG_FILE), "file");
-	CHECK_STR(cd_klog_source_name(CD_KLOG_RING), "ring");
-	CHECK_STR(cd_klog_source_name(CD_KLOG_JOURNAL), "journal");
+	static const char *const sources[] = { "none", "file", "ring", "journal" };   /* in enum order */
+	for (int k = CD_KLOG_NONE; k <= CD_KLOG_JOURNAL; k++)
+		CHECK_STR(cd_klog_source_name((enum cd_klog_source)k), sources[k]);
 	CHECK_STR(cd_klog_source_name((enum cd_klog_source)42), "none");
 }
 

@@ -29,24 +29,44 @@ static int usage_error_text(char *buf, size_t len)
 	return rc;
 }
 
+/* Each text parsed as a double and as a long: refused (ok false), or the
+ * value. */
+static void test_numbers(void)
+{
+	static const struct {
+		const char *text;
+		bool ok;
+		double value;
+	} doubles[] = {
+		{ "2.5", true, 2.5 }, { "-1e3", true, -1000 }, { "", false, 0 }, { "2s", false, 0 },
+		{ "inf", false, 0 }, { "nan", false, 0 }, { "1e999", false, 0 },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(doubles); i++) {
+		unit_case("double \"%s\"", doubles[i].text);
+		double d;
+		bool ok = cd_parse_double(doubles[i].text, &d);
+		CHECK(doubles[i].ok ? ok && d == doubles[i].value : !ok);
+	}
+	static const struct {
+		const char *text;
+		bool ok;
+		long value;
+	} longs[] = {
+		{ "1000", true, 1000 }, { "-7", true, -7 }, { "", false, 0 }, { "10k", false, 0 }, { "1.5", false, 0 },
+		{ "99999999999999999999999", false, 0 },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(longs); i++) {
+		unit_case("long \"%s\"", longs[i].text);
+		long l;
+		bool ok = cd_parse_long(longs[i].text, &l);
+		CHECK(longs[i].ok ? ok && l == longs[i].value : !ok);
+	}
+	unit_case(NULL);
+}
+
 int main(void)
 {
-	double d;
-	long l;
-	CHECK(cd_parse_double("2.5", &d) && d == 2.5);
-	CHECK(cd_parse_double("-1e3", &d) && d == -1000);
-	CHECK(!cd_parse_double("", &d));
-	CHECK(!cd_parse_double("2s", &d));
-	CHECK(!cd_parse_double("inf", &d));
-	CHECK(!cd_parse_double("nan", &d));
-	CHECK(!cd_parse_double("1e999", &d));
-	CHECK(cd_parse_long("1000", &l) && l == 1000);
-	CHECK(cd_parse_long("-7", &l) && l == -7);
-	CHECK(!cd_parse_long("", &l));
-	CHECK(!cd_parse_long("10k", &l));
-	CHECK(!cd_parse_long("1.5", &l));
-	CHECK(!cd_parse_long("99999999999999999999999", &l));
-
+	test_numbers();
 	char text[256];
 	CHECK_INT(usage_error_text(text, sizeof text), 3);   /* CD_EXIT_USAGE */
 	CHECK_STR(text, "clockdoctor bench: -t takes a number of threads, not 'x' (7)\n"

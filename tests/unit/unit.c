@@ -63,6 +63,14 @@ void unit_check_has(const char *text, const char *needle, bool want, const char 
 	           want ? "lacks" : "holds", needle ? needle : "(null)");
 }
 
+bool unit_rows_have(const void *rows, size_t stride, int n, const char *needle)
+{
+	for (int i = 0; i < n; i++)
+		if (strstr((const char *)rows + (size_t)i * stride, needle))
+			return true;
+	return false;
+}
+
 const void *unit_found(const void *p, size_t size, const char *what, const char *file, int line)
 {
 	static alignas(max_align_t) unsigned char zero[1 << 18];

@@ -33,6 +33,9 @@
 		CHECK_HAS((text), (needles)[unit_i_]); \
 } while (0)
 
+/* Whether any of the first n rows of a char [][] array holds needle. */
+#define UNIT_ROWS_HAVE(rows, n, needle) unit_rows_have((rows), sizeof (rows)[0], (n), (needle))
+
 /* A checked lookup: p itself when it is not NULL (a passed check); else a
  * failed check and a zeroed object of p's type, so that the checks on its
  * fields fail one by one where a NULL would crash the program:
@@ -47,6 +50,7 @@ void unit_check_int(long long a, long long b, const char *a_text, const char *b_
 void unit_check_str(const char *a, const char *b, const char *a_text, const char *file, int line);
 void unit_check_has(const char *text, const char *needle, bool want, const char *text_name, const char *file,
                     int line);
+bool unit_rows_have(const void *rows, size_t stride, int n, const char *needle);
 const void *unit_found(const void *p, size_t size, const char *what, const char *file, int line);
 
 /* The case the following checks belong to, printed with each failure until
@@ -120,14 +124,14 @@ void unit_cs_fresh(const struct unit_cs_tree *t, const char *current, const char
 
 /* ---- output ---- */
 
-/* What a writer printed: runs call with `f` a memory stream, and leaves the
- * text in buf (malloc'd: the caller frees it). */
+/* What a writer printed: runs call with `out` a memory stream, and leaves
+ * the text in buf (malloc'd: the caller frees it). */
 #define UNIT_CAPTURE(buf, call) do { \
 	size_t unit_len_ = 0; \
 	(buf) = NULL; \
-	FILE *f = open_memstream(&(buf), &unit_len_); \
+	FILE *out = open_memstream(&(buf), &unit_len_); \
 	call; \
-	fclose(f); \
+	fclose(out); \
 } while (0)
 
 #endif
