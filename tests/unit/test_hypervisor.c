@@ -221,7 +221,8 @@ static void test_single_sources(void)
 
 	/* Paravirtual clocksources. */
 	static const struct {
-		const char *current, *other;
+		const char *current;   /* listed, with other */
+		const char *other;
 		enum cd_hv kind;
 	} pv[] = {
 		{ "kvm-clock", "tsc", CD_HV_KVM },

@@ -218,6 +218,14 @@ static void machine(struct decision *d)
 	};
 }
 
+/* The same machine with the library on the kernel's clock, for reason. */
+static void on_kernel_clock(struct decision *d, enum fc_reason reason)
+{
+	machine(d);
+	d->info.source = FC_SOURCE_KERNEL;
+	d->info.reason = reason;
+}
+
 static bool decide(struct decision *d)
 {
 	return cd_run_decide(&d->f, d->msg, sizeof d->msg);
@@ -262,9 +270,7 @@ static void test_decide_nothing_to_gain(void)
 static void test_decide_verdicts(void)
 {
 	struct decision d;
-	machine(&d);
-	d.info.source = FC_SOURCE_KERNEL;
-	d.info.reason = FC_REASON_UNVERIFIED;
+	on_kernel_clock(&d, FC_REASON_UNVERIFIED);
 	d.f.vf = CD_VF_NONE;
 	d.f.vf_why = "/run/clockdoctor/tsc-verdict: No such file or directory";
 	CHECK(!decide(&d));
@@ -292,9 +298,7 @@ static void test_decide_verdicts(void)
 static void test_decide_kernel_clock(void)
 {
 	struct decision d;
-	machine(&d);
-	d.info.source = FC_SOURCE_KERNEL;
-	d.info.reason = FC_REASON_OFF;
+	on_kernel_clock(&d, FC_REASON_OFF);
 	CHECK(!decide(&d));
 	CHECK_HAS(d.msg, "FASTCLOCK=off");
 	d.info.reason = FC_REASON_NOT_INVARIANT;
@@ -315,53 +319,66 @@ static void test_decide_kernel_clock(void)
 	CHECK_HAS(d.msg, "no information");
 }
 
-/* the program: static, Go, setuid, foreign, unreadable, no preload; each
- * wins over a machine that would be accelerated */
+/* the program: static, Go, setuid, foreign, unreadable, malformed, no
+ * preload; each wins over a machine that would be accelerated.  A case
+ * changes the program (or the preload) where its fields are set, and the
+ * line says says, and says_too where given. */
 static void test_decide_program(void)
 {
-	struct decision d;
-	machine(&d);
-	d.prog.elf.kind = CD_ELF_STATIC;
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "cannot accelerate server: it is statically linked");
-	CHECK_HAS(d.msg, "LD_PRELOAD cannot reach");
-	machine(&d);
-	d.prog.scripts = 1;
-	strcpy(d.prog.loaded, "/bin/busybox");
-	d.prog.elf.kind = CD_ELF_STATIC;
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "its interpreter /bin/busybox is statically linked");
-	machine(&d);
-	d.prog.elf.go = true;
-	strcpy(d.prog.elf.go_why, ".note.go.buildid");
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "is a Go program (.note.go.buildid)");
-	CHECK_HAS(d.msg, "calls the vDSO itself");
-	machine(&d);
-	d.prog.secure = true;
-	strcpy(d.prog.secure_why, "it is setuid (to uid 0)");
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "setuid");
-	CHECK_HAS(d.msg, "ignores LD_PRELOAD");
-	machine(&d);
-	d.prog.elf.bits = 32;
-	d.prog.elf.machine = EM_386;
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "32-bit i386 program");
-	machine(&d);
-	d.prog.err = -EACCES;
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "cannot read /usr/bin/server (Permission denied)");
-	machine(&d);
-	d.prog.elf.kind = CD_ELF_BAD;
-	strcpy(d.prog.elf.bad_why, "truncated program header table");
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "malformed ELF headers (truncated");
-	machine(&d);
-	d.f.preload = NULL;
-	d.f.preload_why = "no libfastclock-preload.so in /x/../lib/; set CLOCKDOCTOR_PRELOAD to its path";
-	CHECK(!decide(&d));
-	CHECK_HAS(d.msg, "no libfastclock-preload.so in /x/../lib/");
+	static const struct {
+		enum cd_elf_kind kind;
+		int scripts, bits, err;
+		unsigned machine;
+		const char *loaded, *go_why, *secure_why, *bad_why, *no_preload;
+		const char *says, *says_too;
+	} cases[] = {
+		{ .kind = CD_ELF_STATIC,
+		  .says = "cannot accelerate server: it is statically linked", .says_too = "LD_PRELOAD cannot reach" },
+		{ .kind = CD_ELF_STATIC, .scripts = 1, .loaded = "/bin/busybox",
+		  .says = "its interpreter /bin/busybox is statically linked" },
+		{ .go_why = ".note.go.buildid",
+		  .says = "is a Go program (.note.go.buildid)", .says_too = "calls the vDSO itself" },
+		{ .secure_why = "it is setuid (to uid 0)", .says = "setuid", .says_too = "ignores LD_PRELOAD" },
+		{ .bits = 32, .machine = EM_386, .says = "32-bit i386 program" },
+		{ .err = -EACCES, .says = "cannot read /usr/bin/server (Permission denied)" },
+		{ .kind = CD_ELF_BAD, .bad_why = "truncated program header table", .says = "malformed ELF headers (truncated" },
+		{ .no_preload = "no libfastclock-preload.so in /x/../lib/; set CLOCKDOCTOR_PRELOAD to its path",
+		  .says = "no libfastclock-preload.so in /x/../lib/" },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(cases); i++) {
+		unit_case("%s", cases[i].says);
+		struct decision d;
+		machine(&d);
+		struct cd_run_prog *p = &d.prog;
+		if (cases[i].kind)
+			p->elf.kind = cases[i].kind;
+		if (cases[i].scripts)
+			p->scripts = cases[i].scripts;
+		if (cases[i].loaded)
+			strcpy(p->loaded, cases[i].loaded);
+		p->elf.go = cases[i].go_why != NULL;
+		if (cases[i].go_why)
+			strcpy(p->elf.go_why, cases[i].go_why);
+		p->secure = cases[i].secure_why != NULL;
+		if (cases[i].secure_why)
+			strcpy(p->secure_why, cases[i].secure_why);
+		if (cases[i].bits) {
+			p->elf.bits = cases[i].bits;
+			p->elf.machine = cases[i].machine;
+		}
+		p->err = cases[i].err;
+		if (cases[i].bad_why)
+			strcpy(p->elf.bad_why, cases[i].bad_why);
+		if (cases[i].no_preload) {
+			d.f.preload = NULL;
+			d.f.preload_why = cases[i].no_preload;
+		}
+		CHECK(!decide(&d));
+		CHECK_HAS(d.msg, cases[i].says);
+		if (cases[i].says_too)
+			CHECK_HAS(d.msg, cases[i].says_too);
+	}
+	unit_case(NULL);
 }
 
 int main(void)
