@@ -14,22 +14,17 @@ import pytest
 
 from conftest import BINARY, FIXTURES
 
-CS = "devices/system/clocksource/clocksource0"
 HPET = str(FIXTURES / "qemu-tcg-smp2-hpet")
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, fake_sysfs):
     """A fake sysfs on tsc, a kernel log file holding one event, a state
     folder: what fix, watch and bench read instead of this machine's."""
-    d = tmp_path / "sys" / CS
-    d.mkdir(parents=True)
-    (d / "current_clocksource").write_text("tsc\n")
-    (d / "available_clocksource").write_text("tsc hpet \n")
     (tmp_path / "kmsg").write_text("6,1,2000000,-;clocksource: Switched to clocksource tsc\n")
     e = dict(os.environ)
-    e.update({"CLOCKDOCTOR_SYSFS": str(tmp_path / "sys"), "CLOCKDOCTOR_KMSG": str(tmp_path / "kmsg"),
-              "CLOCKDOCTOR_STATE_DIR": str(tmp_path / "state")})
+    e.update(fake_sysfs("tsc\n", "tsc hpet \n").env)
+    e["CLOCKDOCTOR_KMSG"] = str(tmp_path / "kmsg")
     return e
 
 
