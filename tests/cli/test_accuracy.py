@@ -104,16 +104,9 @@ def test_ctrl_c_reports_what_was_measured():
     assert j["clocks"][0]["reads"] > 0
 
 
-@pytest.mark.parametrize("args, words", [
-    (["-d", "0"], "-d takes"),
-    (["-d", "-1"], "-d takes"),
-    (["-d", "nan"], "-d takes"),
-    (["-d", "x"], "-d takes"),
-    (["-d", "86401"], "-d takes"),
-    (["-t", "0"], "-t takes"),
-    (["-t", "129"], "-t takes"),
-    (["-t", "2x"], "-t takes"),
-] + STRAY_ARGS)
+@pytest.mark.parametrize("args, words",
+                         [(["-d", v], "-d takes") for v in ("0", "-1", "nan", "x", "86401")] +
+                         [(["-t", v], "-t takes") for v in ("0", "129", "2x")] + STRAY_ARGS)
 def test_usage_errors(cd, args, words):
     r = cd("accuracy", *args)
     refused(r, words)

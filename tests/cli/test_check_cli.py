@@ -213,13 +213,16 @@ def test_arm64_snapshot(cd, tmp_path):
     assert "tsc-not-invariant" not in codes(doc)
 
 
+def check_booted(cd, tmp_path, current, release, log):
+    """check --json of a snapshot of the clocksource, the kernel's release
+    and its log, and nothing else."""
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": release, "dmesg.txt": log}, current=current)
+    return cd("check", "--json", "--root", str(root)).json()
+
+
 def test_arm64_erratum_takes_vdso_away(cd, tmp_path):
-    root = make_root(tmp_path, {
-        "proc/sys/kernel/osrelease": "5.10.0-arm64\n",
-        "dmesg.txt": "[    0.000000] arch_timer: Enabling global workaround for "
-                     "ARM erratum 858921\n",
-    }, current="arch_sys_counter\n")
-    doc = cd("check", "--json", "--root", str(root)).json()
+    doc = check_booted(cd, tmp_path, "arch_sys_counter\n", "5.10.0-arm64\n",
+                       "[    0.000000] arch_timer: Enabling global workaround for ARM erratum 858921\n")
     assert doc["status"] == "critical"
     assert "slow-clocksource" in codes(doc)
 
@@ -238,11 +241,8 @@ def test_old_hpet_kernel_is_slow_but_not_a_syscall(cd, tmp_path):
 
 def test_graviton2_erratum_keeps_vdso(cd, tmp_path):
     # ARM erratum 1418040 only turns off the compat vDSO (Neoverse-N1, Graviton2).
-    root = make_root(tmp_path, {
-        "proc/sys/kernel/osrelease": "5.10.0-arm64\n",
-        "dmesg.txt": "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n",
-    }, current="arch_sys_counter\n")
-    doc = cd("check", "--json", "--root", str(root)).json()
+    doc = check_booted(cd, tmp_path, "arch_sys_counter\n", "5.10.0-arm64\n",
+                       "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n")
     assert doc["status"] == "ok"
 
 
@@ -357,10 +357,8 @@ def test_snapshot_unwritable():
 
 
 def test_tsc_rejected_for_cpufreq_is_explained(cd, tmp_path):
-    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "5.10.0-1-amd64\n",
-                                "dmesg.txt": "[   12.5] tsc: Marking TSC unstable due to cpufreq changes on SMP\n"},
-                     current="hpet\n")
-    c = codes(cd("check", "--json", "--root", str(root)).json())
+    c = codes(check_booted(cd, tmp_path, "hpet\n", "5.10.0-1-amd64\n",
+                           "[   12.5] tsc: Marking TSC unstable due to cpufreq changes on SMP\n"))
     lasting = c["slow-clocksource"]["fix"]["lasting"]
     assert "because of cpufreq changes on SMP" in lasting and "constant_tsc" in lasting
     assert "tsc=reliable" not in lasting
@@ -368,12 +366,9 @@ def test_tsc_rejected_for_cpufreq_is_explained(cd, tmp_path):
 
 
 def test_tsc_adjust_firmware_is_reported(cd, tmp_path):
-    root = make_root(tmp_path, {
-        "proc/sys/kernel/osrelease": "6.1.0-1-amd64\n",
-        "dmesg.txt": "[    0.000000] [Firmware Bug]: TSC ADJUST differs: CPU0 45960 --> 78394. Restoring\n"
-                     "[    1.000000] TSC ADJUST: CPU1: -5000 force to 0\n",
-    }, current="tsc\n")
-    doc = cd("check", "--json", "--root", str(root)).json()
+    doc = check_booted(cd, tmp_path, "tsc\n", "6.1.0-1-amd64\n",
+                       "[    0.000000] [Firmware Bug]: TSC ADJUST differs: CPU0 45960 --> 78394. Restoring\n"
+                       "[    1.000000] TSC ADJUST: CPU1: -5000 force to 0\n")
     c = codes(doc)
     assert doc["status"] == "ok"
     x = c["tsc-adjust-firmware"]

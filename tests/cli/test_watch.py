@@ -102,10 +102,7 @@ def test_help(cd):
                              "exit status:"))
 
 
-@pytest.mark.parametrize("args, words", [
-    (["-i", "0"], "-i takes seconds"),
-    (["-i", "x"], "-i takes seconds"),
-    (["-i", "nan"], "-i takes seconds"),
+@pytest.mark.parametrize("args, words", [(["-i", v], "-i takes seconds") for v in ("0", "x", "nan")] + [
     (["-d", "-1"], "-d takes seconds"),
     (["--quiet"], "would report nothing"),
     (["-P", "/tmp/"], "takes a file name"),
