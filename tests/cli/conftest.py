@@ -51,6 +51,29 @@ def default_signals():
         signal.signal(sig, signal.SIG_DFL)
 
 
+def interrupted(args, after=1.0, env=None):
+    """clockdoctor ARGS given Ctrl-C (SIGINT) after `after` seconds: its exit
+    status, stdout and stderr."""
+    import signal
+    import time
+    p = subprocess.Popen([BINARY, *args], preexec_fn=default_signals, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(after)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    return p.returncode, out, err
+
+
+def interrupted_json(args, after=1.0):
+    """The JSON document clockdoctor ARGS reports when Ctrl-C ends it early:
+    exit 0, "interrupted" true."""
+    rc, out, err = interrupted(args, after)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["interrupted"] is True
+    return doc
+
+
 def run(*args, timeout=60, env=None):
     e = dict(os.environ)
     e.pop("NO_COLOR", None)

@@ -4,15 +4,9 @@ library's promises (within its own bound, never backwards) and the shape of
 the report; the error figures themselves are printed, not judged, because the
 machine is shared and noisy (the 60 s acceptance figures are in
 docs/accuracy.md)."""
-import json
-import os
-import signal
-import subprocess
-import time
-
 import pytest
 
-from conftest import BINARY, ROOT, STRAY_ARGS, check_help, default_signals, refused
+from conftest import ROOT, STRAY_ARGS, check_help, interrupted_json, refused
 
 CLOCK_FIELDS = {
     "name", "kernel", "reads", "kept", "wide", "wide_share", "cut_ns", "calibration_bracket_ns",
@@ -93,14 +87,8 @@ def test_kernel_fallback(cd):
 
 
 def test_ctrl_c_reports_what_was_measured():
-    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "accuracy", "-d", "60", "--json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=30)
-    assert p.returncode == 0, err
-    j = json.loads(out)
-    assert j["interrupted"] is True and j["elapsed_s"] < 30
+    j = interrupted_json(["accuracy", "-d", "60", "--json"])
+    assert j["elapsed_s"] < 30
     assert j["clocks"][0]["reads"] > 0
 
 

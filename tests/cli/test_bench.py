@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from conftest import (BINARY, STRAY_ARGS, FakeSysfs, as_user, check_help, default_signals, live_clocksource,
-                      refused)
+from conftest import (BINARY, STRAY_ARGS, FakeSysfs, as_user, check_help, default_signals, interrupted_json,
+                      live_clocksource, refused)
 
 RECORD = "clocksource.restore"
 
@@ -333,15 +333,7 @@ def test_second_ctrl_c_ends_at_once_and_restores(fake):
 
 
 def test_ctrl_c_without_switching(cd):
-    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "bench", "-d", "30", "--json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=30)
-    assert p.returncode == 0, err
-    j = json.loads(out)
-    assert j["interrupted"] is True
-    run = j["runs"][0]
+    run = interrupted_json(["bench", "-d", "30", "--json"])["runs"][0]
     assert run["interrupted"] is True and 0 < len(run["ways"]) < 25
 
 
