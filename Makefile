@@ -286,7 +286,7 @@ bench-peers: $(B)/libfastclock.a
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 60
-build-fuzz/%: tests/fuzz/%.c $(MOD_SRC)
+build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(MOD_SRC)
 	@mkdir -p build-fuzz
 	clang $(CSTD) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(MOD_SRC) $(LDLIBS)
 fuzz: $(FUZZ_BIN)
