@@ -246,13 +246,8 @@ static void on_alarm(int sig)
 
 static void test_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 100 }, { 0, 100 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm, .sa_flags = SA_RESTART }, NULL);
+	setitimer(ITIMER_REAL, &(struct itimerval){ { 0, 100 }, { 0, 100 } }, NULL);
 	/* the main thread re-anchors without pause: handlers land inside
 	 * re-anchors, where the writer holds the lock */
 	int64_t end = vdso_ns(CLOCK_MONOTONIC) + 500000000;
