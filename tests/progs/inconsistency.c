@@ -116,6 +116,16 @@ static void dump(struct result *r, int64_t v, const char *what)
 	        (long long)(v % 1000000000));
 }
 
+/* v read after ref, and below it: counted in *count, the worst kept, the
+ * thread's last values shown (once). */
+static void went_back(struct result *r, long long *count, int64_t ref, int64_t v, const char *what)
+{
+	(*count)++;
+	if (ref - v > r->worst_back)
+		r->worst_back = ref - v;
+	dump(r, v, what);
+}
+
 static void *worker(void *arg)
 {
 	struct result *r = arg;
@@ -126,18 +136,10 @@ static void *worker(void *arg)
 			int64_t before = atomic_load_explicit(&published, memory_order_acquire);
 			int64_t v = read_way();
 			r->calls++;
-			if (v < last) {
-				r->back++;
-				if (last - v > r->worst_back)
-					r->worst_back = last - v;
-				dump(r, v, "went backwards within a thread");
-			}
-			if (v < before) {
-				r->cross_back++;
-				if (before - v > r->worst_back)
-					r->worst_back = before - v;
-				dump(r, v, "below a value another thread saw earlier");
-			}
+			if (v < last)
+				went_back(r, &r->back, last, v, "went backwards within a thread");
+			if (v < before)
+				went_back(r, &r->cross_back, before, v, "below a value another thread saw earlier");
 			r->ring[r->ring_at++ % RING] = v;
 			last = v;
 			int64_t p = before;
