@@ -95,13 +95,6 @@ static int64_t read_way(void)
 	}
 }
 
-/* The resolution below which a truncated value may sit under the kernel's
- * (gettimeofday drops the ns, time the fraction). */
-static int64_t truncation(void)
-{
-	return way->call == WAY_GETTIMEOFDAY ? 1000 : way->call == WAY_TIME ? 1000000000 : 0;
-}
-
 static void dump(struct result *r, int64_t v, const char *what)
 {
 	if (r->dumped)
@@ -154,7 +147,7 @@ static void *worker(void *arg)
 		if (k2 - k1 < r->narrowest)
 			r->narrowest = k2 - k1;
 		/* gettimeofday and time truncate: compare what they can show */
-		int64_t lo = k1 - truncation(), hi = k2;
+		int64_t lo = k1 - way->dropped_ns, hi = k2;
 		int64_t out = v < lo ? lo - v : v > hi ? v - hi : 0;
 		if (out > r->worst_outside)
 			r->worst_outside = out;

@@ -23,20 +23,21 @@ struct way {
 	const char *name;
 	enum way_call call;
 	clockid_t id;        /* the kernel's clock it reads */
+	long dropped_ns;     /* what its resolution drops: a value may sit that much under the kernel's */
 	bool checked;        /* one inconsistency checks against the kernel */
 };
 
 static const struct way ways[] = {
-	{ "realtime", WAY_CLOCK_GETTIME, CLOCK_REALTIME, true },
-	{ "monotonic", WAY_CLOCK_GETTIME, CLOCK_MONOTONIC, true },
-	{ "raw", WAY_CLOCK_GETTIME, CLOCK_MONOTONIC_RAW, true },
-	{ "boottime", WAY_CLOCK_GETTIME, CLOCK_BOOTTIME, true },
-	{ "tai", WAY_CLOCK_GETTIME, CLOCK_TAI, true },
-	{ "coarse", WAY_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE, false },
-	{ "cputime", WAY_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID, false },
-	{ "gettimeofday", WAY_GETTIMEOFDAY, CLOCK_REALTIME, true },
-	{ "time", WAY_TIME, CLOCK_REALTIME, true },
-	{ "timespec_get", WAY_TIMESPEC_GET, CLOCK_REALTIME, false },
+	{ "realtime", WAY_CLOCK_GETTIME, CLOCK_REALTIME, 0, true },
+	{ "monotonic", WAY_CLOCK_GETTIME, CLOCK_MONOTONIC, 0, true },
+	{ "raw", WAY_CLOCK_GETTIME, CLOCK_MONOTONIC_RAW, 0, true },
+	{ "boottime", WAY_CLOCK_GETTIME, CLOCK_BOOTTIME, 0, true },
+	{ "tai", WAY_CLOCK_GETTIME, CLOCK_TAI, 0, true },
+	{ "coarse", WAY_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE, 0, false },
+	{ "cputime", WAY_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID, 0, false },
+	{ "gettimeofday", WAY_GETTIMEOFDAY, CLOCK_REALTIME, 1000, true },
+	{ "time", WAY_TIME, CLOCK_REALTIME, 1000000000, true },
+	{ "timespec_get", WAY_TIMESPEC_GET, CLOCK_REALTIME, 0, false },
 };
 
 /* The way of that name, or NULL. */
