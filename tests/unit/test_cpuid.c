@@ -58,11 +58,9 @@ static void intel_tsc(struct cd_cpuid *c, uint32_t max, uint32_t numerator, uint
 
 static void test_fixture(const char *dir)
 {
-	char rel[256];
 	size_t len;
 	struct cd_cpuid c, again;
-	snprintf(rel, sizeof(rel), "%s/cpuid.txt", dir);
-	char *text = unit_need_fixture(rel, &len);
+	char *text = unit_need_fixture(dir, "cpuid.txt", &len);
 	if (!text)
 		return;
 	CHECK_INT(parse_exact(text, len, &c), 27);

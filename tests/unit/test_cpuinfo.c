@@ -23,11 +23,9 @@ static int parse_str(const char *text, struct cd_cpu *cpu)
 static void test_fixture(const char *dir, int count, const char *vendor, const char *model,
                          double mhz, unsigned flags)
 {
-	char rel[256];
 	size_t len;
 	struct cd_cpu cpu;
-	snprintf(rel, sizeof(rel), "%s/proc/cpuinfo", dir);
-	char *text = unit_need_fixture(rel, &len);
+	char *text = unit_need_fixture(dir, "proc/cpuinfo", &len);
 	if (!text)
 		return;
 	CHECK_INT(parse_exact(text, len, &cpu), 0);

@@ -145,60 +145,65 @@ static void test_single_sources(void)
 	f = blank();
 	snprintf(f->hv.sys_hypervisor_type, sizeof(f->hv.sys_hypervisor_type), "xen\n");
 	DECIDED(f, CD_HV_XEN, "sys/hypervisor/type");
+}
 
-	/* DMI. */
+static void test_dmi(void)
+{
+	struct cd_facts *f;
+
+	/* DMI, alone or with a clocksource (current and two listed) and
+	 * cpuinfo's hypervisor flag (0: not read, 1: clear, 2: set); decided
+	 * from DMI unless from says otherwise, the name shown checked where
+	 * given. */
 	static const struct {
 		const char *vendor, *product;
 		enum cd_hv kind;
+		const char *from, *cs[3];
+		int flag;
+		const char *display;
 	} dmi[] = {
-		{ "innotek GmbH", "VirtualBox", CD_HV_VIRTUALBOX },
-		{ "Oracle Corporation", "VirtualBox", CD_HV_VIRTUALBOX },
-		{ "VMware, Inc.", "VMware Virtual Platform", CD_HV_VMWARE },
-		{ "VMware, Inc.", "VMware20,1", CD_HV_VMWARE },
-		{ "Microsoft Corporation", "Virtual Machine", CD_HV_HYPERV },
-		{ "Xen", "HVM domU", CD_HV_XEN },
-		{ "Amazon EC2", "m5.large", CD_HV_KVM },
-		{ "Google", "Google Compute Engine", CD_HV_KVM },
-		{ "Red Hat", "KVM", CD_HV_KVM },
+		{ "innotek GmbH", "VirtualBox", .kind = CD_HV_VIRTUALBOX },
+		{ "Oracle Corporation", "VirtualBox", .kind = CD_HV_VIRTUALBOX },
+		{ "VMware, Inc.", "VMware Virtual Platform", .kind = CD_HV_VMWARE },
+		{ "VMware, Inc.", "VMware20,1", .kind = CD_HV_VMWARE },
+		{ "Microsoft Corporation", "Virtual Machine", .kind = CD_HV_HYPERV },
+		{ "Xen", "HVM domU", .kind = CD_HV_XEN },
+		{ "Amazon EC2", "m5.large", .kind = CD_HV_KVM },
+		{ "Google", "Google Compute Engine", .kind = CD_HV_KVM },
+		{ "Red Hat", "KVM", .kind = CD_HV_KVM },
+		/* A Surface laptop is Microsoft hardware, not Hyper-V. */
+		{ "Microsoft Corporation", "Surface Pro 7", CD_HV_NONE, .from = "cpuinfo flag", .flag = 1 },
+		{ "Dell Inc.", "PowerEdge R640", CD_HV_UNKNOWN, .from = "" },
+		/* QEMU's DMI is KVM only with kvm-clock; else just "QEMU". */
+		{ "QEMU", "Standard PC (Q35 + ICH9, 2009)", CD_HV_KVM, .cs = { "tsc", "kvm-clock", "tsc" } },
+		{ "QEMU", "Standard PC (i440FX + PIIX, 1996)", CD_HV_OTHER, .cs = { "hpet", "hpet", "acpi_pm" },
+		  .flag = 2, .display = "QEMU" },
+		/* OpenStack's libvirt guests name themselves in the product
+		 * alone: read like QEMU's DMI, KVM with kvm-clock. */
+		{ "", "OpenStack Nova", CD_HV_OTHER, .cs = { "hpet", "hpet", "acpi_pm" } },
+		{ "OpenStack Foundation", "OpenStack Compute", CD_HV_KVM, .cs = { "kvm-clock", "kvm-clock", "acpi_pm" },
+		  .display = "KVM" },
+		{ "OpenStack Foundation", "Nova Scheduler", CD_HV_UNKNOWN, .from = "" },
 	};
-	for (size_t i = 0; i < sizeof(dmi) / sizeof(dmi[0]); i++) {
+	for (size_t i = 0; i < UNIT_COUNT(dmi); i++) {
+		unit_case("%s %s", dmi[i].vendor, dmi[i].product);
 		f = blank();
 		set_dmi(f, dmi[i].vendor, dmi[i].product);
-		DECIDED(f, dmi[i].kind, "dmi");
+		if (dmi[i].cs[0])
+			set_cs(f, dmi[i].cs[0], dmi[i].cs[1], dmi[i].cs[2]);
+		if (dmi[i].flag)
+			set_cpuinfo(f, dmi[i].flag == 2);
+		DECIDED(f, dmi[i].kind, dmi[i].from ? dmi[i].from : "dmi");
+		if (dmi[i].display)
+			CHECK_STR(f->hv.display, dmi[i].display);
 	}
-	/* A Surface laptop is Microsoft hardware, not Hyper-V. */
-	f = blank();
-	set_dmi(f, "Microsoft Corporation", "Surface Pro 7");
-	set_cpuinfo(f, false);
-	DECIDED(f, CD_HV_NONE, "cpuinfo flag");
-	f = blank();
-	set_dmi(f, "Dell Inc.", "PowerEdge R640");
-	DECIDED(f, CD_HV_UNKNOWN, "");
+	unit_case(NULL);
+}
 
-	/* QEMU's DMI is KVM only with kvm-clock; else just "QEMU". */
-	f = blank();
-	set_dmi(f, "QEMU", "Standard PC (Q35 + ICH9, 2009)");
-	set_cs(f, "tsc", "kvm-clock", "tsc");
-	DECIDED(f, CD_HV_KVM, "dmi");
-	f = blank();
-	set_dmi(f, "QEMU", "Standard PC (i440FX + PIIX, 1996)");
-	set_cs(f, "hpet", "hpet", "acpi_pm");
-	set_cpuinfo(f, true);
-	DECIDED(f, CD_HV_OTHER, "dmi");
-	CHECK_STR(f->hv.display, "QEMU");
-	/* OpenStack's libvirt guests name themselves in the product alone:
-	 * read like QEMU's DMI, KVM with kvm-clock. */
-	static const char *const openstack[] = { "OpenStack Nova", "OpenStack Compute" };
-	for (size_t i = 0; i < sizeof openstack / sizeof openstack[0]; i++) {
-		f = blank();
-		set_dmi(f, i ? "OpenStack Foundation" : "", openstack[i]);
-		set_cs(f, i ? "kvm-clock" : "hpet", i ? "kvm-clock" : "hpet", "acpi_pm");
-		DECIDED(f, i ? CD_HV_KVM : CD_HV_OTHER, "dmi");
-	}
-	CHECK_STR(f->hv.display, "KVM");
-	f = blank();
-	set_dmi(f, "OpenStack Foundation", "Nova Scheduler");
-	DECIDED(f, CD_HV_UNKNOWN, "");
+/* The kernel log, the clocksources, CPUID's leaf 1. */
+static void test_other_sources(void)
+{
+	struct cd_facts *f;
 
 	/* The kernel log. */
 	static const struct {
@@ -422,9 +427,7 @@ static void test_interfaces(void)
  * malloc'd), or NULL when it has none. */
 static char *fixture_text(const char *dir, const char *rel, const char *stop, size_t *len)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	char *t = unit_read_fixture(path, len);
+	char *t = unit_read_fixture(dir, rel, len);
 	if (t && stop)
 		t[strcspn(t, stop)] = '\0';
 	return t;
@@ -526,6 +529,8 @@ int main(void)
 {
 	test_names();
 	test_single_sources();
+	test_dmi();
+	test_other_sources();
 	test_conflicts();
 	test_interfaces();
 	test_fixtures();

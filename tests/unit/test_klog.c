@@ -155,10 +155,8 @@ static void test_layouts(void)
 
 static const struct cd_klog *fixture(const char *name)
 {
-	char rel[512];
 	size_t len;
-	snprintf(rel, sizeof rel, "%s/dmesg.txt", name);
-	char *text = unit_need_fixture(rel, &len);
+	char *text = unit_need_fixture(name, "dmesg.txt", &len);
 	parse_n(text, len);
 	free(text);
 	return &L;
@@ -172,10 +170,8 @@ static void test_fixtures_all(void)
 	int n = 0, n_with_events = 0;
 	CHECK(d != NULL);
 	while (d && (de = readdir(d))) {
-		char rel[512];
 		size_t len;
-		snprintf(rel, sizeof rel, "%s/dmesg.txt", de->d_name);
-		char *text = unit_read_fixture(rel, &len);
+		char *text = unit_read_fixture(de->d_name, "dmesg.txt", &len);
 		if (!text)
 			continue;
 		parse_n(text, len);

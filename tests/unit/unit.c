@@ -229,18 +229,18 @@ char *unit_read_file(const char *path, size_t *len)
 	return buf;
 }
 
-char *unit_read_fixture(const char *rel, size_t *len)
+char *unit_read_fixture(const char *dir, const char *file, size_t *len)
 {
 	char path[512];
-	snprintf(path, sizeof path, "tests/fixtures/%s", rel);
+	snprintf(path, sizeof path, "tests/fixtures/%s/%s", dir, file);
 	return unit_read_file(path, len);
 }
 
-char *unit_need_fixture(const char *rel, size_t *len)
+char *unit_need_fixture(const char *dir, const char *file, size_t *len)
 {
-	char *text = unit_read_fixture(rel, len);
-	unit_check(text != NULL, __FILE__, __LINE__, "cannot read tests/fixtures/%s (run from the top of the tree)",
-	           rel);
+	char *text = unit_read_fixture(dir, file, len);
+	unit_check(text != NULL, __FILE__, __LINE__,
+	           "cannot read tests/fixtures/%s/%s (run from the top of the tree)", dir, file);
 	return text;
 }
 

@@ -80,11 +80,12 @@ bool unit_exists(const char *path);
  * in *len; NULL when it cannot be read. */
 char *unit_read_file(const char *path, size_t *len);
 
-/* tests/fixtures/REL, read as unit_read_file does (the test programs run
- * from the top of the tree).  unit_read_fixture says nothing when it is
- * missing; unit_need_fixture makes that a failed check. */
-char *unit_read_fixture(const char *rel, size_t *len);
-char *unit_need_fixture(const char *rel, size_t *len);
+/* The file FILE of the fixture DIR (tests/fixtures/DIR/FILE), read as
+ * unit_read_file does (the test programs run from the top of the tree).
+ * unit_read_fixture says nothing when it is missing; unit_need_fixture
+ * makes that a failed check. */
+char *unit_read_fixture(const char *dir, const char *file, size_t *len);
+char *unit_need_fixture(const char *dir, const char *file, size_t *len);
 
 /* A heap copy of exactly len bytes, not terminated, kept until the next
  * call: AddressSanitizer catches a parser reading past len. */
