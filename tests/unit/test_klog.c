@@ -414,6 +414,14 @@ static void test_watchdog(void)
 	CHECK_INT(e->cs_cycles, 1105959342);
 	CHECK(near(e->ts, 26977.145667));
 
+}
+
+/* The watchdog's report in pieces: cut, without its header, alone, twice. */
+static void test_watchdog_pieces(void)
+{
+	const struct cd_klog *l;
+	const struct cd_event *e;
+
 	/* Cut after the header: an event, with the counters unknown */
 	l = parse("[ 3007.005852] clocksource: timekeeping watchdog on CPU0: Marking clocksource 'tsc' as unstable because the skew is too large:");
 	CHECK_INT(l->n_events, 1);
@@ -692,6 +700,11 @@ static void test_bad_input(void)
 	CHECK_INT(strlen(l->events[0].line), CD_LINE_MAX - 1);
 	CHECK(strncmp(l->events[0].line, "tsc: Marking TSC unstable due to AAA", 36) == 0);
 	free(big);
+}
+
+static void test_too_many_events(void)
+{
+	const struct cd_klog *l;
 	/* More events than CD_MAX_EVENTS: the first kept, the rest counted out,
 	 * and a watchdog block past the end harms nothing */
 	char *many = malloc(200 * 64 + 1000), *p = many;
@@ -713,7 +726,11 @@ static void test_bad_input(void)
 		p += sprintf(p, "Switched to clocksource tsc\n");
 	CHECK(parse(many)->n_events == CD_MAX_EVENTS && !L.truncated_events);
 	free(many);
-	/* Truncated prefixes */
+}
+
+static void test_truncated_prefixes(void)
+{
+	const struct cd_klog *l;
 	static const char *const cuts[] = {
 		"[", "[ ", "[ 1", "[ 1.", "[ 1.5", "<", "<6", "<6>", "<6>[", "6,", "6,1", "6,1,2",
 		"6,1,2,", "6,1,2,-", "May", "May  6 11:52", "May  6 11:52:52", "2023-09-11T", "[Mon Sep 11",
@@ -803,6 +820,7 @@ int main(void)
 	test_fixture_qemu();
 	test_fixture_cases();
 	test_watchdog();
+	test_watchdog_pieces();
 	test_dmi_and_32bit();
 	test_readback();
 	test_old_watchdog();
@@ -810,6 +828,8 @@ int main(void)
 	test_platforms();
 	test_boot();
 	test_bad_input();
+	test_too_many_events();
+	test_truncated_prefixes();
 	test_huge();
 	test_append_and_names();
 	test_live();
