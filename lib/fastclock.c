@@ -110,6 +110,90 @@ static int64_t kernel_backed(const struct line *L, const struct seg *sg, uint64_
 	return serve(v, floor);
 }
 
+/* The slow path's phases, each called once from slow() below and inlined
+ * there: the same work in the same order as one function, with names. */
+
+/* Not started, or the first read of a forked child: start up (or take a
+ * page of the child's own) if no other thread is at it.  true when done. */
+static bool start_locked(void)
+{
+	struct fc_mm *held = trylock();
+	if (!held)
+		return false;
+	if (!fc_int_writer.inited)
+		fc_int_init_locked();
+	else
+		fc_int_new_mm();
+	unlock(held);
+	return true;
+}
+
+/* Kernel mode past its hard end (calibrating): measure again if no other
+ * thread is, and the copy s is still the one in force.  true when this
+ * thread held the lock (the source may have changed: read again). */
+static bool recalibrate(unsigned s)
+{
+	struct fc_mm *held = trylock();
+	if (!held)
+		return false;
+	if (!fc_int_writer.permanent && atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) == s)
+		fc_int_resync(s, false);
+	unlock(held);
+	return true;
+}
+
+/* Kernel mode: the kernel's clock, floored at the line's start and the
+ * floor (a copy replaced meanwhile may have a higher one). */
+static int64_t serve_kernel(clockid_t id, const struct seg *sg, _Atomic int64_t *floor)
+{
+	int64_t k = fc_kclock_ns(id);
+	if (k < sg->ns0)
+		k = sg->ns0;
+	return serve(k, floor);
+}
+
+/* The check: the line against the kernel's k (read here, into *k), within
+ * the bound less what a rate change can add before the next one.  true
+ * when the line at d holds. */
+static bool line_checks(clockid_t id, const struct line *L, const struct seg *sg, uint64_t d, int64_t *k)
+{
+	*k = fc_kclock_ns(id);
+	uint64_t t1 = counter_now();
+	int64_t lo = seg_at(sg->ns0, sg->frac0, sg->mult, d);
+	int64_t hi = seg_at(sg->ns0, sg->frac0, sg->mult, t1 - L->tsc0);
+	int64_t tol = L->err > RATE_STEP_NS ? L->err - RATE_STEP_NS : 0;
+	return *k != INT64_MIN && *k >= lo - tol && *k <= hi + tol;
+}
+
+/* Due, past the end, counter back, or the check failed: re-anchor if
+ * nobody else is.  true when this thread did (read again). */
+static bool reanchor(unsigned s, uint64_t d)
+{
+	struct fc_mm *held = trylock();
+	if (!held)
+		return false;
+	if ((int64_t)d < 0)
+		fc_int_writer.backwards++;
+	fc_int_resync(s, false);  /* it tells a due line from an expired one */
+	unlock(held);
+	return true;
+}
+
+/* Another thread holds the writer's lock: the line while it is checked
+ * and not past its end, else the kernel's clock k (read here unless the
+ * check read it), backed by what the line may have served. */
+static int64_t serve_writer_busy(clockid_t id, const struct line *L, const struct seg *sg, uint64_t d, bool gap,
+                                 int64_t k, _Atomic int64_t *floor)
+{
+	if (!gap && (int64_t)d >= 0 && d < L->hard)  /* someone is re-anchoring; checked */
+		return serve(follow(L, sg, d), floor);
+	if (k == INT64_MIN)
+		k = fc_kclock_ns(id);
+	if (k == INT64_MIN)
+		return serve(follow(L, sg, d), floor);
+	return kernel_backed(L, sg, d, k, floor);
+}
+
 /* Everything but the fast case: due, past the line's end, a read long
  * after the last (checked first), kernel mode, not started, a new child. */
 __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
@@ -117,45 +201,25 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 	clockid_t id = w == MONO ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
 	_Atomic int64_t *floor = w == MONO ? &fc_int_latch.floor_mono : &fc_int_latch.floor_raw;
 	for (int round = 0;; round++) {
-		struct fc_mm *m = mm_now(), *held;
+		struct fc_mm *m = mm_now();
 		if (!atomic_load_explicit(&m->ok, memory_order_acquire)) {
 			/* not started, or the first read of a forked child */
-			if (round < 3 && (held = trylock())) {
-				if (!fc_int_writer.inited)
-					fc_int_init_locked();
-				else
-					fc_int_new_mm();
-				unlock(held);
+			if (round < 3 && start_locked())
 				continue;
-			}
 			*kernel_mode = 1;
 			return fc_kclock_ns(id);  /* another thread is setting up */
 		}
 		struct line L;
-		unsigned s;
 		uint64_t t;
-		do {
-			s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
-			load_copy(&fc_int_latch.c[s & 1], &L);
-			t = counter_now();
-			fc_fence_acquire();
-		} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
+		unsigned s = read_line(&L, &t);
 		const struct seg *sg = w == MONO ? &L.mono : &L.raw;
 		uint64_t d = t - L.tsc0;
 		if (!(L.flags & L_COUNTER)) {
 			*kernel_mode = 1;
 			/* kernel mode: hard is when to look again (calibration) */
-			if (round == 0 && d >= L.hard && (held = trylock())) {
-				if (!fc_int_writer.permanent && atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) == s)
-					fc_int_resync(s, false);
-				unlock(held);
+			if (round == 0 && d >= L.hard && recalibrate(s))
 				continue;  /* read again: the source may have changed */
-			}
-			int64_t k = fc_kclock_ns(id);
-			/* the floors; a copy replaced meanwhile may have a higher one */
-			if (k < sg->ns0)
-				k = sg->ns0;
-			return serve(k, floor);
+			return serve_kernel(id, sg, floor);
 		}
 		*kernel_mode = 0;
 		bool gap = (int64_t)(t - atomic_load_explicit(&m->hw, memory_order_relaxed)) >
@@ -164,35 +228,13 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		if (on_line && !gap)  /* another thread checked since the fast path looked */
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
 		int64_t k = INT64_MIN;
-		if (on_line) {
-			/* the check: the line against the kernel, within the bound
-			 * less what a rate change can add before the next one */
-			k = fc_kclock_ns(id);
-			uint64_t t1 = counter_now();
-			int64_t lo = seg_at(sg->ns0, sg->frac0, sg->mult, d);
-			int64_t hi = seg_at(sg->ns0, sg->frac0, sg->mult, t1 - L.tsc0);
-			int64_t tol = L.err > RATE_STEP_NS ? L.err - RATE_STEP_NS : 0;
-			if (k != INT64_MIN && k >= lo - tol && k <= hi + tol) {
-				raise_u64(&m->hw, t);
-				return serve(lo, floor);
-			}
+		if (on_line && line_checks(id, &L, sg, d, &k)) {
+			raise_u64(&m->hw, t);
+			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
 		}
-		/* due, past the end, counter back, or the check failed: re-anchor
-		 * if nobody else is */
-		if (round < 3 && (held = trylock())) {
-			if ((int64_t)d < 0)
-				fc_int_writer.backwards++;
-			fc_int_resync(s, false);  /* it tells a due line from an expired one */
-			unlock(held);
+		if (round < 3 && reanchor(s, d))
 			continue;
-		}
-		if (!gap && (int64_t)d >= 0 && d < L.hard)  /* someone is re-anchoring; checked */
-			return serve(follow(&L, sg, d), floor);
-		if (k == INT64_MIN)
-			k = fc_kclock_ns(id);
-		if (k == INT64_MIN)
-			return serve(follow(&L, sg, d), floor);
-		return kernel_backed(&L, sg, d, k, floor);
+		return serve_writer_busy(id, &L, sg, d, gap, k, floor);
 	}
 }
 
@@ -263,22 +305,25 @@ static inline int64_t read_mono(bool ordered, int *kernel_mode, uint64_t *tp)
 	return v;
 }
 
-int64_t fc_now_ns(void)
+/* fc_now_ns and fc_now_ns_unordered, which differ only in the counter
+ * read: the fast path inlined, the slow one a tail call. */
+static inline __attribute__((always_inline)) int64_t now_ns(bool ordered)
 {
 	uint64_t t;
 	int64_t v;
-	if (__builtin_expect(fast_mono(true, &t, &v), 1))
+	if (__builtin_expect(fast_mono(ordered, &t, &v), 1))
 		return v;
 	return slow_mono();
 }
 
+int64_t fc_now_ns(void)
+{
+	return now_ns(true);
+}
+
 int64_t fc_now_ns_unordered(void)
 {
-	uint64_t t;
-	int64_t v;
-	if (__builtin_expect(fast_mono(false, &t, &v), 1))
-		return v;
-	return slow_mono();
+	return now_ns(false);
 }
 
 /* The REALTIME offset is re-read every FC_STEP_CHECK_NS, timed by the

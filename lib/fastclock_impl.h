@@ -204,20 +204,29 @@ static inline void latch_write(const struct line *l)
 	store_copy(&fc_int_latch.c[(s + 1) & 1], l);
 }
 
-static inline unsigned current_line(struct line *l)
+static inline uint64_t counter_now(void)
+{
+	return atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
+}
+
+/* The line in force, and in *t (unless NULL) the counter read inside the
+ * same read of the latch; returns the copy's sequence number. */
+static inline unsigned read_line(struct line *l, uint64_t *t)
 {
 	unsigned s;
 	do {
 		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
 		load_copy(&fc_int_latch.c[s & 1], l);
+		if (t)
+			*t = counter_now();
 		fc_fence_acquire();
 	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
 	return s;
 }
 
-static inline uint64_t counter_now(void)
+static inline unsigned current_line(struct line *l)
 {
-	return atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
+	return read_line(l, NULL);
 }
 
 static inline int64_t seg_at(int64_t ns0, uint64_t frac0, uint64_t mult, uint64_t d)

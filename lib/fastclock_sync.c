@@ -460,10 +460,23 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	latch_write(&N);
 }
 
+/* Still calibrating (the frequency not yet known well enough to start on
+ * the counter): stay on the kernel's clock, and measure again soon. */
+static void keep_calibrating(const struct line *L)
+{
+	struct line k = *L;
+	k.flags = 0;
+	k.tsc0 = fc_counter_read();
+	k.soft = 0;
+	k.hard = ns_to_counts(CALIB_STEP_NS);
+	latch_write(&k);
+}
+
 /* Re-anchors.  seen is the sequence number of the copy that made the caller
  * decide; if another thread re-anchored since, there is nothing to do.  The
  * phases, as the kernel's do_hres calls its steps: re-check trust, sample
- * the kernel, choose the rates, judge the old line, publish the new one. */
+ * the kernel, choose the rates, keep calibrating or judge the old line,
+ * publish the new one. */
 void fc_int_resync(unsigned seen, bool force_hard)
 {
 	struct line L;
@@ -479,13 +492,7 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		return;
 	choose_rates(&a);
 	if (fc_int_writer.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
-		/* still calibrating: stay on the kernel's clock, measure again soon */
-		struct line k = L;
-		k.flags = 0;
-		k.tsc0 = fc_counter_read();
-		k.soft = 0;
-		k.hard = ns_to_counts(CALIB_STEP_NS);
-		latch_write(&k);
+		keep_calibrating(&L);
 		return;
 	}
 	struct judgement j = judge_old_line(&L, &a, now, force_hard);

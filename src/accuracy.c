@@ -9,6 +9,7 @@
  * mutable global here.
  */
 #include "util/numarg.h"
+#include "util/signals.h"
 #include "commands.h"
 #include "measure/accuracy.h"
 #include "output/accreport.h"
@@ -106,17 +107,6 @@ static void on_sigint(int sig)
 	raise(sig);
 }
 
-/* Without SA_RESTART: the main thread waits in pthread_join, which is not
- * interrupted; the threads see the flag at their next block. */
-static void catch_ctrl_c(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-}
-
 int cd_cmd_accuracy(int argc, char **argv)
 {
 	struct cd_acc_params p = { .duration_s = DEFAULT_DURATION_S, .threads = 2, .stop = &stop_requested };
@@ -132,7 +122,9 @@ int cd_cmd_accuracy(int argc, char **argv)
 	fprintf(stderr, "Comparing libfastclock with the kernel's clocks on %d thread%s for %.1f s...\n"
 	                "Hit Ctrl-C to end.\n",
 	        p.threads, p.threads == 1 ? "" : "s", p.duration_s);
-	catch_ctrl_c();
+	/* The main thread waits in pthread_join, which Ctrl-C does not
+	 * interrupt; the threads see the flag at their next block. */
+	cd_catch_signal(SIGINT, on_sigint);
 	cd_accuracy_run(&p, r);
 	struct fc_info info;
 	struct cd_acc_report rp = { .duration_s = p.duration_s, .r = r, .info = &info };

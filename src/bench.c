@@ -12,12 +12,15 @@
  * clocksource back).  The flag it sets is the only mutable global here.
  */
 #include "util/numarg.h"
+#include "util/signals.h"
 #include "commands.h"
 #include "measure/benchrun.h"
 #include "measure/csswitch.h"
+#include "persist/csrestore.h"
 #include "measure/ways.h"
 #include "output/benchreport.h"
 #include "output/output.h"
+#include "output/wrap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -248,40 +251,6 @@ static int do_restore(void)
 	return ok ? 0 : EXIT_CLOCKSOURCE;
 }
 
-/* Ctrl-C ends the measurement; the handler is set without SA_RESTART so a
- * sleep in calibration ends at once too. */
-static void catch_ctrl_c(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-}
-
-/* Write text to stderr, wrapped at spaces to stay under 80 columns. */
-static void wrap_stderr(const char *text)
-{
-	const char *p = text;
-	size_t col = 0;
-	while (*p) {
-		size_t word = strcspn(p, " ");
-		if (col > 0 && col + 1 + word > 79) {
-			fputc('\n', stderr);
-			col = 0;
-		} else if (col > 0) {
-			fputc(' ', stderr);
-			col++;
-		}
-		fprintf(stderr, "%.*s", (int)word, p);
-		col += word;
-		p += word;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', stderr);
-}
-
 /* bcc's habit: say what is being done and how to end it. */
 static void startup_line(const struct opts *o, int nways, int ncs, char cs[][CD_CS_NAME_MAX])
 {
@@ -300,7 +269,7 @@ static void startup_line(const struct opts *o, int nways, int ncs, char cs[][CD_
 		else
 			snprintf(line + n, sizeof line - n, " for about %.1f s... Hit Ctrl-C to end.", o->duration_s);
 	}
-	wrap_stderr(line);
+	cd_wrap_with(stderr, line, &(struct cd_wrap_opts){ .whole_words = true });
 }
 
 /* Measure each clocksource in turn (or the current one), switching as
@@ -419,7 +388,8 @@ int cd_cmd_bench(int argc, char **argv)
 	rc = prepare(rp, &o, &cs, ways, nways);
 	if (rc < 0) {
 		startup_line(&o, nways, rp->switched ? rp->nruns : 0, rp->cs_name);
-		catch_ctrl_c();
+		/* Ctrl-C ends the measurement, and a sleep in calibration at once. */
+		cd_catch_signal(SIGINT, on_sigint);
 		/* The timer is calibrated on the clocksource the machine runs on. */
 		cd_timer_init(&rp->timer);
 		for (int k = 0; k < rp->nruns; k++)

@@ -15,6 +15,7 @@
 #include "measure/measure.h"
 #include "measure/tsc.h"
 #include "output/fixreport.h"
+#include "persist/csrestore.h"
 #include "probe/probe.h"
 #include "util/fsread.h"
 

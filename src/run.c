@@ -17,6 +17,7 @@
  * statuses (127 not found, 126 not executable) and env(1)'s 125.
  */
 #include "run.h"
+#include "util/fsread.h"
 #include "util/numarg.h"
 #include "util/printable.h"
 
@@ -189,21 +190,6 @@ bool cd_run_secure_exec(mode_t mode, uid_t fuid, gid_t fgid, bool nosuid, bool f
 	return false;
 }
 
-/* The first bytes of a file, for "#!"; the count, or -errno. */
-static int head(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	ssize_t n;
-	do
-		n = pread(fd, buf, len, 0);
-	while (n < 0 && errno == EINTR);
-	int e = n < 0 ? -errno : (int)n;
-	close(fd);
-	return e;
-}
-
 void cd_run_inspect(const char *path, struct cd_run_prog *p)
 {
 	memset(p, 0, sizeof *p);
@@ -227,8 +213,8 @@ void cd_run_inspect(const char *path, struct cd_run_prog *p)
 		}
 		if (p->elf.kind != CD_ELF_NOT_ELF)
 			return;
-		char buf[256], interp[PATH_MAX];
-		int n = head(p->loaded, buf, sizeof buf);
+		char buf[256 + 1], interp[PATH_MAX]; /* the first 256 bytes, for "#!" */
+		int n = cd_read_raw(p->loaded, buf, sizeof buf, 0);
 		if (n < 0) {
 			p->err = n;
 			return;

@@ -7,7 +7,7 @@
 #ifndef CD_RUN_H
 #define CD_RUN_H
 
-#include "measure/verdictfile.h"
+#include "persist/verdictfile.h"
 #include "probe/elf.h"
 
 #include "fastclock.h"

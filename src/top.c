@@ -12,7 +12,9 @@
  */
 #include "commands.h"
 #include "util/fsread.h"
+#include "util/monotime.h"
 #include "util/numarg.h"
+#include "util/signals.h"
 #include "measure/measure.h"
 #include "measure/trace.h"
 #include "output/topreport.h"
@@ -191,12 +193,6 @@ static void add_counts(struct cd_tracer *tr, uint64_t all[CD_TSYS_N], int64_t pi
  * slices of ADAPT_S: after each, the sample period is set from the calls
  * the slice counted, so that a burst after a quiet time is sampled at the
  * full rate for one slice at most. */
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* *mark is when the counters were last read: an interval's length runs
  * from read to read, so that the calls counted between its slices (while
@@ -233,7 +229,7 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 	memset(iv->pid_exact, 0, sizeof iv->pid_exact);
 	cd_top_table_reset(t);
 	double done = 0;
-	/* The slices are timed by the coarse clock (tracepf.c): an interval may
+	/* The slices are timed by the coarse clock (tracering.c): an interval may
 	 * end a few ms early, and rates divide by its measured length. */
 	while (done < secs - EDGE_S && !top_stop) {
 		double slice = secs - done < 2 * ADAPT_S ? secs - done : ADAPT_S;
@@ -251,7 +247,7 @@ static void run_interval(struct cd_tracer *tr, double secs, struct cd_top_table 
 	}
 	/* Each process's exact calls, read as the interval ends. */
 	iv->exact_procs = cd_tracer_exact_procs(tr, t) >= 0;
-	double now = mono_s();
+	double now = cd_mono_s();
 	iv->secs = now - *mark;
 	*mark = now;
 	iv->when = time(NULL);
@@ -267,7 +263,7 @@ static bool pid_exists(int pid)
 
 static int trace_loop(const struct top_opts *o, struct cd_tracer *tr, double call_ns)
 {
-	double mark = mono_s();   /* cd_tracer_open read the counters just now */
+	double mark = cd_mono_s();   /* cd_tracer_open read the counters just now */
 	struct cd_top_table t = { 0 };
 	struct cd_top_interval iv;
 	memset(&iv, 0, sizeof iv);
@@ -355,12 +351,8 @@ int cd_cmd_top(int argc, char **argv)
 		cd_tracer_close(tr);
 		return CD_EXIT_USAGE;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cd_catch_signal(SIGINT, on_signal);
+	cd_catch_signal(SIGTERM, on_signal);
 	if (!o.no_bpf && cd_tracer_exact_why(tr)[0])
 		fprintf(stderr, "clockdoctor top: each process's calls are sampled, not counted: %s\n",
 		        cd_tracer_exact_why(tr));

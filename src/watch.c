@@ -23,6 +23,8 @@
 #include "probe/probe.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"
+#include "util/monotime.h"
+#include "util/signals.h"
 #include "util/spawn.h"
 
 #include <errno.h>
@@ -92,20 +94,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	watch_stop = 1;
-}
-
-static double mono_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double wall_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static void watch_usage(FILE *out)
@@ -225,11 +213,11 @@ static void write_textfile(struct watcher *w)
 	FILE *mem = open_memstream(&text, &len);
 	if (!mem)
 		return;
-	cd_watch_textfile(mem, &w->st, wall_s());
+	cd_watch_textfile(mem, &w->st, cd_clock_s(CLOCK_REALTIME));
 	fclose(mem);
 	int rc = cd_write_atomic(w->o.textfile, text, len, 0644, true);
 	free(text);
-	w->textfile_written = mono_s();
+	w->textfile_written = cd_mono_s();
 	if (rc < 0 && !w->failed) {
 		fprintf(stderr, "clockdoctor watch: cannot write %s: %s\n", w->o.textfile, strerror(-rc));
 		w->failed = true;
@@ -243,7 +231,7 @@ static void write_textfile(struct watcher *w)
 
 static void reap_hooks(struct watcher *w, bool wait_all)
 {
-	double now = mono_s();
+	double now = cd_mono_s();
 	for (int i = 0; i < MAX_HOOKS; i++) {
 		struct hook *h = &w->hooks[i];
 		if (h->pid <= 0)
@@ -288,7 +276,7 @@ static void run_hook(struct watcher *w, const struct cd_watch_event *e)
 		return;
 	}
 	slot->pid = pid;
-	slot->started = mono_s();
+	slot->started = cd_mono_s();
 }
 
 /* ---- events ---- */
@@ -315,7 +303,7 @@ static void report(struct watcher *w, struct cd_watch_event *e)
 static void report_kernel(struct watcher *w, const struct cd_kgroup_event *k, int n)
 {
 	for (int i = 0; i < n; i++) {
-		double when = w->replaying && k[i].ev.ts >= 0 ? w->boot_wall + k[i].ev.ts : wall_s();
+		double when = w->replaying && k[i].ev.ts >= 0 ? w->boot_wall + k[i].ev.ts : cd_clock_s(CLOCK_REALTIME);
 		struct cd_watch_event e = { .type = cd_watch_event_type(k[i].ev.kind), .source = "kmsg",
 		                            .unix_time = when, .kernel = true, .k = k[i] };
 		report(w, &e);
@@ -337,7 +325,7 @@ static void poll_clocksource(struct watcher *w)
 		/* Said once, until it can be read again. */
 		if (!w->unreadable_said) {
 			struct cd_watch_event e = { .type = "clocksource-unreadable", .source = "sysfs",
-			                            .unix_time = wall_s() };
+			                            .unix_time = cd_clock_s(CLOCK_REALTIME) };
 			snprintf(e.error, sizeof e.error, "%s: %s", w->cs.current_path, strerror(-rc));
 			w->unreadable_said = true;
 			report(w, &e);
@@ -357,7 +345,7 @@ static void poll_clocksource(struct watcher *w)
 	w->st.vdso = vdso_of(w, now);
 	w->textfile_dirty = true;
 	if (w->last_known[0]) {
-		struct cd_watch_event e = { .type = "clocksource-changed", .source = "sysfs", .unix_time = wall_s() };
+		struct cd_watch_event e = { .type = "clocksource-changed", .source = "sysfs", .unix_time = cd_clock_s(CLOCK_REALTIME) };
 		snprintf(e.from, sizeof e.from, "%s", w->last_known);
 		snprintf(e.to, sizeof e.to, "%s", now);
 		report(w, &e);
@@ -387,7 +375,7 @@ static int drain_kmsg(struct watcher *w)
 			w->textfile_dirty = true;
 			break;
 		}
-		report_kernel(w, evs, cd_kgroup_feed(&w->group, line, mono_s(), evs, EV_MAX));
+		report_kernel(w, evs, cd_kgroup_feed(&w->group, line, cd_mono_s(), evs, EV_MAX));
 	}
 	if (w->kmsg.lost != w->st.kmsg_lost) {
 		w->st.kmsg_lost = w->kmsg.lost;
@@ -404,11 +392,11 @@ static int drain_kmsg(struct watcher *w)
 static void replay_history(struct watcher *w)
 {
 	struct cd_kgroup_event evs[EV_MAX];
-	w->boot_wall = wall_s() - mono_s();
+	w->boot_wall = cd_clock_s(CLOCK_REALTIME) - cd_mono_s();
 	w->replaying = true;
 	while (drain_kmsg(w) == LINES_PER_WAKE && !watch_stop)
 		;
-	report_kernel(w, evs, cd_kgroup_flush(&w->group, mono_s(), true, evs, EV_MAX));
+	report_kernel(w, evs, cd_kgroup_flush(&w->group, cd_mono_s(), true, evs, EV_MAX));
 	w->replaying = false;
 }
 
@@ -424,7 +412,7 @@ static void count_syscalls(struct watcher *w, double now)
 		struct cd_trace_opts to = { .pid = 0, .initial_period = 1ull << 40, .target_samples = 1 };
 		struct cd_trace_error e;
 		w->tracer = cd_tracer_open(&to, &e);
-		w->tracer_opened = mono_s();
+		w->tracer_opened = cd_mono_s();
 		w->next_count = now + w->o.syscalls_every;
 		if (!w->tracer && !w->tracer_said) {
 			fprintf(stderr, "clockdoctor watch: --syscalls: cannot count time system calls: %s\n", e.msg);
@@ -444,7 +432,7 @@ static void count_syscalls(struct watcher *w, double now)
 		uint64_t all[CD_TSYS_N];
 		int64_t pid[CD_TSYS_N];
 		cd_tracer_counts(w->tracer, all, pid);
-		double secs = mono_s() - w->tracer_opened;
+		double secs = cd_mono_s() - w->tracer_opened;
 		cd_tracer_close(w->tracer);
 		w->tracer = NULL;
 		uint64_t total = 0;
@@ -505,22 +493,18 @@ static void open_kmsg(struct watcher *w)
 
 static void install_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cd_catch_signal(SIGTERM, on_signal);
+	cd_catch_signal(SIGINT, on_signal);
+	cd_catch_signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN); /* a reader that went away shows as a write error */
 }
 
 static void loop(struct watcher *w)
 {
-	double start = mono_s(), next_poll = start + w->o.interval;
+	double start = cd_mono_s(), next_poll = start + w->o.interval;
 	struct cd_kgroup_event evs[EV_MAX];
 	while (!watch_stop) {
-		double now = mono_s();
+		double now = cd_mono_s();
 		if (w->o.duration > 0 && now - start >= w->o.duration)
 			break;
 		double wait = next_poll - now;
@@ -543,7 +527,7 @@ static void loop(struct watcher *w)
 		/* A device wakes us when a record comes; a file is read each pass. */
 		if (!pollable || pr > 0)
 			drain_kmsg(w);
-		now = mono_s();
+		now = cd_mono_s();
 		report_kernel(w, evs, cd_kgroup_flush(&w->group, now, false, evs, EV_MAX));
 		if (now >= next_poll) {
 			poll_clocksource(w);
@@ -559,7 +543,7 @@ static void loop(struct watcher *w)
 	}
 	/* A report held for its next lines is complete enough now. */
 	drain_kmsg(w);
-	report_kernel(w, evs, cd_kgroup_flush(&w->group, mono_s(), true, evs, EV_MAX));
+	report_kernel(w, evs, cd_kgroup_flush(&w->group, cd_mono_s(), true, evs, EV_MAX));
 	if (w->tracer)
 		cd_tracer_close(w->tracer);
 	write_textfile(w);
@@ -589,7 +573,7 @@ int cd_cmd_watch(int argc, char **argv)
 	install_signals();
 	w->facts = facts;
 	light_facts(facts);
-	w->st.start_time = wall_s();
+	w->st.start_time = cd_clock_s(CLOCK_REALTIME);
 	w->kmsg.fd = -1;
 	open_kmsg(w);
 	poll_clocksource(w);

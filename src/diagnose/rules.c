@@ -11,6 +11,7 @@
 #include "diagnose/rules.h"
 #include "diagnose/fixes.h"
 #include "probe/probe.h"
+#include "util/lines.h"
 
 #include "clockfacts.h"
 
@@ -42,11 +43,9 @@ struct cd_finding *cd_add_finding(struct cd_ctx *c, const char *code, enum cd_se
 
 void cd_evidence(struct cd_finding *x, const char *fmt, ...)
 {
-	if (x->n_evidence >= CD_MAX_EVIDENCE)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(x->evidence[x->n_evidence++], CD_EVIDENCE_MAX, fmt, ap);
+	CD_LINES_VADD(x->evidence, x->n_evidence, fmt, ap);
 	va_end(ap);
 }
 

@@ -18,6 +18,7 @@
  * no system call, wherever the clocksource allows.
  */
 #include "measure/accuracy.h"
+#include "util/threads.h"
 
 #include "fastclock.h"
 
@@ -261,11 +262,6 @@ static double kernel_read_cost(void)
 	return (double)(t1 - t0) / N;
 }
 
-static double mono_s(void)
-{
-	return (double)kread(CLOCK_MONOTONIC) / 1e9;
-}
-
 /* The frequency error from thread 0's points. */
 static void frequency(const struct worker *w, struct cd_acc_clock *c)
 {
@@ -293,25 +289,6 @@ static void free_workers(struct worker *w, int n)
 		free(w[i].br);
 	}
 	free(w);
-}
-
-/* Start the threads with every signal blocked (they inherit the mask), so
- * that Ctrl-C reaches the main thread; returns how many started. */
-static int start(pthread_t *tid, struct worker *w, int n, int *err)
-{
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int i = 0;
-	for (; i < n; i++) {
-		int rc = pthread_create(&tid[i], NULL, work, &w[i]);
-		if (rc != 0) {
-			*err = -rc;
-			break;
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return i;
 }
 
 static void collect(struct cd_acc_result *r, struct worker *w, int n)
@@ -385,12 +362,11 @@ void cd_accuracy_run(const struct cd_acc_params *p, struct cd_acc_result *r)
 	atomic_init(&sh.latest_mono, INT64_MIN);
 	atomic_init(&sh.latest_real, INT64_MIN);
 
-	double t0 = mono_s();
 	r->mono.start_ns = kread(CLOCK_MONOTONIC);
 	r->real.start_ns = kread(CLOCK_REALTIME);
 	sh.deadline_ns = r->mono.start_ns + (int64_t)(p->duration_s * 1e9);
 	int err = 0;
-	int started = start(tid, w, p->threads, &err);
+	int started = cd_threads_start(tid, p->threads, work, w, sizeof w[0], &err);
 	if (started < p->threads) {
 		/* Run with fewer threads than asked would test something else:
 		 * stop the ones that started and say why. */
@@ -399,7 +375,7 @@ void cd_accuracy_run(const struct cd_acc_params *p, struct cd_acc_result *r)
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	r->elapsed_s = mono_s() - t0;
+	r->elapsed_s = (double)(kread(CLOCK_MONOTONIC) - r->mono.start_ns) / 1e9;
 	if (r->err == 0)
 		collect(r, w, started);
 	if (fc_info(&info) == 0)

@@ -8,6 +8,7 @@
  * they then see the same load.
  */
 #include "measure/benchrun.h"
+#include "util/monotime.h"
 
 #include "fastclock.h"
 
@@ -19,13 +20,6 @@
 
 /* A run by calls has no time budget; single calls still stop somewhere. */
 #define CALLS_LATENCY_LIMIT_S 3600.0
-
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int cd_bench_run_init(struct cd_bench_run *r, const struct cd_clock_spec *const *ways, int n,
                       const struct cd_timer *timer)
@@ -110,7 +104,7 @@ static void measure_way(struct cd_bench_run *r, struct cd_bench_way *w, double s
 
 void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, uint32_t *buf, size_t cap)
 {
-	double t0 = wall_s();
+	double t0 = cd_mono_s();
 	double ways_budget = r->nfc > 0 ? p->budget_s * (1 - FC_RATIO_SHARE) : p->budget_s;
 	/* The clock fallback's cost depends on the clocksource: measure the
 	 * timer's overhead again on this one. */
@@ -139,7 +133,7 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 			p->progress(p->ctx, i, r->n, r->w[i].spec->name);
 		/* What is left, shared by the ways left: a way that overran its
 		 * share (a slow clock, a busy machine) is paid for by the others. */
-		double left = ways_budget - (wall_s() - t0);
+		double left = ways_budget - (cd_mono_s() - t0);
 		double share = left / (r->n - i);
 		if (share < ways_budget / r->n / 4)
 			share = ways_budget / r->n / 4;
@@ -155,7 +149,7 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 	}
 	if (stopped(p))
 		r->interrupted = true;
-	r->elapsed_s = wall_s() - t0;
+	r->elapsed_s = cd_mono_s() - t0;
 }
 
 long cd_bench_backward(const struct cd_bench_run *r)

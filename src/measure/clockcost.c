@@ -12,6 +12,7 @@
  */
 #include "measure/measure.h"
 #include "measure/timer.h"
+#include "util/monotime.h"
 
 #include "fastclock.h"
 
@@ -49,13 +50,6 @@ static double batch_clock_ns(void)
 	struct timespec ts;
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static double wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -176,7 +170,7 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 	long acc = 0;
 	int clockid;
 	enum cd_call_kind kind = base_kind(spec, &forced, &clockid);
-	double w0 = wall_ns(), c0 = batch_clock_ns();
+	double w0 = cd_mono_ns(), c0 = batch_clock_ns();
 	switch (kind) {
 	case CD_CALL_CLOCK_GETTIME:
 		if (forced) {
@@ -228,7 +222,7 @@ static int run_calls(const struct cd_clock_spec *spec, bool forced, long n, doub
 		/* base_kind() leaves no other kind. */
 		break;
 	}
-	double c1 = batch_clock_ns(), w1 = wall_ns();
+	double c1 = batch_clock_ns(), w1 = cd_mono_ns();
 	sink = acc;
 	*wall = w1 - w0;
 	*cpu = c1 - c0;
@@ -270,12 +264,23 @@ static double probe_per_call(const struct cd_clock_spec *spec, bool forced, int 
 	}
 }
 
-
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+double cd_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof v[0], cmp_double);
+	return v[n / 2];
+}
+
+void cd_batch_pair_split(double budget_s, int rounds, const double per_ns[2], long n[2])
+{
+	double batch_ns = budget_s * 1e9 / (2.0 * rounds);
+	for (int i = 0; i < 2; i++)
+		n[i] = (long)(batch_ns / per_ns[i]);
 }
 
 static double cpu_seconds(bool system)
@@ -303,17 +308,17 @@ bool cd_verdict_syscall(double ratio, double sys_share)
 
 #define BATCHES 9
 
-/* First estimates of a call's cost, forced and through libc, for sizing the
- * batches; false (and out->err set) when the call fails. */
-static bool probe_costs(const struct cd_clock_spec *spec, double *per_forced, double *per_lib,
-                        struct cd_clock_cost *out)
+/* First estimates of a call's cost through libc and forced, per_ns[0] and
+ * per_ns[1], for sizing the batches; false (and out->err set) when the
+ * call fails. */
+static bool probe_costs(const struct cd_clock_spec *spec, double per_ns[2], struct cd_clock_cost *out)
 {
 	memset(out, 0, sizeof *out);
 	out->spec = spec;
 	out->sys_share = -1;
 	int err = 0;
-	*per_forced = probe_per_call(spec, true, &err);
-	*per_lib = err ? 0 : probe_per_call(spec, false, &err);
+	per_ns[1] = probe_per_call(spec, true, &err);
+	per_ns[0] = err ? 0 : probe_per_call(spec, false, &err);
 	out->err = err;
 	return err == 0;
 }
@@ -324,27 +329,24 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 void cd_measure_clock_stoppable(const struct cd_clock_spec *spec, double budget_s, long calls,
                                 const volatile sig_atomic_t *stop, struct cd_clock_cost *out)
 {
-	double per_forced, per_lib;
-	if (!probe_costs(spec, &per_forced, &per_lib, out))
+	double per[2];  /* ns a call: through libc, forced */
+	if (!probe_costs(spec, per, out))
 		return;
-	long n_forced, n_lib;
+	long n[2];
 	if (calls > 0) {
 		/* calls through libc in all; each forced batch lasts about as
 		 * long as a libc batch. */
-		n_lib = calls / BATCHES;
-		n_forced = (long)((double)(n_lib > 16 ? n_lib : 16) * per_lib / per_forced);
-		budget_s = 2.0 * BATCHES * (double)n_lib * per_lib / 1e9;
+		n[0] = calls / BATCHES;
+		n[1] = (long)((double)(n[0] > 16 ? n[0] : 16) * per[0] / per[1]);
+		budget_s = 2.0 * BATCHES * (double)n[0] * per[0] / 1e9;
 	} else {
 		/* Size both kinds of batch so that BATCHES of each fit the budget. */
-		double batch_ns = budget_s * 1e9 / (2.0 * BATCHES);
-		n_forced = (long)(batch_ns / per_forced);
-		n_lib = (long)(batch_ns / per_lib);
+		cd_batch_pair_split(budget_s, BATCHES, per, n);
 	}
-	if (n_forced < 16)
-		n_forced = 16;
-	if (n_lib < 16)
-		n_lib = 16;
-	measure_batches(spec, n_lib, n_forced, budget_s, stop, out);
+	for (int i = 0; i < 2; i++)
+		if (n[i] < 16)
+			n[i] = 16;
+	measure_batches(spec, n[0], n[1], budget_s, stop, out);
 }
 
 void cd_measure_clock(const struct cd_clock_spec *spec, double budget_s, struct cd_clock_cost *out)
@@ -387,12 +389,12 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 	/* However the machine behaves (a host that stops the guest, a clock that
 	 * jumps), the measurement ends: after 3 batches, past 10 times its
 	 * budget, it stops with what it has. */
-	double deadline = wall_ns() + 10 * budget_s * 1e9 + 0.5e9;
+	double deadline = cd_mono_ns() + 10 * budget_s * 1e9 + 0.5e9;
 	double lib[BATCHES], sys[BATCHES];
 	int nb = 0;
 	bool have_rusage = cpu_seconds(false) >= 0;
 	double lib_cpu_u = 0, lib_cpu_s = 0;
-	while (nb < BATCHES && (nb < 3 || wall_ns() < deadline) && !(nb >= 1 && stop && *stop)) {
+	while (nb < BATCHES && (nb < 3 || cd_mono_ns() < deadline) && !(nb >= 1 && stop && *stop)) {
 		double a_u = cpu_seconds(false), a_s = cpu_seconds(true);
 		long lib_done, sys_done;
 		double t = batch_stoppable(spec, false, n_lib, stop, &lib_done);
@@ -411,13 +413,11 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 	}
 	if (nb == 0)
 		return; /* stopped at once: nothing measured */
-	qsort(lib, (size_t)nb, sizeof lib[0], cmp_double);
-	qsort(sys, (size_t)nb, sizeof sys[0], cmp_double);
 	out->measured = true;
-	out->ns_per_call = lib[nb / 2];
+	out->ns_per_call = cd_median(lib, nb);
 	out->ns_min = lib[0];
 	out->ns_max = lib[nb - 1];
-	out->syscall_ns = sys[nb / 2];
+	out->syscall_ns = cd_median(sys, nb);
 	out->ratio = out->syscall_ns > 0 ? out->ns_per_call / out->syscall_ns : 0;
 	/* Below a few ticks of CPU time the split is noise. */
 	out->cpu_user_s = lib_cpu_u;
@@ -439,7 +439,7 @@ void cd_apply_kernel_path(struct cd_clock_cost *c, int reached)
 void cd_measure_check(struct cd_measurements *m, double budget_s)
 {
 	memset(m, 0, sizeof *m);
-	double t0 = wall_ns();
+	double t0 = cd_mono_ns();
 	const struct cd_clock_spec *specs[CD_N_CHECK_CLOCKS];
 	int reached[CD_N_CHECK_CLOCKS];
 	for (int i = 0; i < CD_N_CHECK_CLOCKS; i++)
@@ -453,5 +453,5 @@ void cd_measure_check(struct cd_measurements *m, double budget_s)
 	}
 	m->n = CD_N_CHECK_CLOCKS;
 	m->done = true;
-	m->elapsed_s = (wall_ns() - t0) / 1e9;
+	m->elapsed_s = (cd_mono_ns() - t0) / 1e9;
 }

@@ -11,11 +11,9 @@
  *     original back with open/write/close only (async-signal-safe), then let
  *     the signal end the process as it would have;
  *   - SIGKILL, a crash, a power cut: cd_cs_begin() first writes a record of
- *     the original (CLOCKDOCTOR_STATE_DIR, default /run/clockdoctor,
- *     file clocksource.restore, complete or absent: written to a temporary
- *     file and linked into place), and cd_cs_recover() run by the next
- *     command that switches, or by `clockdoctor bench --restore`, puts it
- *     back and removes the record.
+ *     the original (persist/csrestore.h), and cd_cs_recover() run by the
+ *     next command that switches, or by `clockdoctor bench --restore`, puts
+ *     it back and removes the record.
  *
  * Nothing here prints: results come back as return values and messages in
  * the caller's buffer, so that other commands (a later `fix`) can use it.
@@ -62,6 +60,9 @@ int cd_cs_current(const struct cd_cs *cs, char *name, size_t len);
 /* The available clocksources, in the kernel's order; the count or -errno. */
 int cd_cs_available(const struct cd_cs *cs, char names[][CD_CS_NAME_MAX], int max);
 
+/* Whether name is among the available clocksources. */
+bool cd_cs_is_available(const struct cd_cs *cs, const char *name);
+
 /* 0 when this process may write current_clocksource, else -errno with why
  * in err (not root, or no such file). */
 int cd_cs_writable(const struct cd_cs *cs, char *err, size_t errlen);
@@ -70,7 +71,8 @@ int cd_cs_writable(const struct cd_cs *cs, char *err, size_t errlen);
  * record, arm the signal-safe restore and install its handlers (only where
  * the signal's action is the default; SIGINT only when catch_sigint, for a
  * caller that handles Ctrl-C itself and calls cd_cs_restore_signal_safe()).
- * -EEXIST when a record of an earlier run is there: cd_cs_recover() first. */
+ * -EEXIST when a record of an earlier run is there: cd_cs_recover()
+ * (persist/csrestore.h) first. */
 int cd_cs_begin(struct cd_cs *cs, bool catch_sigint, char *err, size_t errlen);
 
 /* Switch to name (which must be in the available list) and read it back:
@@ -90,23 +92,14 @@ int cd_cs_end(struct cd_cs *cs, char *err, size_t errlen);
  * caller must say so). */
 int cd_cs_keep(struct cd_cs *cs, char *err, size_t errlen);
 
+/* Put original back as the kernel's clocksource, leaving no pin where
+ * there was none, and read it back: 0, or -errno with why in err.  For
+ * cd_cs_end() and cd_cs_recover(). */
+int cd_cs_put_back(const struct cd_cs *cs, const char *original, char *err, size_t errlen);
+
 /* Async-signal-safe: write the original back if a switch is armed, and
  * remove the record once the kernel confirms it.  For a caller's own signal
  * handler. */
 void cd_cs_restore_signal_safe(void);
-
-enum cd_cs_recovery {
-	CD_CS_NO_RECORD,        /* nothing to do */
-	CD_CS_RESTORED,         /* switched back to the recorded original */
-	CD_CS_WAS_ORIGINAL,     /* already on the original: record removed */
-	CD_CS_OWNER_RUNNING,    /* the run that wrote it is still going: untouched */
-	CD_CS_CORRUPT,          /* unreadable record: moved aside to *.corrupt */
-	CD_CS_UNAVAILABLE,      /* the original is no longer available: record removed */
-	CD_CS_FAILED,           /* could not switch back: the record stays */
-};
-
-/* Put back the clocksource a record says, after a run that could not
- * (SIGKILL, a crash).  msg always says what happened, in a sentence. */
-enum cd_cs_recovery cd_cs_recover(struct cd_cs *cs, char *msg, size_t msglen);
 
 #endif

@@ -66,12 +66,6 @@ int cd_fc_ratio_pairs(const struct cd_clock_spec *const *ways, int n, struct cd_
 	return k;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* ns a call from enough calls to last about 0.2 ms; < 0: -errno. */
 static double per_call(const struct cd_clock_spec *spec)
 {
@@ -86,25 +80,24 @@ static double per_call(const struct cd_clock_spec *spec)
 
 void cd_fc_ratio_measure(struct cd_fc_ratio *r, double budget_s, long calls, const volatile sig_atomic_t *stop)
 {
-	double pw = per_call(r->way), pr = pw < 0 ? pw : per_call(r->ref);
-	if (pw < 0 || pr < 0) {
-		r->err = (int)(pw < 0 ? pw : pr);
+	double per[2];  /* ns a call: the library's, its reference's */
+	per[0] = per_call(r->way);
+	per[1] = per[0] < 0 ? per[0] : per_call(r->ref);
+	if (per[0] < 0 || per[1] < 0) {
+		r->err = (int)(per[0] < 0 ? per[0] : per[1]);
 		return;
 	}
-	long nw, nr;
-	if (calls > 0) {
-		nw = nr = calls / CD_FC_RATIO_ROUNDS;
-	} else {
-		double batch_ns = budget_s * 1e9 / (2.0 * CD_FC_RATIO_ROUNDS);
-		nw = (long)(batch_ns / pw);
-		nr = (long)(batch_ns / pr);
-	}
+	long size[2];  /* calls a batch */
+	if (calls > 0)
+		size[0] = size[1] = calls / CD_FC_RATIO_ROUNDS;
+	else
+		cd_batch_pair_split(budget_s, CD_FC_RATIO_ROUNDS, per, size);
 	/* At least 1000 calls: the batch's two CPU-clock reads (a system call
 	 * each) must stay far below the batch. */
-	if (nw < 1000)
-		nw = 1000;
-	if (nr < 1000)
-		nr = 1000;
+	for (int i = 0; i < 2; i++)
+		if (size[i] < 1000)
+			size[i] = 1000;
+	long nw = size[0], nr = size[1];
 	double ratio[CD_FC_RATIO_ROUNDS], wns[CD_FC_RATIO_ROUNDS], rns[CD_FC_RATIO_ROUNDS];
 	int n = 0;
 	while (n < CD_FC_RATIO_ROUNDS && !(n >= 3 && stop && *stop)) {
@@ -127,15 +120,12 @@ void cd_fc_ratio_measure(struct cd_fc_ratio *r, double budget_s, long calls, con
 		ratio[n] = rns[n] > 0 ? wns[n] / rns[n] : NAN;
 		n++;
 	}
-	qsort(ratio, (size_t)n, sizeof ratio[0], cmp_double);
-	qsort(wns, (size_t)n, sizeof wns[0], cmp_double);
-	qsort(rns, (size_t)n, sizeof rns[0], cmp_double);
 	r->rounds = n;
-	r->ratio = ratio[n / 2];
+	r->ratio = cd_median(ratio, n);
 	r->ratio_min = ratio[0];
 	r->ratio_max = ratio[n - 1];
-	r->way_ns = wns[n / 2];
-	r->ref_ns = rns[n / 2];
+	r->way_ns = cd_median(wns, n);
+	r->ref_ns = cd_median(rns, n);
 	r->measured = true;
 }
 

@@ -1,18 +1,16 @@
 /*
- * histogram.h: log2 latency histograms in the layout of bcc's funclatency,
- * and percentiles of sorted samples.
+ * histogram.h: log2 latency histograms with the buckets of bcc's
+ * funclatency, and percentiles of sorted samples.
  *
- * The layout is bcc's print_log2_hist, so that people who read funclatency
- * output (bcc's tools/funclatency.py) read this the same way: bucket i holds the values from
- * 2^(i-1) to 2^i - 1 (bucket 1 holds 0 and 1), a bar of up to 40 stars
- * scaled to the fullest bucket.
+ * Bucket i holds the values from 2^(i-1) to 2^i - 1 (bucket 1 holds 0 and
+ * 1), as bcc's bpf_log2l files them, so that output/histprint.c prints them
+ * as bcc's print_log2_hist does (bcc's tools/funclatency.py).
  */
 #ifndef CD_HISTOGRAM_H
 #define CD_HISTOGRAM_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define CD_HIST_BUCKETS 65
 
@@ -29,11 +27,6 @@ int cd_hist_bucket(uint64_t v);
 void cd_hist_bounds(int i, uint64_t *low, uint64_t *high);
 
 void cd_hist_add(struct cd_hist *h, uint64_t v);
-
-/* The histogram as funclatency prints it, from the first non-empty bucket to
- * the last, then "avg = A unit, total: T unit, count: N".  Prints nothing
- * when the histogram is empty. */
-void cd_hist_print(FILE *out, const struct cd_hist *h, const char *unit);
 
 /* The p-th percentile (0 < p <= 100) of n sorted samples, nearest rank: the
  * smallest sample that at least p% of the samples do not exceed. */

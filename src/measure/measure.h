@@ -104,6 +104,15 @@ void cd_measure_clock_stoppable(const struct cd_clock_spec *spec, double budget_
 /* Measure every clock of cd_check_clocks within about budget_s in all. */
 void cd_measure_check(struct cd_measurements *m, double budget_s);
 
+/* The calls in each of two batches that take turns, `rounds` of each
+ * within budget_s: both last as long, by their calls' first costs per_ns[]
+ * (ns a call). */
+void cd_batch_pair_split(double budget_s, int rounds, const double per_ns[2], long n[2]);
+
+/* The median of v[0..n), n > 0: v[n / 2] once v is sorted, in place (so
+ * that v[0] and v[n - 1] are then the least and the greatest). */
+double cd_median(double *v, int n);
+
 /* A batch's cost from its wall and thread-CPU times: the CPU time when it is
  * plausible (more than 0, no more than the wall time), else the wall time. */
 double cd_batch_cost(double wall_ns, double cpu_ns);

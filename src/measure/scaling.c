@@ -6,6 +6,8 @@
  * deadline or its share of calls; each keeps its median batch.
  */
 #include "measure/scaling.h"
+#include "util/monotime.h"
+#include "util/threads.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -38,25 +40,6 @@ struct worker {
 	int err;
 };
 
-static double wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof v[0], cmp_double);
-	return v[n / 2];
-}
-
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -69,7 +52,7 @@ static void *work(void *arg)
 	pthread_mutex_unlock(&g->lock);
 	/* Without a number of calls: until the deadline, at least MIN_BATCHES. */
 	while (state > 0 && w->n < MAX_BATCHES && !(w->n > 0 && g->stop && *g->stop)) {
-		if (w->batches > 0 ? w->n >= w->batches : (w->n >= MIN_BATCHES && wall_ns() >= deadline))
+		if (w->batches > 0 ? w->n >= w->batches : (w->n >= MIN_BATCHES && cd_mono_ns() >= deadline))
 			break;
 		double t = cd_clock_batch(w->spec, false, w->per_batch);
 		if (t < 0) {
@@ -80,26 +63,6 @@ static void *work(void *arg)
 		w->calls += w->per_batch;
 	}
 	return NULL;
-}
-
-/* Create the workers with every signal blocked (they inherit the mask);
- * returns how many were created, and the error of the first that was not. */
-static int create_all(pthread_t *tid, struct worker *w, int n, int *err)
-{
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int created = 0;
-	*err = 0;
-	for (; created < n; created++) {
-		int rc = pthread_create(&tid[created], NULL, work, &w[created]);
-		if (rc != 0) {
-			*err = -rc;
-			break;
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return created;
 }
 
 static void open_gate(struct gate *g, int state, double deadline_ns)
@@ -144,8 +107,8 @@ void cd_scaling_measure(const struct cd_clock_spec *spec, int threads, double pe
 	for (int i = 0; i < threads; i++)
 		w[i] = (struct worker){ .spec = spec, .gate = &gate, .per_batch = per_batch, .batches = batches };
 	int err;
-	int created = create_all(tid, w, threads, &err);
-	double t0 = wall_ns();
+	int created = cd_threads_start(tid, threads, work, w, sizeof w[0], &err);
+	double t0 = cd_mono_ns();
 	open_gate(&gate, created == threads ? 1 : -1, t0 + budget_s * 1e9);
 	if (created < threads)
 		out->err = err;
@@ -157,14 +120,13 @@ void cd_scaling_measure(const struct cd_clock_spec *spec, int threads, double pe
 		if (w[i].err)
 			out->err = w[i].err;
 		if (w[i].n > 0)
-			med[nmed++] = median(w[i].cost, w[i].n);
+			med[nmed++] = cd_median(w[i].cost, w[i].n);
 	}
-	double elapsed = wall_ns() - t0;
+	double elapsed = cd_mono_ns() - t0;
 	if (nmed > 0 && !out->err) {
-		qsort(med, (size_t)nmed, sizeof med[0], cmp_double);
+		out->ns_per_call = cd_median(med, nmed);
 		out->ns_min = med[0];
 		out->ns_max = med[nmed - 1];
-		out->ns_per_call = med[nmed / 2];
 		out->calls_per_s = elapsed > 0 ? (double)total / (elapsed / 1e9) : 0;
 		out->measured = true;
 	}

@@ -37,13 +37,6 @@
 	{ "lfence;rdtsc", CD_CALL_COUNTER, 1, true }, \
 	{ "rdtscp", CD_CALL_COUNTER, 2, true },
 
-static inline uint64_t cd_counter_read0(void)
-{
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static inline uint64_t cd_counter_read2(void)
 {
 	uint32_t lo, hi, aux;
@@ -60,13 +53,6 @@ static inline uint64_t cd_counter_read2(void)
 	{ "cntvct_el0", CD_CALL_COUNTER, 0, true }, \
 	{ "isb;cntvct_el0", CD_CALL_COUNTER, 1, true },
 
-static inline uint64_t cd_counter_read0(void)
-{
-	uint64_t v;
-	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-}
-
 static inline uint64_t cd_counter_read2(void)
 {
 	return fc_counter_read();
@@ -78,12 +64,17 @@ static inline uint64_t cd_counter_read2(void)
 #define CD_COUNTER_ORDERED_NAME "none"
 #define CD_COUNTER_SPECS
 
-static inline uint64_t cd_counter_read0(void) { return 0; }
 static inline uint64_t cd_counter_read2(void) { return 0; }
 
 #endif
 
-/* Variant 1 is always lib's ordered read. */
+/* Variant 0 is lib's bare read (rdtsc, cntvct_el0), variant 1 always its
+ * ordered one. */
+static inline uint64_t cd_counter_read0(void)
+{
+	return fc_counter_read_unordered();
+}
+
 static inline uint64_t cd_counter_read1(void)
 {
 	return fc_counter_read();

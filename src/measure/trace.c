@@ -319,7 +319,7 @@ uint64_t cd_top_keep_period(uint64_t current, uint64_t wanted)
 	if (wanted == 0)
 		wanted = 1;
 	/* Within 2x of the wanted period, the samples a second are within 2x of
-	 * the target: not worth a reset (each one costs a sample, tracepf.c). */
+	 * the target: not worth a reset (each one costs a sample, tracering.c). */
 	if (current > 0 && 2 * current >= wanted && current <= 2 * wanted)
 		return current;
 	return wanted;

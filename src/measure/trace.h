@@ -4,10 +4,10 @@
  *
  * A clock_gettime that the vDSO serves never enters the kernel, so every
  * sys_enter_clock_gettime event is a call that missed the vDSO and paid for
- * a system call.  Two halves: tracepf.c talks to the kernel (tracefs,
- * perf_event_open, ring buffers) and trace.c holds the pure parts (the
- * format file, aggregation, the sample period, sorting), which the unit
- * tests drive with recorded data.
+ * a system call.  Two halves: tracepf.c and its parts (tracer_impl.h) talk
+ * to the kernel (tracefs, perf_event_open, ring buffers, /proc) and trace.c
+ * holds the pure parts (the format file, aggregation, the sample period,
+ * sorting), which the unit tests drive with recorded data.
  */
 #ifndef CD_TRACE_H
 #define CD_TRACE_H
@@ -123,7 +123,7 @@ uint64_t cd_top_keep_period(uint64_t current, uint64_t wanted);
 /* Fills cpus with up to max CPU numbers; returns how many, or -EINVAL. */
 int cd_parse_cpu_list(const char *s, int *cpus, int max);
 
-/* ---- programs the tracepoints do not see (tracepf.c) ---- */
+/* ---- programs the tracepoints do not see (traceproc.c) ---- */
 
 struct cd_elf_info;
 
@@ -147,7 +147,7 @@ struct cd_unseen {
  * under no privilege) are not counted. */
 int cd_trace_unseen_programs(int pid, struct cd_unseen *out, int max);
 
-/* ---- the kernel side (tracepf.c) ---- */
+/* ---- the kernel side (tracepf.c, tracering.c, tracefs.c) ---- */
 
 struct cd_tracer;
 

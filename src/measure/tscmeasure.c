@@ -14,6 +14,7 @@
  */
 #include "measure/tsc.h"
 #include "util/fsread.h"
+#include "util/monotime.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -99,13 +100,6 @@ static int plan_pairs(struct cd_tsc_report *t, const cpu_set_t *set, int allowed
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void run_pairs(struct cd_tsc_report *t, const struct cd_tsc_opts *o)
 {
 	double pair_s = o->pair_s;
@@ -118,10 +112,10 @@ static void run_pairs(struct cd_tsc_report *t, const struct cd_tsc_opts *o)
 	 * CPUs the pairs' own bounds could add up to minutes.  Pairs left when the
 	 * time is up are reported untested, not passed. */
 	double budget = o->sync_budget_s > 0 ? o->sync_budget_s : pair_s * t->n_pairs;
-	double deadline = now_s() + 4 * budget + 1.0;
+	double deadline = cd_mono_s() + 4 * budget + 1.0;
 	for (int i = 0; i < t->n_pairs; i++) {
 		struct cd_tsc_pair *p = &t->pairs[i];
-		double left = deadline - now_s();
+		double left = deadline - cd_mono_s();
 		if (left <= 0) {
 			p->err = -ETIMEDOUT;
 			continue;
@@ -156,7 +150,7 @@ static int sample_ends(struct ends *e)
 static void sleep_until(double t_end)
 {
 	double left;
-	while ((left = t_end - now_s()) > 0) {
+	while ((left = t_end - cd_mono_s()) > 0) {
 		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
 		nanosleep(&ts, NULL);
 	}
@@ -204,7 +198,7 @@ void cd_tsc_plan(const struct cd_tsc_opts *o, int *allowed, long *pairs, double 
 
 void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *o, struct cd_tsc_report *t)
 {
-	double t0 = now_s();
+	double t0 = cd_mono_s();
 	t->measured = true;
 	t->quick = o->quick;
 	t->ref_cpu = -1;
@@ -218,7 +212,7 @@ void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *o, struc
 	if (t->counter.usable != 0) {
 		t->freq_err = t->counter.usable;
 		t->perf_err = t->counter.usable;
-		t->elapsed_s = now_s() - t0;
+		t->elapsed_s = cd_mono_s() - t0;
 		return;
 	}
 	int e = plan_pairs(t, &set, t->cpus_allowed);
@@ -229,7 +223,7 @@ void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *o, struc
 	bool pinned = pin_here(&saved);
 	struct ends a, b;
 	t->freq_err = sample_ends(&a);
-	double start = now_s();
+	double start = cd_mono_s();
 	t->perf_err = fc_freq_perf(&t->perf);
 	if (t->perf_err) {
 		char buf[16];
@@ -243,7 +237,7 @@ void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *o, struc
 	if (pinned)
 		sched_setaffinity(0, sizeof saved, &saved);
 	measure_freq_end(t, &a, &b);
-	t->elapsed_s = now_s() - t0;
+	t->elapsed_s = cd_mono_s() - t0;
 }
 
 void cd_tsc_report_free(struct cd_tsc_report *t)

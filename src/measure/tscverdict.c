@@ -12,6 +12,7 @@
  */
 #include "measure/tsc.h"
 #include "probe/probe.h"
+#include "util/lines.h"
 
 #include "clockfacts.h"
 
@@ -34,29 +35,19 @@ static void setf(char *buf, size_t cap, const char *fmt, ...)
 #define TEST(t, id, st, ...) \
 	do { (t)->test[id].status = (st); setf((t)->test[id].detail, sizeof (t)->test[id].detail, __VA_ARGS__); } while (0)
 
-static void reason(struct cd_tsc_report *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void reason(struct cd_tsc_report *t, const char *fmt, ...)
-{
-	if (t->n_reasons >= (int)(sizeof t->reasons / sizeof t->reasons[0]))
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(t->reasons[t->n_reasons++], sizeof t->reasons[0], fmt, ap);
-	va_end(ap);
-}
+/* A reason the verdict rests on, printf-style. */
+#define reason(t, ...) CD_LINES_ADD((t)->reasons, (t)->n_reasons, __VA_ARGS__)
 
 /* A kernel note is also a reason: the verdict may rest on it. */
 static void kernel_note(struct cd_tsc_report *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void kernel_note(struct cd_tsc_report *t, const char *fmt, ...)
 {
-	if (t->n_kernel_notes >= (int)(sizeof t->kernel_notes / sizeof t->kernel_notes[0]))
-		return;
-	char *n = t->kernel_notes[t->n_kernel_notes++];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(n, sizeof t->kernel_notes[0], fmt, ap);
+	char *n = CD_LINES_VADD(t->kernel_notes, t->n_kernel_notes, fmt, ap);
 	va_end(ap);
-	reason(t, "%s", n);
+	if (n)
+		reason(t, "%s", n);
 }
 
 double cd_tsc_cycles_ns(const struct cd_tsc_report *t, double cycles)

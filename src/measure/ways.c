@@ -16,30 +16,27 @@
 #include <time.h>
 
 #define WAY(name, kind, id, hr) { name, kind, id, hr }
-#define LIBC(id, hr) WAY(#id, CD_CALL_CLOCK_GETTIME, id, hr)
-#define FORCED(id, hr) WAY(#id "/syscall", CD_CALL_SYSCALL_CLOCK_GETTIME, id, hr)
+#define LIBC(id, hr) WAY(#id, CD_CALL_CLOCK_GETTIME, id, hr),
+#define FORCED(id, hr) WAY(#id "/syscall", CD_CALL_SYSCALL_CLOCK_GETTIME, id, hr),
+
+/* The clock ids bench reads, once through libc and once forced through
+ * syscall(2): X(id, high resolution). */
+#define CLOCK_IDS(X) \
+	X(CLOCK_REALTIME, true) \
+	X(CLOCK_MONOTONIC, true) \
+	X(CLOCK_MONOTONIC_RAW, true) \
+	X(CLOCK_BOOTTIME, true) \
+	X(CLOCK_TAI, true) \
+	X(CLOCK_REALTIME_COARSE, false) \
+	X(CLOCK_MONOTONIC_COARSE, false) \
+	X(CLOCK_PROCESS_CPUTIME_ID, true) \
+	X(CLOCK_THREAD_CPUTIME_ID, true)
 
 static const struct cd_clock_spec ways[] = {
-	LIBC(CLOCK_REALTIME, true),
-	LIBC(CLOCK_MONOTONIC, true),
-	LIBC(CLOCK_MONOTONIC_RAW, true),
-	LIBC(CLOCK_BOOTTIME, true),
-	LIBC(CLOCK_TAI, true),
-	LIBC(CLOCK_REALTIME_COARSE, false),
-	LIBC(CLOCK_MONOTONIC_COARSE, false),
-	LIBC(CLOCK_PROCESS_CPUTIME_ID, true),
-	LIBC(CLOCK_THREAD_CPUTIME_ID, true),
+	CLOCK_IDS(LIBC)
 	WAY("gettimeofday", CD_CALL_GETTIMEOFDAY, 0, true),
 	WAY("time", CD_CALL_TIME, 0, false),
-	FORCED(CLOCK_REALTIME, true),
-	FORCED(CLOCK_MONOTONIC, true),
-	FORCED(CLOCK_MONOTONIC_RAW, true),
-	FORCED(CLOCK_BOOTTIME, true),
-	FORCED(CLOCK_TAI, true),
-	FORCED(CLOCK_REALTIME_COARSE, false),
-	FORCED(CLOCK_MONOTONIC_COARSE, false),
-	FORCED(CLOCK_PROCESS_CPUTIME_ID, true),
-	FORCED(CLOCK_THREAD_CPUTIME_ID, true),
+	CLOCK_IDS(FORCED)
 	WAY("gettimeofday/syscall", CD_CALL_SYSCALL_GETTIMEOFDAY, 0, true),
 	WAY("time/syscall", CD_CALL_SYSCALL_TIME, 0, false),
 	CD_COUNTER_SPECS

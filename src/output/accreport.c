@@ -10,6 +10,7 @@
 #include "output/accreport.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "output/wrap.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -285,13 +286,10 @@ static void json_clock(struct cd_jsonw *j, const struct cd_acc_clock *c, bool fr
 	cd_jsonw_number(j, "wide_share", s->wide_share);
 	cd_jsonw_int(j, "cut_ns", c->cut_ns);
 	cd_jsonw_int(j, "calibration_bracket_ns", c->calib_bracket_ns);
-	cd_jsonw_number(j, "bracket_median_ns", s->bracket_median_ns);
-	cd_jsonw_number(j, "max_abs_ns", s->max_abs_ns);
-	cd_jsonw_number(j, "mean_ns", s->mean_ns);
-	cd_jsonw_number(j, "mean_abs_ns", s->mean_abs_ns);
-	cd_jsonw_number(j, "median_abs_ns", s->median_ns);
-	cd_jsonw_number(j, "p99_abs_ns", s->p99_ns);
-	cd_jsonw_number(j, "p999_abs_ns", s->p999_ns);
+	cd_jsonw_numbers(j, (const struct cd_jsonw_num[]){
+		{ "bracket_median_ns", s->bracket_median_ns }, { "max_abs_ns", s->max_abs_ns },
+		{ "mean_ns", s->mean_ns }, { "mean_abs_ns", s->mean_abs_ns }, { "median_abs_ns", s->median_ns },
+		{ "p99_abs_ns", s->p99_ns }, { "p999_abs_ns", s->p999_ns }, { NULL, 0 } });
 	cd_jsonw_bool(j, "percentiles_exact", s->percentiles_exact);
 	cd_jsonw_int(j, "over_1us", (long long)c->st.over_1us);
 	cd_jsonw_number(j, "over_1us_share", s->share_1us);
@@ -309,12 +307,10 @@ static void json_clock(struct cd_jsonw *j, const struct cd_acc_clock *c, bool fr
 	cd_jsonw_end_object(j);
 	if (frequency) {
 		cd_jsonw_begin_object(j, "frequency");
-		cd_jsonw_number(j, "ppm", c->ppm);
-		cd_jsonw_number(j, "ppm_err", c->ppm_err);
-		cd_jsonw_number(j, "span_s", c->ppm_span_s);
-		cd_jsonw_number(j, "tail_ppm", c->tail_ppm);
-		cd_jsonw_number(j, "tail_ppm_err", c->tail_ppm_err);
-		cd_jsonw_number(j, "tail_span_s", c->tail_span_s);
+		cd_jsonw_numbers(j, (const struct cd_jsonw_num[]){
+			{ "ppm", c->ppm }, { "ppm_err", c->ppm_err }, { "span_s", c->ppm_span_s },
+			{ "tail_ppm", c->tail_ppm }, { "tail_ppm_err", c->tail_ppm_err }, { "tail_span_s", c->tail_span_s },
+			{ NULL, 0 } });
 		cd_jsonw_end_object(j);
 	} else {
 		cd_jsonw_null(j, "frequency");
@@ -326,9 +322,7 @@ void cd_acc_json(FILE *out, const struct cd_acc_report *rp)
 {
 	const struct cd_acc_result *r = rp->r;
 	struct cd_jsonw j;
-	cd_jsonw_init(&j, out, 2);
-	cd_jsonw_begin_object(&j, NULL);
-	cd_jsonw_envelope(&j, "accuracy", rp->exit_status);
+	cd_jsonw_open(&j, out, 2, "accuracy", rp->exit_status);
 	cd_jsonw_bool(&j, "ok", cd_accuracy_ok(r));
 	cd_jsonw_string(&j, "error", r->err ? strerror(-r->err) : NULL);
 	cd_jsonw_number(&j, "duration_s", rp->duration_s);

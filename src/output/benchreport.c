@@ -9,6 +9,7 @@
  */
 #include "output/benchreport.h"
 #include "measure/ways.h"
+#include "output/histprint.h"
 #include "output/jsonw.h"
 #include "output/output.h"
 
@@ -299,12 +300,9 @@ static void json_way(struct cd_jsonw *j, const struct cd_bench_way *w)
 	cd_jsonw_begin_object(j, "latency");
 	cd_jsonw_int(j, "samples", l->samples);
 	cd_jsonw_int(j, "timer_glitches", l->glitches);
-	cd_jsonw_number(j, "min_ns", l->min_ns);
-	cd_jsonw_number(j, "mean_ns", l->mean_ns);
-	cd_jsonw_number(j, "p50_ns", l->p50_ns);
-	cd_jsonw_number(j, "p99_ns", l->p99_ns);
-	cd_jsonw_number(j, "p999_ns", l->p999_ns);
-	cd_jsonw_number(j, "max_ns", l->max_ns);
+	cd_jsonw_numbers(j, (const struct cd_jsonw_num[]){
+		{ "min_ns", l->min_ns }, { "mean_ns", l->mean_ns }, { "p50_ns", l->p50_ns },
+		{ "p99_ns", l->p99_ns }, { "p999_ns", l->p999_ns }, { "max_ns", l->max_ns }, { NULL, 0 } });
 	cd_jsonw_begin_array(j, "histogram");
 	for (int b = 1; b < CD_HIST_BUCKETS; b++) {
 		if (!l->hist.count[b])
@@ -398,9 +396,7 @@ void cd_bench_json(FILE *out, const struct cd_bench_report *rp)
 	struct cd_jsonw j;
 	const struct cd_timer *t = &rp->timer;
 	long back = 0;
-	cd_jsonw_init(&j, out, 2);
-	cd_jsonw_begin_object(&j, NULL);
-	cd_jsonw_envelope(&j, "bench", rp->exit_status);
+	cd_jsonw_open(&j, out, 2, "bench", rp->exit_status);
 	cd_jsonw_number(&j, "duration_s", rp->calls > 0 ? NAN : rp->duration_s);
 	if (rp->calls > 0)
 		cd_jsonw_int(&j, "calls", rp->calls);

@@ -9,44 +9,19 @@
 #include "output/fixreport.h"
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "output/wrap.h"
 
 #include <string.h>
 
-#define WIDTH 79
-
-/* Prose wrapped at blanks only: a path longer than the line stays whole
- * (cd_wrap would cut it), so that it can be copied. */
-static void wrap_words(FILE *out, const char *text, int indent)
-{
-	int col = 0;
-	for (const char *p = text; *p;) {
-		while (*p == ' ')
-			p++;
-		size_t n = strcspn(p, " ");
-		if (n == 0)
-			break;
-		if (col > indent && col + 1 + (int)n > WIDTH) {
-			fputc('\n', out);
-			col = 0;
-		}
-		if (col == 0)
-			col = fprintf(out, "%*s%.*s", indent, "", (int)n, p);
-		else
-			col += fprintf(out, " %.*s", (int)n, p);
-		p += n;
-	}
-	if (col)
-		fputc('\n', out);
-}
-
-/* A step line: commands ("$ ") and file contents (4 spaces) as they are,
- * prose wrapped. */
+/* A step line: file contents (4 spaces) as they are, commands ("$ ") too
+ * (cd_wrap_with keeps them whole); prose wrapped at blanks only, so that a
+ * path longer than the line stays whole to be copied. */
 static void step_line(FILE *out, const char *line, int indent)
 {
-	if (strncmp(line, "$ ", 2) == 0 || strncmp(line, "    ", 4) == 0)
+	if (strncmp(line, "    ", 4) == 0)
 		fprintf(out, "%*s%s\n", indent, "", line);
 	else
-		wrap_words(out, line, indent);
+		cd_wrap_with(out, line, &(struct cd_wrap_opts){ .indent = indent, .whole_words = true });
 }
 
 static void steps_text(FILE *out, const struct cd_steps *s, int indent)
@@ -60,7 +35,7 @@ static void labelled(FILE *out, const char *label, const char *text)
 	if (!text || !text[0])
 		return;
 	fprintf(out, "  %s:\n", label);
-	cd_wrap(out, text, 4, WIDTH);
+	cd_wrap(out, text, 4, CD_TEXT_WIDTH);
 }
 
 static void plan_text(FILE *out, const struct cd_fix_outcome *o)
@@ -72,26 +47,26 @@ static void plan_text(FILE *out, const struct cd_fix_outcome *o)
 		snprintf(line, sizeof line, "switch from %s to %s (advised by %s), measuring a time call "
 		         "before and after; switch back unless it got cheaper",
 		         p->switch_from, p->switch_to, p->switch_finding);
-		cd_wrap(out, line, 2, WIDTH);
+		cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 		fprintf(out, "  $ echo %s > /sys/devices/system/clocksource/clocksource0/current_clocksource\n",
 		        p->switch_to);
 		labelled(out, "risk", p->switch_risk);
 	} else {
 		snprintf(line, sizeof line, "nothing to switch: %s", p->no_switch_why);
-		cd_wrap(out, line, 2, WIDTH);
+		cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 	}
 
 	fprintf(out, "\nfor good (fix --persist):\n");
 	if (p->n_params == 0)
-		cd_wrap(out, "no kernel command line change is advised", 2, WIDTH);
+		cd_wrap(out, "no kernel command line change is advised", 2, CD_TEXT_WIDTH);
 	for (int i = 0; i < p->n_params; i++) {
 		snprintf(line, sizeof line, "%s %s %s the kernel command line (advised by %s)",
 		         p->params[i].add ? "add" : "remove", p->params[i].token, p->params[i].add ? "to" : "from",
 		         p->params[i].from);
-		cd_wrap(out, line, 2, WIDTH);
+		cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 	}
 	if (o->persist_unsupported) {
-		cd_wrap(out, o->persist_unsupported, 2, WIDTH);
+		cd_wrap(out, o->persist_unsupported, 2, CD_TEXT_WIDTH);
 		labelled(out, "by hand", o->persist_manual);
 	}
 	steps_text(out, o->persist_plan, 2);
@@ -110,8 +85,8 @@ static void plan_text(FILE *out, const struct cd_fix_outcome *o)
 	for (int i = 0; i < p->n_hv; i++) {
 		snprintf(line, sizeof line, "only the hypervisor's owner can do (advised by %s):", p->hv_from[i]);
 		fputc('\n', out);
-		wrap_words(out, line, 0);
-		cd_wrap(out, p->hv[i], 2, WIDTH);
+		cd_wrap_with(out, line, &(struct cd_wrap_opts){ .whole_words = true });
+		cd_wrap(out, p->hv[i], 2, CD_TEXT_WIDTH);
 	}
 	if (p->n_other) {
 		char list[300] = "";
@@ -119,12 +94,12 @@ static void plan_text(FILE *out, const struct cd_fix_outcome *o)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", p->other[i]);
 		snprintf(line, sizeof line, "fix does not carry out the advice of %s: see clockdoctor check", list);
 		fputc('\n', out);
-		cd_wrap(out, line, 0, WIDTH);
+		cd_wrap(out, line, 0, CD_TEXT_WIDTH);
 	}
 	if (p->n_notes) {
 		fprintf(out, "\nleft out of the plan:\n");
 		for (int i = 0; i < p->n_notes; i++)
-			cd_wrap(out, p->notes[i], 2, WIDTH);
+			cd_wrap(out, p->notes[i], 2, CD_TEXT_WIDTH);
 	}
 }
 
@@ -135,9 +110,9 @@ void cd_fix_output_text(FILE *out, const struct cd_fix_outcome *o)
 		const char *st = cd_status_name(o->plan->status);
 		snprintf(line, sizeof line, "%s: %s%s: %s", o->dry_run ? "PLAN (dry run, nothing changed)" : "FIX",
 		         "check says ", st, o->plan->verdict);
-		cd_wrap(out, line, 0, WIDTH);
+		cd_wrap(out, line, 0, CD_TEXT_WIDTH);
 		if (o->plan->nothing_to_do && !o->plan->serious)
-			cd_wrap(out, "nothing to fix: check finds no problem that fix can act on", 0, WIDTH);
+			cd_wrap(out, "nothing to fix: check finds no problem that fix can act on", 0, CD_TEXT_WIDTH);
 	}
 	if (o->plan && (o->dry_run || !o->apply || strcmp(o->mode, "plan") == 0))
 		plan_text(out, o);
@@ -145,16 +120,16 @@ void cd_fix_output_text(FILE *out, const struct cd_fix_outcome *o)
 		snprintf(line, sizeof line, "the TSC, measured before switching to it: %s (%s)", o->tsc_verdict,
 		         o->tsc_summary ? o->tsc_summary : "");
 		fputc('\n', out);
-		cd_wrap(out, line, 0, WIDTH);
+		cd_wrap(out, line, 0, CD_TEXT_WIDTH);
 	}
 	if (o->apply_note) {
 		fprintf(out, "\napply:\n");
-		cd_wrap(out, o->apply_note, 2, WIDTH);
+		cd_wrap(out, o->apply_note, 2, CD_TEXT_WIDTH);
 	}
 	if (o->apply) {
 		const struct cd_apply_result *a = o->apply;
 		fprintf(out, "\napply: %s\n", cd_apply_outcome_name(a->outcome));
-		cd_wrap(out, a->msg, 2, WIDTH);
+		cd_wrap(out, a->msg, 2, CD_TEXT_WIDTH);
 		if (a->before.measured)
 			fprintf(out, "  before, on %s: CLOCK_MONOTONIC %.1f ns a call (%s)\n", a->from, a->before.ns,
 			        a->before.syscall ? "a system call" : "served by the vDSO");
@@ -267,9 +242,7 @@ static void plan_json(struct cd_jsonw *w, const struct cd_fix_outcome *o)
 void cd_fix_output_json(FILE *out, const struct cd_fix_outcome *o)
 {
 	struct cd_jsonw w;
-	cd_jsonw_init(&w, out, 2);
-	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_envelope(&w, "fix", o->exit_status);
+	cd_jsonw_open(&w, out, 2, "fix", o->exit_status);
 	cd_jsonw_string(&w, "mode", o->mode);
 	cd_jsonw_bool(&w, "dry_run", o->dry_run);
 	if (o->plan) {

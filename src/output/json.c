@@ -46,12 +46,6 @@ static void string_or_null(struct cd_jsonw *w, const char *key, bool have, const
 
 static void cpu_object(struct cd_jsonw *w, const struct cd_facts *f)
 {
-	static const struct { unsigned flag; const char *name; } flags[] = {
-		{ CD_CPU_TSC, "tsc" }, { CD_CPU_CONSTANT_TSC, "constant_tsc" },
-		{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" }, { CD_CPU_RDTSCP, "rdtscp" },
-		{ CD_CPU_TSC_KNOWN_FREQ, "tsc_known_freq" }, { CD_CPU_TSC_RELIABLE, "tsc_reliable" },
-		{ CD_CPU_TSC_ADJUST, "tsc_adjust" }, { CD_CPU_HYPERVISOR, "hypervisor" },
-	};
 	cd_jsonw_begin_object(w, "cpu");
 	string_or_null(w, "arch", true, f->cpu.arch);
 	string_or_null(w, "vendor", f->cpu.have_cpuinfo, f->cpu.vendor);
@@ -59,9 +53,9 @@ static void cpu_object(struct cd_jsonw *w, const struct cd_facts *f)
 	if (f->cpu.have_cpuinfo) {
 		cd_jsonw_int(w, "count", f->cpu.count);
 		cd_jsonw_begin_array(w, "flags");
-		for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-			if (f->cpu.flags & flags[i].flag)
-				cd_jsonw_string(w, NULL, flags[i].name);
+		for (int i = 0; i < CD_CPU_N_FLAGS; i++)
+			if (f->cpu.flags & cd_cpu_flag_names[i].bit)
+				cd_jsonw_string(w, NULL, cd_cpu_flag_names[i].name);
 		cd_jsonw_end_array(w);
 	} else {
 		cd_jsonw_null(w, "count");
@@ -203,9 +197,7 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
                     const struct cd_report *r)
 {
 	struct cd_jsonw w;
-	cd_jsonw_init(&w, out, 2);
-	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_envelope(&w, "check", (int)r->status);
+	cd_jsonw_open(&w, out, 2, "check", (int)r->status);
 	cd_jsonw_string(&w, "status", cd_status_name(r->status));
 	cd_jsonw_string(&w, "verdict", r->verdict);
 	cd_jsonw_string(&w, "source", f->live ? "live" : "snapshot");

@@ -140,6 +140,12 @@ void cd_jsonw_number(struct cd_jsonw *w, const char *k, double value)
 		fprintf(w->out, "%.6g", value);
 }
 
+void cd_jsonw_numbers(struct cd_jsonw *w, const struct cd_jsonw_num *nums)
+{
+	for (; nums->key; nums++)
+		cd_jsonw_number(w, nums->key, nums->value);
+}
+
 /* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
 static bool json_number(const char *s)
 {
@@ -191,8 +197,10 @@ void cd_jsonw_null(struct cd_jsonw *w, const char *k)
 	fputs("null", w->out);
 }
 
-void cd_jsonw_envelope(struct cd_jsonw *w, const char *command, int exit_status)
+void cd_jsonw_open(struct cd_jsonw *w, FILE *out, int indent, const char *command, int exit_status)
 {
+	cd_jsonw_init(w, out, indent);
+	cd_jsonw_begin_object(w, NULL);
 	cd_jsonw_string(w, "tool", "clockdoctor");
 	cd_jsonw_string(w, "version", CD_VERSION);
 	cd_jsonw_string(w, "command", command);

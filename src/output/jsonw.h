@@ -26,6 +26,13 @@ void cd_jsonw_end_array(struct cd_jsonw *w);
 void cd_jsonw_string(struct cd_jsonw *w, const char *key, const char *value); /* NULL value: null */
 void cd_jsonw_number(struct cd_jsonw *w, const char *key, double value);      /* NaN/inf: null */
 void cd_jsonw_int(struct cd_jsonw *w, const char *key, long long value);
+/* A run of numbers in the current object, in the order listed, each as
+ * cd_jsonw_number writes it; a NULL key ends the list. */
+struct cd_jsonw_num {
+	const char *key;
+	double value;
+};
+void cd_jsonw_numbers(struct cd_jsonw *w, const struct cd_jsonw_num *nums);
 /* A number already formatted ("1767225600.250"), written as it is when it
  * is a JSON number, else null: for values %.6g would round. */
 void cd_jsonw_number_text(struct cd_jsonw *w, const char *key, const char *text);
@@ -35,11 +42,13 @@ void cd_jsonw_null(struct cd_jsonw *w, const char *key);
  * renamed, removed or changes meaning; adding fields does not raise it. */
 #define CD_JSON_SCHEMA_VERSION 1
 
-/* The envelope every subcommand's JSON object opens with (docs/json.md):
- * "tool", "version", "command", "schema_version", "exit_status".  The
- * exit status is the process's, or null (exit_status < 0) in the objects
- * of a stream (top, watch), written before the process ends. */
-void cd_jsonw_envelope(struct cd_jsonw *w, const char *command, int exit_status);
+/* Starts a subcommand's JSON object: w writes to out (indent as for
+ * cd_jsonw_init), and the object opens with the envelope every one does
+ * (docs/json.md): "tool", "version", "command", "schema_version",
+ * "exit_status".  The exit status is the process's, or null (exit_status
+ * < 0) in the objects of a stream (top, watch), written before the process
+ * ends.  The caller ends the object (cd_jsonw_end_object). */
+void cd_jsonw_open(struct cd_jsonw *w, FILE *out, int indent, const char *command, int exit_status);
 
 /* Escape s as a JSON string body (no quotes) to out. Invalid UTF-8 bytes
  * become U+FFFD, so the output is always valid JSON. */

@@ -48,8 +48,4 @@ void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_m
  * when there is none or it is not a plausible time. */
 double cd_prom_last_success(const char *text);
 
-/* Write text wrapped at width columns, each line prefixed by indent spaces;
- * lines of text that start with "$ " are commands and are never wrapped. */
-void cd_wrap(FILE *out, const char *text, int indent, int width);
-
 #endif

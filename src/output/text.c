@@ -7,12 +7,11 @@
  * are never wrapped, so that they can be copied as they are.
  */
 #include "output/output.h"
+#include "output/wrap.h"
 #include "probe/probe.h"
 
 #include <stddef.h>
 #include <string.h>
-
-#define WIDTH 79
 
 static const char *sev_color(enum cd_severity s)
 {
@@ -33,52 +32,6 @@ static const char *status_color(enum cd_status s)
 	}
 }
 
-/* Write one paragraph line, wrapping at spaces.  first_done: the caller has
- * already written the first line's indent (a "- " bullet). */
-static void wrap_line(FILE *out, const char *s, size_t len, int indent, int width, bool first_done)
-{
-	int avail = width - indent > 20 ? width - indent : 20;
-	while (len > 0) {
-		size_t take = len;
-		if ((int)len > avail) {
-			take = (size_t)avail;
-			while (take > 0 && s[take] != ' ')
-				take--;
-			if (take == 0) /* one long word: cut it where it must be */
-				take = (size_t)avail;
-		}
-		fprintf(out, "%*s%.*s\n", first_done ? 0 : indent, "", (int)take, s);
-		first_done = false;
-		s += take;
-		len -= take;
-		while (len > 0 && *s == ' ') {
-			s++;
-			len--;
-		}
-	}
-}
-
-/* One line of text whose first line's indent is already written. */
-static void wrap_hanging(FILE *out, const char *text, int indent, int width)
-{
-	wrap_line(out, text, strlen(text), indent, width, true);
-}
-
-void cd_wrap(FILE *out, const char *text, int indent, int width)
-{
-	const char *p = text;
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		if (len >= 2 && p[0] == '$' && p[1] == ' ')
-			fprintf(out, "%*s%.*s\n", indent, "", (int)len, p);
-		else if (len > 0)
-			wrap_line(out, p, len, indent, width, false);
-		p += len;
-		if (*p == '\n')
-			p++;
-	}
-}
-
 static void facts_block(FILE *out, const struct cd_facts *f)
 {
 	char line[600];
@@ -90,7 +43,7 @@ static void facts_block(FILE *out, const struct cd_facts *f)
 	if (!f->cpu.have_cpuinfo)
 		snprintf(line, sizeof line, "machine: %s, CPUs unknown, kernel %s", hv,
 		         f->kernel.have_release ? f->kernel.release : "unknown");
-	cd_wrap(out, line, 2, WIDTH);
+	cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 	char avail[400] = "";
 	for (int i = 0; i < f->cs.n_available; i++) {
 		size_t l = strlen(avail);
@@ -98,7 +51,7 @@ static void facts_block(FILE *out, const struct cd_facts *f)
 	}
 	snprintf(line, sizeof line, "clocksource: %s (available: %s)", f->cs.have_current ? f->cs.current : "unknown",
 	         f->cs.have_available ? avail : "unknown");
-	cd_wrap(out, line, 2, WIDTH);
+	cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 	if (f->klog.readable)
 		snprintf(line, sizeof line, "kernel log: %s, %ld lines, %s%s%s", cd_klog_source_name(f->klog.source),
 		         f->klog.lines, f->klog.reaches_boot ? "reaches back to boot" : "does not reach back to boot",
@@ -106,10 +59,10 @@ static void facts_block(FILE *out, const struct cd_facts *f)
 	else
 		snprintf(line, sizeof line, "kernel log: not read: %s",
 		         f->klog.why_not[0] ? f->klog.why_not : "no source");
-	cd_wrap(out, line, 2, WIDTH);
+	cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 	if (f->ntp.have)
 		cd_wrap(out, f->ntp.synchronized ? "ntp: the kernel clock is synchronized"
-		                                 : "ntp: the kernel clock is not synchronized", 2, WIDTH);
+		                                 : "ntp: the kernel clock is not synchronized", 2, CD_TEXT_WIDTH);
 }
 
 static void measure_block(FILE *out, const struct cd_measurements *m)
@@ -148,7 +101,7 @@ static void section(FILE *out, const struct cd_report *r, int k, size_t field, c
 			return;
 		}
 	fprintf(out, "  %s:\n", label);
-	cd_wrap(out, text, 4, WIDTH);
+	cd_wrap(out, text, 4, CD_TEXT_WIDTH);
 }
 
 void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
@@ -160,8 +113,10 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 	for (i = 0; st[i] && i < sizeof up - 1; i++)
 		up[i] = (char)(st[i] >= 'a' && st[i] <= 'z' ? st[i] - 32 : st[i]);
 	up[i] = '\0';
-	fprintf(out, "%s%s%s: ", color ? status_color(r->status) : "", up, color ? "\033[0m" : "");
-	wrap_hanging(out, r->verdict, (int)strlen(up) + 2, WIDTH);
+	char lead[48];
+	snprintf(lead, sizeof lead, "%s%s%s: ", color ? status_color(r->status) : "", up, color ? "\033[0m" : "");
+	int cols = (int)strlen(up) + 2;
+	cd_wrap_with(out, r->verdict, &(struct cd_wrap_opts){ .indent = cols, .lead = lead, .lead_cols = cols });
 	facts_block(out, f);
 	if (m && m->done)
 		measure_block(out, m);
@@ -172,13 +127,11 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 		const struct cd_finding *x = &r->f[k];
 		fprintf(out, "\n%s[%s]%s %s\n", color ? sev_color(x->severity) : "", cd_severity_name(x->severity),
 		        color ? "\033[0m" : "", x->code);
-		cd_wrap(out, x->title, 2, WIDTH);
+		cd_wrap(out, x->title, 2, CD_TEXT_WIDTH);
 		if (x->n_evidence) {
 			fprintf(out, "  evidence:\n");
-			for (int e = 0; e < x->n_evidence; e++) {
-				fputs("    - ", out);
-				wrap_hanging(out, x->evidence[e], 6, WIDTH);
-			}
+			for (int e = 0; e < x->n_evidence; e++)
+				cd_wrap_with(out, x->evidence[e], &(struct cd_wrap_opts){ .indent = 6, .lead = "    - " });
 		}
 		section(out, r, k, offsetof(struct cd_finding, fix_now), "fix now");
 		section(out, r, k, offsetof(struct cd_finding, fix_lasting), "lasting fix");
@@ -189,9 +142,7 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 		fprintf(out, "\nno findings\n");
 	if (f->n_unknown) {
 		fprintf(out, "\nnot known:\n");
-		for (int k = 0; k < f->n_unknown; k++) {
-			fputs("  - ", out);
-			wrap_hanging(out, f->unknown[k], 4, WIDTH);
-		}
+		for (int k = 0; k < f->n_unknown; k++)
+			cd_wrap_with(out, f->unknown[k], &(struct cd_wrap_opts){ .indent = 4, .lead = "  - " });
 	}
 }

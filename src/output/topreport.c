@@ -181,9 +181,7 @@ static void json_exact(struct cd_jsonw *w, const struct cd_top_interval *iv)
 void cd_top_print_json(FILE *out, const struct cd_top_interval *iv)
 {
 	struct cd_jsonw w;
-	cd_jsonw_init(&w, out, 0);
-	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_envelope(&w, "top", -1);
+	cd_jsonw_open(&w, out, 0, "top", -1);
 	cd_jsonw_int(&w, "report", iv->index);
 	cd_jsonw_number(&w, "interval", iv->interval);
 	cd_jsonw_int(&w, "time", (long long)iv->when);

@@ -40,15 +40,32 @@ struct fields {
 	struct field f[MAX_FIELDS];
 };
 
-static void put(struct fields *fs, const char *key, bool num, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void put(struct fields *fs, const char *key, bool num, const char *fmt, ...)
+/* The next field, named key; NULL when there are MAX_FIELDS already. */
+static struct field *next_field(struct fields *fs, const char *key, bool num)
 {
 	if (fs->n >= MAX_FIELDS)
-		return;
+		return NULL;
 	struct field *f = &fs->f[fs->n++];
 	f->key = key;
 	f->num = num;
+	return f;
+}
+
+/* A string field, as it is. */
+static void put_str(struct fields *fs, const char *key, const char *s)
+{
+	struct field *f = next_field(fs, key, false);
+	if (f)
+		snprintf(f->val, sizeof f->val, "%s", s);
+}
+
+/* A number, or true or false: JSON writes it bare. */
+static void put_num(struct fields *fs, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put_num(struct fields *fs, const char *key, const char *fmt, ...)
+{
+	struct field *f = next_field(fs, key, true);
+	if (!f)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(f->val, sizeof f->val, fmt, ap);
@@ -71,73 +88,73 @@ static void kernel_fields(struct fields *fs, const struct cd_kgroup_event *k)
 	const struct cd_event *e = &k->ev;
 	switch (e->kind) {
 	case CD_EV_CS_SWITCHED:
-		put(fs, "clocksource", false, "%s", e->name);
+		put_str(fs, "clocksource", e->name);
 		break;
 	case CD_EV_TSC_UNSTABLE:
-		put(fs, "reason", false, "%s", e->name);
+		put_str(fs, "reason", e->name);
 		break;
 	case CD_EV_TSC_WARP:
-		put(fs, "cycles", true, "%" PRId64, e->value);
+		put_num(fs, "cycles", "%" PRId64, e->value);
 		if (e->cpu_a >= 0)
-			put(fs, "cpu_a", true, "%d", e->cpu_a);
+			put_num(fs, "cpu_a", "%d", e->cpu_a);
 		if (e->cpu_b >= 0)
-			put(fs, "cpu_b", true, "%d", e->cpu_b);
+			put_num(fs, "cpu_b", "%d", e->cpu_b);
 		break;
 	case CD_EV_WATCHDOG_SKEW:
-		put(fs, "clocksource", false, "%s", e->name);
+		put_str(fs, "clocksource", e->name);
 		if (e->name2[0])
-			put(fs, "watchdog", false, "%s", e->name2);
+			put_str(fs, "watchdog", e->name2);
 		if (e->cpu_a >= 0)
-			put(fs, "cpu", true, "%d", e->cpu_a);
+			put_num(fs, "cpu", "%d", e->cpu_a);
 		if (e->value || e->value2) {
-			put(fs, "wd_nsec", true, "%" PRId64, e->value);
-			put(fs, "cs_nsec", true, "%" PRId64, e->value2);
-			put(fs, "skew_ns", true, "%lld", (long long)e->value2 - (long long)e->value);
+			put_num(fs, "wd_nsec", "%" PRId64, e->value);
+			put_num(fs, "cs_nsec", "%" PRId64, e->value2);
+			put_num(fs, "skew_ns", "%lld", (long long)e->value2 - (long long)e->value);
 		}
 		if (e->wd_cycles)
-			put(fs, "wd_cycles", true, "%" PRIu64, e->wd_cycles);
+			put_num(fs, "wd_cycles", "%" PRIu64, e->wd_cycles);
 		if (e->cs_cycles)
-			put(fs, "cs_cycles", true, "%" PRIu64, e->cs_cycles);
+			put_num(fs, "cs_cycles", "%" PRIu64, e->cs_cycles);
 		break;
 	case CD_EV_CS_UNSTABLE_DELTA:
-		put(fs, "clocksource", false, "%s", e->name);
-		put(fs, "delta_ns", true, "%" PRId64, e->value);
+		put_str(fs, "clocksource", e->name);
+		put_num(fs, "delta_ns", "%" PRId64, e->value);
 		break;
 	case CD_EV_WD_READBACK_EXCESSIVE:
 		if (e->name[0])
-			put(fs, "clocksource", false, "%s", e->name);
+			put_str(fs, "clocksource", e->name);
 		if (e->name2[0])
-			put(fs, "watchdog", false, "%s", e->name2);
+			put_str(fs, "watchdog", e->name2);
 		if (e->cpu_a >= 0)
-			put(fs, "cpu", true, "%d", e->cpu_a);
-		put(fs, "delay_ns", true, "%" PRId64, e->value);
+			put_num(fs, "cpu", "%d", e->cpu_a);
+		put_num(fs, "delay_ns", "%" PRId64, e->value);
 		if (e->value2)
-			put(fs, "limit_ns", true, "%" PRId64, e->value2);
+			put_num(fs, "limit_ns", "%" PRId64, e->value2);
 		break;
 	case CD_EV_TSC_ADJUST:
 		if (e->name[0])
-			put(fs, "kind", false, "%s", e->name);
+			put_str(fs, "kind", e->name);
 		if (e->cpu_a >= 0)
-			put(fs, "cpu", true, "%d", e->cpu_a);
-		put(fs, "value", true, "%" PRId64, e->value);
+			put_num(fs, "cpu", "%d", e->cpu_a);
+		put_num(fs, "value", "%" PRId64, e->value);
 		if (e->cpu_b >= 0) {
-			put(fs, "cpu_ref", true, "%d", e->cpu_b);
-			put(fs, "value_ref", true, "%" PRId64, e->value2);
+			put_num(fs, "cpu_ref", "%d", e->cpu_b);
+			put_num(fs, "value_ref", "%" PRId64, e->value2);
 		}
 		break;
 	default:
 		break;
 	}
 	if (e->ts >= 0)
-		put(fs, "uptime", true, "%.6f", e->ts);
+		put_num(fs, "uptime", "%.6f", e->ts);
 	if (k->facility >= 0) {
-		put(fs, "facility", true, "%d", k->facility);
-		put(fs, "level", true, "%d", k->level);
+		put_num(fs, "facility", "%d", k->facility);
+		put_num(fs, "level", "%d", k->level);
 		/* A process may write to /dev/kmsg (facility user): such a line
 		 * is no word of the kernel's, and says so. */
-		put(fs, "from_kernel", true, "%s", k->facility == 0 ? "true" : "false");
+		put_num(fs, "from_kernel", "%s", k->facility == 0 ? "true" : "false");
 	}
-	put(fs, "raw", false, "%s", k->raw);
+	put_str(fs, "raw", k->raw);
 }
 
 static void event_fields(const struct cd_watch_event *e, struct fields *fs)
@@ -145,16 +162,16 @@ static void event_fields(const struct cd_watch_event *e, struct fields *fs)
 	char iso[80];
 	fs->n = 0;
 	iso_time(iso, sizeof iso, e->unix_time);
-	put(fs, "event", false, "%s", e->type);
-	put(fs, "time", false, "%s", iso);
-	put(fs, "unix_time", true, "%.3f", e->unix_time);
-	put(fs, "source", false, "%s", e->source);
+	put_str(fs, "event", e->type);
+	put_str(fs, "time", iso);
+	put_num(fs, "unix_time", "%.3f", e->unix_time);
+	put_str(fs, "source", e->source);
 	if (strcmp(e->type, "clocksource-changed") == 0) {
-		put(fs, "from", false, "%s", e->from[0] ? e->from : "unknown");
-		put(fs, "to", false, "%s", e->to);
+		put_str(fs, "from", e->from[0] ? e->from : "unknown");
+		put_str(fs, "to", e->to);
 	}
 	if (e->error[0])
-		put(fs, "error", false, "%s", e->error);
+		put_str(fs, "error", e->error);
 	if (e->kernel)
 		kernel_fields(fs, &e->k);
 }
@@ -188,9 +205,7 @@ void cd_watch_json(FILE *out, const struct cd_watch_event *e)
 	struct fields fs;
 	event_fields(e, &fs);
 	struct cd_jsonw w;
-	cd_jsonw_init(&w, out, 0);
-	cd_jsonw_begin_object(&w, NULL);
-	cd_jsonw_envelope(&w, "watch", -1);
+	cd_jsonw_open(&w, out, 0, "watch", -1);
 	for (int i = 0; i < fs.n; i++) {
 		const struct field *f = &fs.f[i];
 		if (!f->num) {

@@ -83,7 +83,7 @@ int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t err
  * no blank or control character. */
 bool cd_record_path_ok(const char *rel);
 
-/* ---- what --persist does and did (bootcfg.c) ---- */
+/* ---- what --persist does and did (bootcfg.c, bootcfg_run.c, bootcfg_undo.c) ---- */
 
 #define CD_STEPS_MAX 48
 #define CD_STEP_LEN 600

@@ -164,6 +164,35 @@ static int parse_attrs(char *rest, struct cd_change *c, char *err, size_t errlen
 	return 0;
 }
 
+/* A change line, its word (kind) split from the rest (v: the path, then
+ * the attributes): appended to r.  0, or -EINVAL with why in err. */
+static int parse_change(const char *kind, char *v, struct cd_record *r, char *err, size_t errlen, int line)
+{
+	static const enum cd_change_kind kinds[] = { CD_CH_MKDIR, CD_CH_FILE, CD_CH_REPLACED,
+	                                             CD_CH_GRUBBY, CD_CH_BACKUP };
+	int k = -1;
+	for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
+		if (strcmp(kind, kind_word(kinds[i])) == 0)
+			k = i;
+	if (k < 0)
+		return fail(err, errlen, line, "unknown line");
+	if (r->n >= CD_RECORD_MAX_CHANGES)
+		return fail(err, errlen, line, "too many changes");
+	struct cd_change *c = &r->ch[r->n++];
+	c->kind = kinds[k];
+	char *rest = v;
+	if (c->kind != CD_CH_GRUBBY) {
+		char *end = strchr(v, ' ');
+		if (end)
+			*end = '\0';
+		if (!cd_record_path_ok(v))
+			return fail(err, errlen, line, "a path that is not plainly under the root");
+		snprintf(c->path, sizeof c->path, "%s", v);
+		rest = end ? end + 1 : v + strlen(v);
+	}
+	return parse_attrs(rest, c, err, errlen, line);
+}
+
 int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
@@ -212,35 +241,7 @@ int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t err
 			snprintf(r->regen, sizeof r->regen, "%s", v);
 			continue;
 		}
-		static const enum cd_change_kind kinds[] = { CD_CH_MKDIR, CD_CH_FILE, CD_CH_REPLACED,
-		                                             CD_CH_GRUBBY, CD_CH_BACKUP };
-		int k = -1;
-		for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
-			if (strcmp(l, kind_word(kinds[i])) == 0)
-				k = i;
-		if (k < 0) {
-			rc = fail(err, errlen, line, "unknown line");
-			break;
-		}
-		if (r->n >= CD_RECORD_MAX_CHANGES) {
-			rc = fail(err, errlen, line, "too many changes");
-			break;
-		}
-		struct cd_change *c = &r->ch[r->n++];
-		c->kind = kinds[k];
-		char *rest = v;
-		if (c->kind != CD_CH_GRUBBY) {
-			char *end = strchr(v, ' ');
-			if (end)
-				*end = '\0';
-			if (!cd_record_path_ok(v)) {
-				rc = fail(err, errlen, line, "a path that is not plainly under the root");
-				break;
-			}
-			snprintf(c->path, sizeof c->path, "%s", v);
-			rest = end ? end + 1 : v + strlen(v);
-		}
-		rc = parse_attrs(rest, c, err, errlen, line);
+		rc = parse_change(l, v, r, err, errlen, line);
 	}
 	if (rc == 0 && line == 0)
 		rc = fail(err, errlen, 1, "empty");

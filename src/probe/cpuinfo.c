@@ -29,10 +29,7 @@ struct span {
 	size_t n;
 };
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} flag_names[] = {
+const struct cd_cpu_flag_name cd_cpu_flag_names[CD_CPU_N_FLAGS] = {
 	{ "tsc", CD_CPU_TSC },
 	{ "constant_tsc", CD_CPU_CONSTANT_TSC },
 	{ "nonstop_tsc", CD_CPU_NONSTOP_TSC },
@@ -95,9 +92,9 @@ static unsigned parse_flags(struct span s)
 		while (i < s.n && !is_blank(s.p[i]))
 			i++;
 		struct span word = { s.p + start, i - start };
-		for (size_t k = 0; k < sizeof(flag_names) / sizeof(flag_names[0]); k++)
-			if (span_is(word, flag_names[k].name))
-				flags |= flag_names[k].bit;
+		for (size_t k = 0; k < CD_CPU_N_FLAGS; k++)
+			if (span_is(word, cd_cpu_flag_names[k].name))
+				flags |= cd_cpu_flag_names[k].bit;
 	}
 	return flags;
 }

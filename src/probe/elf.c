@@ -9,6 +9,7 @@
  * message of its own.
  */
 #include "probe/elf.h"
+#include "util/fsread.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -241,19 +242,8 @@ void cd_elf_classify(cd_elf_reader rd, void *ctx, struct cd_elf_info *out)
 
 static ssize_t fd_reader(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
+	off_t at = (off_t)off;
+	return cd_read_full(*(int *)ctx, buf, len, &at);
 }
 
 int cd_elf_classify_file(const char *path, struct cd_elf_info *out)

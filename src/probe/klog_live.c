@@ -9,9 +9,11 @@
  */
 #include "probe/probe.h"
 #include "util/fsread.h"
+#include "util/monotime.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -48,26 +50,18 @@ static int ring_read(char **out, size_t *len)
 	return 0;
 }
 
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* A child's output until EOF, JOURNAL_MAX bytes (*err = -EFBIG, cut after the
  * last whole line) or the deadline (*err = -ETIMEDOUT). */
 static char *read_bounded(int fd, size_t *len, int *err)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap + 1), *nb;
-	long deadline = now_ms() + JOURNAL_TIMEOUT_MS, left;
+	double deadline = cd_mono_s() + JOURNAL_TIMEOUT_MS / 1e3, left;
 
 	*err = buf ? 0 : -ENOMEM;
 	while (buf) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int pr = (left = deadline - now_ms()) > 0 ? poll(&pfd, 1, (int)left) : 0;
+		int pr = (left = deadline - cd_mono_s()) > 0 ? poll(&pfd, 1, (int)ceil(left * 1e3)) : 0;
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr <= 0) {   /* read() only when poll() said so: it could block */

@@ -10,6 +10,7 @@
  */
 #include "probe/probe.h"
 #include "util/fsread.h"
+#include "util/lines.h"
 #include "util/printable.h"
 
 #include <errno.h>
@@ -23,11 +24,9 @@
 
 void cd_note_unknown(struct cd_facts *f, const char *fmt, ...)
 {
-	if (f->n_unknown >= (int)(sizeof f->unknown / sizeof f->unknown[0]))
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(f->unknown[f->n_unknown++], sizeof f->unknown[0], fmt, ap);
+	CD_LINES_VADD(f->unknown, f->n_unknown, fmt, ap);
 	va_end(ap);
 }
 

@@ -37,6 +37,14 @@ bool cd_clocksource_available(const struct cd_clocksource *cs, const char *name)
  * processor was seen, -EINVAL otherwise (cpu->have_cpuinfo stays false). */
 int cd_parse_cpuinfo(const char *text, size_t len, struct cd_cpu *cpu);
 
+/* The cpuinfo word of each enum cd_cpu_flag, in bit order: what the parser
+ * matches, and what the reports print. */
+#define CD_CPU_N_FLAGS 8
+extern const struct cd_cpu_flag_name {
+	const char *name;
+	unsigned bit;
+} cd_cpu_flag_names[CD_CPU_N_FLAGS];
+
 /* ---- cpuid.c ---- */
 
 /* Parse the raw output of Debian's `cpuid -r -1` ("   0x00000000 0x00: eax=0x... ebx=...

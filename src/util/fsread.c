@@ -1,7 +1,9 @@
 /*
- * fsread.c: bounded reads of files under a root directory (see fsread.h).
+ * fsread.c: bounded reads of files, under a root directory or at a path
+ * (see fsread.h).
  */
 #include "util/fsread.h"
+#include "util/atomicfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,26 @@ int cd_path_join(char *out, size_t cap, const char *root, const char *path)
 	if (n < 0 || (size_t)n >= cap)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+ssize_t cd_read_full(int fd, void *buf, size_t len, const off_t *at)
+{
+	char *p = buf;
+	size_t got = 0;
+	while (got < len) {
+		/* the offset summed unsigned: one near the top (a crafted ELF
+		 * header) wraps to an offset pread refuses, never overflows */
+		ssize_t r = at ? pread(fd, p + got, len - got, (off_t)((unsigned long long)*at + got))
+		               : read(fd, p + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
 }
 
 char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
@@ -55,42 +77,52 @@ char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
 		return NULL;
 	}
 	for (;;) {
-		if (n == cap) {
-			if (cap >= max) {
-				if (truncated)
-					*truncated = 1;
-				break;
-			}
-			size_t ncap = cap * 2 > max ? max : cap * 2;
-			char *nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				*err = -ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		ssize_t r = cd_read_full(fd, buf + n, cap - n, NULL);
 		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
 			free(buf);
 			close(fd);
-			*err = e;
+			*err = (int)r;
 			return NULL;
 		}
-		if (r == 0)
-			break;
 		n += (size_t)r;
+		if (n < cap)
+			break; /* the end of the file */
+		if (cap >= max) {
+			if (truncated)
+				*truncated = 1;
+			break;
+		}
+		size_t ncap = cap * 2 > max ? max : cap * 2;
+		char *nb = realloc(buf, ncap + 1);
+		if (!nb) {
+			free(buf);
+			close(fd);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		buf = nb;
+		cap = ncap;
 	}
 	close(fd);
 	buf[n] = '\0';
 	*len = n;
 	*err = 0;
 	return buf;
+}
+
+int cd_read_raw(const char *path, char *buf, size_t cap, int flags)
+{
+	if (cap == 0)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = cd_read_full(fd, buf, cap - 1, NULL);
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return (int)n;
 }
 
 int cd_read_small(const char *root, const char *path, char *buf, size_t cap)
@@ -114,46 +146,21 @@ int cd_read_small(const char *root, const char *path, char *buf, size_t cap)
 	return (int)len;
 }
 
-static int mkdirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		int rc = mkdir(path, 0755);
-		int e = errno;
-		*p = '/';
-		if (rc < 0 && e != EEXIST)
-			return -e;
-	}
-	return 0;
-}
-
 int cd_write_file(const char *root, const char *path, const char *data, size_t len)
 {
-	char full[4096];
+	char full[4096], parent[4096];
 	int rc = cd_path_join(full, sizeof full, root, path);
 	if (rc < 0)
 		return rc;
-	rc = mkdirs(full);
+	snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(full, '/') - full), full);
+	rc = parent[0] ? cd_make_dirs(parent, 0755, NULL, 0) : 0;
 	if (rc < 0)
 		return rc;
 	int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			close(fd);
-			return e;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) < 0)
-		return -errno;
-	return 0;
+	rc = cd_write_all(fd, data, len);
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
 }

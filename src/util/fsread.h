@@ -1,14 +1,17 @@
 /*
- * fsread.h: reading files under a root directory, bounded and defensive.
+ * fsread.h: reading files, bounded and defensive: under a root directory
+ * (this machine's "/" or a snapshot), or at a path (the state files).
  *
  * Files in /proc and /sys report a size of 0, may be enormous (a kernel log
  * saved by hand), or may hold binary junk: every read here is a loop with a
- * hard cap, and the result is always NUL-terminated.
+ * hard cap, and the result is always NUL-terminated.  cd_write_file, the
+ * mirror of cd_read_file, writes the files a snapshot is made of.
  */
 #ifndef CD_FSREAD_H
 #define CD_FSREAD_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Join root and path ("/" + "/proc/cmdline" -> "/proc/cmdline"). Returns 0, or
  * -ENAMETOOLONG. */
@@ -23,6 +26,17 @@ char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
 /* Read a small file (a sysfs attribute) into buf, with trailing whitespace
  * removed.  Returns its length, or -errno. */
 int cd_read_small(const char *root, const char *path, char *buf, size_t cap);
+
+/* Read len bytes into buf, or up to the end of the file when it comes
+ * first (a read of /proc or /sys may return less than asked before the
+ * end), through short reads and EINTR: at offset *at (pread), or from where
+ * fd is when at is NULL (read).  The count, or -errno. */
+ssize_t cd_read_full(int fd, void *buf, size_t len, const off_t *at);
+
+/* Read the file at path into buf as it is (no trimming), at most cap - 1
+ * bytes, NUL-terminated; flags are more open(2) flags (O_NOFOLLOW: a
+ * symlink at path is refused).  Returns the length, or -errno. */
+int cd_read_raw(const char *path, char *buf, size_t cap, int flags);
 
 /* Write data to root/path, creating the parent folders.  Returns 0 or -errno. */
 int cd_write_file(const char *root, const char *path, const char *data, size_t len);

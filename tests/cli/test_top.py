@@ -169,7 +169,7 @@ def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
     """A process making as many calls as it can on one CPU sets a sample
     period of hundreds; the helper on the other CPU must still be estimated
     at its rate.  Each period change makes the kernel sample the next call
-    at once (tracepf.c): weighed as a period, those samples came out 22% over
+    at once (tracering.c): weighed as a period, those samples came out 22% over
     the helper's rate here, and 190x over a process making 50 calls a
     second."""
     cpus = sorted(os.sched_getaffinity(0))

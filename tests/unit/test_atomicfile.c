@@ -22,6 +22,70 @@ static int entries(void)
 	return n;
 }
 
+/* The folders state files go in: made with their parents, the last with
+ * its own mode; accepted only when ours alone. */
+static void test_dirs(void)
+{
+	char deep[128], failed[128], file[128], link_dir[128];
+	struct stat st;
+	snprintf(deep, sizeof deep, "%s/run/cd/", dir);
+	mode_t old = umask(0);
+	CHECK_INT(cd_make_dirs(deep, 0700, failed, sizeof failed), 0);
+	umask(old);
+	CHECK_INT(stat(deep, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0700);
+	snprintf(deep, sizeof deep, "%s/run", dir);
+	CHECK_INT(stat(deep, &st), 0);
+	CHECK_INT(st.st_mode & 0755, 0755);
+	CHECK_INT(cd_make_dirs(deep, 0700, NULL, 0), 0); /* there already */
+	CHECK_INT(cd_dir_is_ours(deep, &st), 0);
+	CHECK(S_ISDIR(st.st_mode));
+	CHECK_INT(chmod(deep, 0777), 0);
+	CHECK_INT(cd_dir_is_ours(deep, NULL), -EPERM);
+	snprintf(link_dir, sizeof link_dir, "%s/run-link", dir);
+	CHECK_INT(symlink(deep, link_dir), 0);
+	CHECK_INT(cd_dir_is_ours(link_dir, NULL), -EPERM);
+	snprintf(file, sizeof file, "%s/run/file", dir);
+	unit_put(file, "x");
+	CHECK_INT(cd_dir_is_ours(file, NULL), -EPERM);
+	snprintf(deep, sizeof deep, "%s/run/file/sub", dir);
+	CHECK_INT(cd_make_dirs(deep, 0755, failed, sizeof failed), -ENOTDIR);
+	CHECK_STR(failed, deep);
+	CHECK_INT(cd_make_dirs("", 0755, NULL, 0), -ENOENT);
+	/* leave dir empty for main's counts */
+	snprintf(deep, sizeof deep, "%s/run/cd", dir);
+	CHECK(unlink(file) == 0 && unlink(link_dir) == 0 && rmdir(deep) == 0);
+	snprintf(deep, sizeof deep, "%s/run", dir);
+	CHECK_INT(rmdir(deep), 0);
+}
+
+/* The two steps with a temporary name of the caller's: an existing file
+ * (or symlink) at it is never written; publishing without replace keeps
+ * the file there; the temporary name is gone after publishing, either way. */
+static void test_steps(void)
+{
+	char tmp[128], path[128];
+	snprintf(tmp, sizeof tmp, "%s/steps.tmp", dir);
+	snprintf(path, sizeof path, "%s/steps", dir);
+	unit_put(tmp, "theirs");
+	CHECK_INT(cd_write_new(tmp, "ours", 4, 0600), -EEXIST);
+	CHECK_STR(unit_get(tmp), "theirs");
+	unlink(tmp);
+	CHECK_INT(cd_write_new(tmp, "ours", 4, 0600), 0);
+	CHECK_INT(cd_publish(tmp, path, false), 0);
+	CHECK_STR(unit_get(path), "ours");
+	CHECK_STR(unit_get(tmp), "(absent)");
+	CHECK_INT(cd_write_new(tmp, "again", 5, 0600), 0);
+	CHECK_INT(cd_publish(tmp, path, false), -EEXIST);
+	CHECK_STR(unit_get(path), "ours");
+	CHECK_STR(unit_get(tmp), "(absent)");
+	CHECK_INT(cd_write_new(tmp, "again", 5, 0600), 0);
+	CHECK_INT(cd_publish(tmp, path, true), 0);
+	CHECK_STR(unit_get(path), "again");
+	CHECK_STR(unit_get(tmp), "(absent)");
+	unlink(path);
+}
+
 int main(void)
 {
 	unit_tempdir(dir, sizeof dir, "atomic");
@@ -67,5 +131,8 @@ int main(void)
 	CHECK_INT(lstat(link_path, &st), 0);
 	CHECK(S_ISREG(st.st_mode));
 	CHECK_INT(cd_sync_parent(path), 0);
+	test_steps();
+	test_dirs();
+	CHECK_INT(cd_sync_dir(dir), 0);
 	return unit_done("atomicfile");
 }

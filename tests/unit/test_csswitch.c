@@ -1,10 +1,12 @@
-/* Unit tests of the clocksource switch and its restore on every exit path,
- * against a fake sysfs tree in /tmp, where current_clocksource is a plain
- * file: this machine's clocksource is never touched.  Crashes and signals are
- * real: a child process switches, then is killed (SIGKILL: the record must
- * remain and restore it) or signalled (SIGTERM, SIGHUP, SIGINT: the handler
- * must restore it before the process dies). */
+/* Unit tests of the clocksource switch and its restore on every exit path
+ * (the record's recovery, persist/csrestore.c, included), against a fake
+ * sysfs tree in /tmp, where current_clocksource is a plain file: this
+ * machine's clocksource is never touched.  Crashes and signals are real: a
+ * child process switches, then is killed (SIGKILL: the record must remain
+ * and restore it) or signalled (SIGTERM, SIGHUP, SIGINT: the handler must
+ * restore it before the process dies). */
 #include "measure/csswitch.h"
+#include "persist/csrestore.h"
 #include "unit.h"
 
 #include <errno.h>

@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,6 +64,30 @@ static void test_read(void)
 	got = cd_read_file("/", "/proc/self/stat", 1 << 16, &len, &err, &trunc);
 	CHECK(got != NULL && len > 0);
 	free(got);
+
+	/* A file at a path, as it is: no trimming, cut at the buffer, a symlink
+	 * refused on request; and a read at an offset. */
+	char path[96], link_path[96];
+	snprintf(path, sizeof path, "%s/raw", dir);
+	CHECK_INT(cd_write_file(dir, "/raw", "tsc \nhpet\n", 10), 0);
+	CHECK_INT(cd_read_raw(path, buf, sizeof buf, 0), 10);
+	CHECK_STR(buf, "tsc \nhpet\n");
+	CHECK_INT(cd_read_raw(path, buf, 8, 0), 7);
+	CHECK_STR(buf, "tsc \nhp");
+	snprintf(link_path, sizeof link_path, "%s/raw-link", dir);
+	CHECK_INT(symlink(path, link_path), 0);
+	CHECK_INT(cd_read_raw(link_path, buf, sizeof buf, 0), 10);
+	CHECK_INT(cd_read_raw(link_path, buf, sizeof buf, O_NOFOLLOW), -ELOOP);
+	CHECK_INT(cd_read_raw(path, buf, 0, 0), -EINVAL);
+	int fd = open(path, O_RDONLY);
+	off_t at = 5;
+	CHECK_INT(cd_read_full(fd, buf, 4, &at), 4);
+	CHECK(memcmp(buf, "hpet", 4) == 0);
+	at = 8;
+	CHECK_INT(cd_read_full(fd, buf, 4, &at), 2); /* the end comes first */
+	CHECK_INT(cd_read_full(fd, buf, 3, NULL), 3);
+	CHECK(memcmp(buf, "tsc", 3) == 0);
+	close(fd);
 }
 
 int main(void)

@@ -1,4 +1,5 @@
-/* Unit tests of the output layer: JSON escaping and nesting, text wrapping. */
+/* Unit tests of the output layer: JSON escaping, nesting and numbers, Prometheus
+ * labels and textfile (wrapping: test_wrap.c). */
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "unit.h"
@@ -46,6 +47,7 @@ static void nested(FILE *f)
 	cd_jsonw_begin_array(&w, "empty");
 	cd_jsonw_end_array(&w);
 	cd_jsonw_null(&w, "z");
+	cd_jsonw_numbers(&w, (const struct cd_jsonw_num[]){ { "p", 1 }, { "q", 0.5 }, { "r", 0.0 / 0.0 }, { NULL, 0 } });
 	cd_jsonw_end_object(&w);
 }
 
@@ -53,33 +55,8 @@ static void test_nesting(void)
 {
 	char *got;
 	UNIT_CAPTURE(got, nested(out));
-	CHECK_STR(got, "{\"s\":\"x\",\"n\":null,\"a\":[1,0.5,null,true,{}],\"empty\":[],\"z\":null}");
-	free(got);
-}
-
-static void test_wrap(void)
-{
-	char *got;
-	UNIT_CAPTURE(got, cd_wrap(out, "one two three four five six seven eight nine ten eleven\n"
-	                               "$ a command that is much longer than forty columns stays whole\n"
-	                               "short", 4, 40));
-	CHECK_STR(got, "    one two three four five six seven\n"
-	               "    eight nine ten eleven\n"
-	               "    $ a command that is much longer than forty columns stays whole\n"
-	               "    short\n");
-	free(got);
-	/* A word longer than the line is cut, never looping forever. */
-	char word[200];
-	memset(word, 'w', sizeof word - 1);
-	word[sizeof word - 1] = '\0';
-	UNIT_CAPTURE(got, cd_wrap(out, word, 4, 40));
-	size_t lines = 0;
-	for (char *p = got; *p; p++)
-		lines += *p == '\n';
-	CHECK_INT(lines, 6); /* 199 characters, 36 a line */
-	free(got);
-	UNIT_CAPTURE(got, cd_wrap(out, "", 4, 40));
-	CHECK_STR(got, "");
+	CHECK_STR(got, "{\"s\":\"x\",\"n\":null,\"a\":[1,0.5,null,true,{}],\"empty\":[],\"z\":null,"
+	               "\"p\":1,\"q\":0.5,\"r\":null}");
 	free(got);
 }
 
@@ -202,6 +179,5 @@ int main(void)
 	test_number_text();
 	test_escape();
 	test_nesting();
-	test_wrap();
 	return unit_done("output");
 }

@@ -7,7 +7,7 @@
  * (missing, this boot, another boot, unsafe), and a non-root run that says
  * it could not save.
  */
-#include "measure/verdictfile.h"
+#include "persist/verdictfile.h"
 #include "unit.h"
 
 #include <errno.h>

@@ -25,7 +25,8 @@
  *       kernel's REALTIME - MONOTONIC by more than 1 ms between two of its
  *       iterations ("kernel-step", with the gap between those iterations:
  *       below 1 ms the reader was running across the step), and a summary
- *       line.  -s AT:DELTA (up to 16): at AT seconds after the start, the
+ *       line (with counter_hz_on_raw: the counter's rate on the kernel's
+ *       CLOCK_MONOTONIC_RAW over the run, measured apart from the library).  -s AT:DELTA (up to 16): at AT seconds after the start, the
  *       loop itself steps CLOCK_REALTIME by DELTA seconds with
  *       clock_settime() (root), and goes on reading at once.
  *       Backward steps are counted per clock (REALTIME and TAI step with the
@@ -222,6 +223,26 @@ static void run_close(int c, struct clockstate *cs, int64_t t_good)
 	fflush(stdout);
 }
 
+/* The counter and CLOCK_MONOTONIC_RAW at one moment: the tightest of 16
+ * brackets "counter, kernel, counter", the counter at its midpoint.  Two
+ * of these seconds apart give the counter's rate on the kernel's raw
+ * clock, measured apart from the library (the reference a verdict's wrong
+ * frequency is judged by). */
+static void counter_at_raw(double *counter, int64_t *raw)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 16; i++) {
+		uint64_t c0 = fc_cycles();
+		int64_t r = kns(CLOCK_MONOTONIC_RAW);
+		uint64_t c1 = fc_cycles();
+		if (c1 - c0 < best) {
+			best = c1 - c0;
+			*counter = (double)c0 + (double)(c1 - c0) / 2;
+			*raw = r;
+		}
+	}
+}
+
 static int cmd_follow(double secs, int interval_ms)
 {
 	struct clockstate cs[NCLK];
@@ -232,6 +253,9 @@ static int cmd_follow(double secs, int interval_ms)
 	}
 	struct fc_info i0, i1, prev;
 	info_or_die(&prev);
+	double counter0, counter1;
+	int64_t raw0, raw1;
+	counter_at_raw(&counter0, &raw0);
 	printf("{\"event\":\"start\",\"t\":%" PRId64 ",", kns(CLOCK_MONOTONIC));
 	print_info_fields(&prev);
 	printf("}\n");
@@ -395,9 +419,11 @@ static int cmd_follow(double secs, int interval_ms)
 		run_close(c, &cs[c], INT64_MIN);
 	struct fc_info fin;
 	info_or_die(&fin);
+	counter_at_raw(&counter1, &raw1);
 	printf("{\"summary\":true,\"secs\":%.3f,\"iters\":%" PRIu64 ",\"changes\":%d,\"kernel_steps\":%d"
-	       ",\"bound_max\":%" PRId64,
-	       (kns(CLOCK_MONOTONIC) - start) / 1e9, iters, changes, ksteps, bound_max_total);
+	       ",\"bound_max\":%" PRId64 ",\"counter_hz_on_raw\":%.1f",
+	       (kns(CLOCK_MONOTONIC) - start) / 1e9, iters, changes, ksteps, bound_max_total,
+	       (counter1 - counter0) * 1e9 / (double)(raw1 - raw0));
 	for (int c = 0; c < NCLK; c++)
 		printf(",\"%s\":{\"n\":%" PRIu64 ",\"err_max\":%" PRId64 ",\"excess_max\":%" PRId64 ",\"bad\":%" PRIu64
 		       ",\"runs\":%" PRIu64 ",\"back\":%" PRIu64 ",\"back_max_ns\":%" PRId64

@@ -1,12 +1,15 @@
 """fastclock-verdict-hz: a verdict's counter_hz that is wrong does not make
 the library wrong.  The guest of fastclock-verified (kernel on hpet, TSC
 refused by the kernel, invariant bit present); a sound verdict for this boot
-whose counter_hz is 0.2 % above the TSC frequency the kernel detected at
+whose counter_hz is 0.5 % above the TSC frequency the kernel detected at
 boot (a verdict taken with another counter, or a bad measurement).  The
 library measures the counter against the kernel anyway (it re-anchors on
 it), so after the first 0.5 s every read must be within the error bound
 fc_info reports, and the frequency it reports within 100 ppm of the
-kernel's."""
+counter's rate on the kernel's CLOCK_MONOTONIC_RAW over the run (fcprobe
+measures it apart from the library).  Not the kernel's boot calibration:
+under TCG on a loaded host that was 0.11 % off (2297.446 MHz against a
+measured 2299.998), and the wrong verdict is built from it."""
 from fastclock_lab import CPU, PROGRAMS, SMP, Follow  # noqa: F401
 
 APPEND = "tsc=unstable"
@@ -15,7 +18,7 @@ TIMEOUT = 40
 STEPS = [
     ("follow", r"""
 mhz=$(dmesg | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
-hz=$(awk "BEGIN { printf \"%.0f\", $mhz * 1e6 * 1.002 }")
+hz=$(awk "BEGIN { printf \"%.0f\", $mhz * 1e6 * 1.005 }")
 echo "kernel_mhz $mhz"
 printf 'boot_id=%s\nverdict=sound\ncounter_hz=%s\n' "$(cat /proc/sys/kernel/random/boot_id)" $hz > /tmp/vh
 chmod 644 /tmp/vh
@@ -34,15 +37,20 @@ def check(r):
     fo = Follow(f.stdout)
     print(fo.table(CLOCKS))
     info = fo.summary["info"]
-    print("kernel: %.3f MHz; verdict: %s; library: %.3f MHz from %s +-%g ppm, bound %d ns" % (
-        mhz, [x for x in f.stdout.splitlines() if x.startswith("counter_hz=")], info["counter_hz"] / 1e6,
-        info["freq_from"], info["freq_err_ppm"], info["error_bound_ns"]))
+    verdict_hz = float([x for x in f.stdout.splitlines() if x.startswith("counter_hz=")][0].split("=")[1])
+    on_raw = fo.summary["counter_hz_on_raw"]
+    print("kernel at boot: %.3f MHz; on CLOCK_MONOTONIC_RAW: %.3f MHz; verdict: %.3f MHz (%+.0f ppm); "
+          "library: %.3f MHz (%+.1f ppm) from %s +-%g ppm, bound %d ns" % (
+              mhz, on_raw / 1e6, verdict_hz / 1e6, (verdict_hz / on_raw - 1) * 1e6, info["counter_hz"] / 1e6,
+              (info["counter_hz"] / on_raw - 1) * 1e6, info["freq_from"], info["freq_err_ppm"],
+              info["error_bound_ns"]))
     assert (info["source"], info["reason"]) == ("counter", "verified"), info
     for cl in ("mono", "raw", "boot", "rt", "tai"):
         assert fo.summary[cl]["back"] == 0, (cl, fo.summary[cl])
     late = [x for x in fo.intervals if x["t0"] >= fo.start["t"] + 500000000]
     assert len(late) >= 5
-    # the kernel's figure is to 1 kHz: 100 ppm is far above that
-    assert abs(info["counter_hz"] / (mhz * 1e6) - 1) < 100e-6, info
+    # the verdict was wrong (else this proves nothing), the library is not
+    assert abs(verdict_hz / on_raw - 1) > 1000e-6, (verdict_hz, on_raw)
+    assert abs(info["counter_hz"] / on_raw - 1) < 100e-6, (info, on_raw)
     for cl in CLOCKS:
         assert fo.worst(late, cl) <= 0, (cl, fo.table(CLOCKS))

@@ -28,9 +28,12 @@ from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # no
                        STEP_CHECK_NS, STEPWATCH_END, check_common, stepwatch_result,
                        stepwatch_start, workload)
 
-TIMEOUT = 60
+TIMEOUT = 80
+# The probes run this long: the five phases take about 6 s on a quiet host
+# and took 9 s on a loaded one (the last phase then came after a 10 s follow).
+FOLLOW_S = 16
 MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"
-STEPS = workload("fault-ntp", 10, 1, """
+STEPS = workload("fault-ntp", FOLLOW_S, 1, """
 %(start)secho "step+ $(clockfault step 2 | %(m)s)"
 sleep 1
 echo "step- $(clockfault step -2 | %(m)s)"
@@ -54,6 +57,9 @@ def check(r):
     ends = [m[p] for p in PHASES[1:]] + [fo.intervals[-1]["t"]]
     for p, t1 in zip(PHASES, ends):
         ivs = [i for i in fo.intervals if i["t"] >= m[p] and i["t0"] <= t1]
+        # each phase must fall inside the follow, or it was not watched
+        assert ivs, "phase %s at %.3f s came after the follow ended at %.3f s: the guest was slow; " \
+                    "raise FOLLOW_S" % (p, m[p] / 1e9, fo.intervals[-1]["t"] / 1e9)
         runs = [x for x in fo.runs if m[p] <= x["t"] < t1]
         print("fault-ntp %-5s: bound %s ns; worst error %s; worst excess over the bound %s; "
               "longest to converge %s" % (

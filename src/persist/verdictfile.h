@@ -20,10 +20,11 @@
  * the writer, writable by nobody else): the library trusts it only when no
  * other user could have written it.
  */
-#ifndef CD_MEASURE_VERDICTFILE_H
-#define CD_MEASURE_VERDICTFILE_H
+#ifndef CD_PERSIST_VERDICTFILE_H
+#define CD_PERSIST_VERDICTFILE_H
 
 #include "measure/tsc.h"
+#include "persist/statedir.h"
 #include "probe/facts.h"
 
 #include "fastclock.h"
@@ -31,18 +32,11 @@
 #include <stddef.h>
 
 #define CD_VERDICT_FILE "tsc-verdict"
-#define CD_STATE_DIR_DEFAULT "/run/clockdoctor"
-
-/* $CLOCKDOCTOR_STATE_DIR, or /run/clockdoctor. */
-const char *cd_state_dir(void);
 
 /* The file the library will read: $FASTCLOCK_VERDICT when set (the
  * library's own override), else the state folder's tsc-verdict.  Returns 0,
  * or -ENAMETOOLONG. */
 int cd_verdict_read_path(char *out, size_t len);
-
-/* This boot's id into out ("" when unreadable); 0 or -errno. */
-int cd_boot_id(char *out, size_t len);
 
 /* The file's text.  hz <= 0 writes counter_hz=0 (none).  counter (NULL
  * or "": left out) adds a line counter=KIND ("x86-tsc", "arm64-cntvct"),

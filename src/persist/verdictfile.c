@@ -3,7 +3,7 @@
  * (verdictfile.h).
  *
  * Root writes a file that every process under the accelerator reads and
- * trusts, so the writing is careful in the ways csswitch.c's record is: the
+ * trusts, so the writing is careful in the ways csrestore.c's record is: the
  * folder must be a real folder owned by us and writable by nobody else (a
  * planted symlink or a folder another user controls could make root write
  * elsewhere, or let that user swap the verdict), the temporary file is
@@ -11,7 +11,10 @@
  * one step (a symlink planted at the name is replaced, never followed).
  * Unlike the record, the folder is 0755: the verdict is read by everyone.
  */
-#include "measure/verdictfile.h"
+#include "persist/verdictfile.h"
+#include "persist/statedir.h"
+#include "util/atomicfile.h"
+#include "util/fsread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,54 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *cd_state_dir(void)
-{
-	const char *d = getenv("CLOCKDOCTOR_STATE_DIR");
-	return d && *d ? d : CD_STATE_DIR_DEFAULT;
-}
-
 int cd_verdict_read_path(char *out, size_t len)
 {
 	const char *env = getenv("FASTCLOCK_VERDICT");
 	int n = env && *env ? snprintf(out, len, "%s", env)
 	                    : snprintf(out, len, "%s/%s", cd_state_dir(), CD_VERDICT_FILE);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static int read_small(const char *path, char *buf, size_t len, int flags)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
-	if (fd < 0)
-		return -errno;
-	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t r = read(fd, buf + got, len - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? -errno : 0;
-			if (e) {
-				close(fd);
-				return e;
-			}
-			break;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return (int)got;
-}
-
-int cd_boot_id(char *out, size_t len)
-{
-	int n = read_small("/proc/sys/kernel/random/boot_id", out, len, 0);
-	if (n < 0) {
-		out[0] = '\0';
-		return n;
-	}
-	out[strcspn(out, " \t\r\n")] = '\0';
-	return out[0] ? 0 : -EINVAL;
 }
 
 /* A value that cannot break the key=value lines. */
@@ -94,59 +55,36 @@ int cd_verdict_format(char *buf, size_t len, const char *boot_id, enum cd_tsc_ve
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
 
-/* mkdir -p, each new folder 0755.  The last must then be a real folder
- * (lstat: not a symlink), owned by us and writable by nobody else; one made
- * 0700 by an older run (the bench record's folder) is opened to readers. */
+/* mkdir -p, each new folder 0755.  The last must then be a folder of ours
+ * alone (cd_dir_is_ours); one made 0700 by an older run (the bench
+ * record's folder) is opened to readers. */
 static int make_state_dir(const char *dir, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+	char failed[PATH_MAX];
+	struct stat st;
+	if (strlen(dir) >= sizeof failed) {
 		snprintf(err, errlen, "the state folder name is too long");
 		return -ENAMETOOLONG;
 	}
-	for (char *p = path + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-			int e = errno;
-			snprintf(err, errlen, "cannot create %s: %s", path, strerror(e));
-			return -e;
-		}
-		*p = c;
-		if (c == '\0' || p[1] == '\0')
-			break;
+	int rc = cd_make_dirs(dir, 0755, failed, sizeof failed);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", failed, strerror(-rc));
+		return rc;
 	}
-	struct stat st;
-	if (lstat(dir, &st) != 0) {
-		int e = errno;
-		snprintf(err, errlen, "cannot read %s: %s", dir, strerror(e));
-		return -e;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+	rc = cd_dir_is_ours(dir, &st);
+	if (rc == -EPERM) {
 		snprintf(err, errlen, "%s is not a folder of ours alone (it must be a folder owned by uid %ld and "
 		         "writable by nobody else): not writing the verdict there", dir, (long)geteuid());
-		return -EPERM;
+		return rc;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", dir, strerror(-rc));
+		return rc;
 	}
 	if ((st.st_mode & 0755) != 0755 && chmod(dir, (st.st_mode & 07777) | 0755) != 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot make %s readable by every user: %s", dir, strerror(e));
 		return -e;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		len -= (size_t)w;
 	}
 	return 0;
 }
@@ -163,32 +101,17 @@ int cd_verdict_write(const char *dir, const char *text, size_t len, char *err, s
 		return -ENAMETOOLONG;
 	}
 	unlink(tmp); /* a leftover of a killed run with our pid: ours to remove */
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
-		return -e;
-	}
 	/* 0644 whatever the umask: every process under the accelerator reads it. */
-	rc = fchmod(fd, 0644) == 0 ? 0 : -errno;
-	if (rc == 0)
-		rc = write_all(fd, text, len);
-	if (rc == 0 && fsync(fd) != 0)
-		rc = -errno;
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, final) != 0)
-		rc = -errno;
+	rc = cd_write_new(tmp, text, len, 0644);
 	if (rc < 0) {
-		unlink(tmp);
-		snprintf(err, errlen, "cannot write %s: %s", final, strerror(-rc));
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(-rc));
 		return rc;
 	}
-	/* The rename itself survives a crash only once the folder is synced. */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
+	/* rename: a symlink planted at the name is replaced, never followed. */
+	rc = cd_publish(tmp, final, true);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", final, strerror(-rc));
+		return rc;
 	}
 	return 0;
 }
@@ -221,7 +144,7 @@ int cd_verdict_save(const struct cd_facts *f, const struct cd_tsc_report *t, cha
 	/* Under qemu-user an arm64 build runs on an x86-64 kernel: uname()
 	 * says aarch64, the kernel's own file does not.  Its counter is the
 	 * emulator's, and the machine's programs must not read its verdict. */
-	if (MY_ARCH && read_small("/proc/sys/kernel/arch", arch, sizeof arch, 0) > 0 &&
+	if (MY_ARCH && cd_read_raw("/proc/sys/kernel/arch", arch, sizeof arch, 0) > 0 &&
 	    (arch[strcspn(arch, "\n")] = '\0', strcmp(arch, MY_ARCH) != 0)) {
 		snprintf(msg, msglen, "not saving the verdict: this clockdoctor is built for %s but the kernel is "
 		         "%s (an emulator), so its counter is not the machine's", MY_ARCH, arch);
@@ -270,7 +193,7 @@ enum cd_verdict_state cd_verdict_load(const char *path, struct fc_verdict *v, ch
 		return CD_VF_UNUSABLE;
 	}
 	char text[1024], boot[64];
-	int n = read_small(path, text, sizeof text, 0);
+	int n = cd_read_raw(path, text, sizeof text, 0);
 	if (n < 0) {
 		snprintf(why, whylen, "%s: %s", path, strerror(-n));
 		return CD_VF_UNUSABLE;

@@ -1,0 +1,17 @@
+/*
+ * signals.h: catching the signals that ask a command to stop (Ctrl-C,
+ * SIGTERM, SIGHUP), so that it stops the way it chooses: a handler sets a
+ * flag and the command's loop sees it.
+ *
+ * The handler goes in without SA_RESTART: a sleep, poll or read in progress
+ * ends at once (EINTR) instead of resuming, so the flag is seen without
+ * waiting for the next tick.  (pthread_join is never interrupted: threads
+ * must check the flag themselves.)
+ */
+#ifndef CD_SIGNALS_H
+#define CD_SIGNALS_H
+
+/* Install handler for sig, every other signal unblocked while it runs. */
+void cd_catch_signal(int sig, void (*handler)(int));
+
+#endif
