@@ -68,15 +68,18 @@ static const struct fc_cs_fact table[] = {
 	  .unread = { FC_VDSO_NO, 2, "0.2-1 us" } },
 };
 
-int fc_kv_at_least(int maj, int min, int patch, int want_maj, int want_min, int want_patch)
+enum fc_kver fc_kver_compare(int maj, int min, int patch, int want_maj, int want_min, int want_patch)
 {
+	bool newer;
 	if (maj < 0)
-		return -1;
+		return FC_KVER_UNKNOWN;
 	if (maj != want_maj)
-		return maj > want_maj;
-	if (min != want_min)
-		return min > want_min;
-	return patch >= want_patch;
+		newer = maj > want_maj;
+	else if (min != want_min)
+		newer = min > want_min;
+	else
+		newer = patch >= want_patch;
+	return newer ? FC_KVER_SAME_OR_NEWER : FC_KVER_OLDER;
 }
 
 const struct fc_cs_fact *fc_cs_fact(const char *name)
@@ -100,7 +103,7 @@ const struct fc_cs_fact *fc_cs_table(int *n)
 static bool change_in(const struct fc_cs_fact *cs, int maj, int min, int patch)
 {
 	const int *c = cs->change, *s = cs->change_stable;
-	if (fc_kv_at_least(maj, min, patch, c[0], c[1], c[2]) == 1)
+	if (fc_kver_compare(maj, min, patch, c[0], c[1], c[2]) == FC_KVER_SAME_OR_NEWER)
 		return true;
 	return s[0] && maj == s[0] && min == s[1] && patch >= s[2];
 }

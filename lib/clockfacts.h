@@ -11,8 +11,8 @@
  * same facts to a user, with the same sources.
  *
  * A version constant is a "major, minor, patch" triple, so that it can be
- * passed straight to a comparison (cd_kernel_at_least(k, FC_KV_...),
- * fc_kv_at_least) and spelled in a message with FC_KV_STR (major.minor) or
+ * passed straight to a comparison (cd_kernel_compare(k, FC_KV_...),
+ * fc_kver_compare) and spelled in a message with FC_KV_STR (major.minor) or
  * FC_KV_STR3 (major.minor.patch, for stable releases).
  *
  * "Unverified" below means the version could not be checked against the
@@ -127,9 +127,17 @@
 #define FC_KV_STR3(v) FC_KV_STR3_(v)
 #define FC_KV_STR3_(maj, min, patch) #maj "." #min "." #patch
 
-/* 1 when kernel maj.min.patch is at least want_maj.want_min.want_patch;
- * -1 when the kernel's version is unknown (maj < 0). */
-int fc_kv_at_least(int maj, int min, int patch, int want_maj, int want_min, int want_patch);
+/* A kernel's version against a version constant.  An unknown version is
+ * its own answer, never "older" or "newer": each caller says what it takes
+ * an unknown kernel for (most take it for a current one). */
+enum fc_kver {
+	FC_KVER_UNKNOWN = 0,    /* the kernel's version is not known */
+	FC_KVER_OLDER,          /* before the version */
+	FC_KVER_SAME_OR_NEWER,  /* the version, or a later one */
+};
+
+/* Kernel maj.min.patch (maj < 0: unknown) against want_maj.want_min.want_patch. */
+enum fc_kver fc_kver_compare(int maj, int min, int patch, int want_maj, int want_min, int want_patch);
 
 /* ---- what the vDSO does with each clocksource ---- */
 

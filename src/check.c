@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "diagnose/diagnose.h"
 #include "measure/measure.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "output/output.h"
 #include "probe/probe.h"

@@ -13,6 +13,7 @@
 #include "diagnose/plan.h"
 #include "measure/csapply.h"
 #include "measure/measure.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "output/fixreport.h"
 #include "persist/csrestore.h"

@@ -22,6 +22,7 @@
 #include "util/printable.h"
 
 #include "commands.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "probe/probe.h"
 

@@ -10,6 +10,7 @@
  * 1 unknown, 2 unsound, 3 bad usage.
  */
 #include "commands.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "persist/verdictfile.h"
 #include "output/tscreport.h"

@@ -71,7 +71,7 @@ struct watcher {
 	bool kmsg_open;
 	struct cd_kgroup group;
 	struct cd_watch_state st;
-	struct cd_facts *facts;        /* kernel release and arch, for the vDSO verdict */
+	struct cd_facts *facts;        /* kernel release and arch, for the clocksource's vDSO state */
 	char last_known[CD_NAME_MAX];  /* the clocksource last read ("" never) */
 	bool unreadable_said;          /* clocksource-unreadable reported, not readable since */
 	bool textfile_dirty;
@@ -312,8 +312,8 @@ static void report_kernel(struct watcher *w, const struct cd_kgroup_event *k, in
 
 static int vdso_of(const struct watcher *w, const char *name)
 {
-	struct cd_cs_verdict v;
-	cd_clocksource_verdict(name, w->facts, &v);
+	struct cd_cs_state v;
+	cd_clocksource_state(name, w->facts, &v);
 	return fc_vdso_surely_fast(v.vdso);
 }
 
@@ -453,7 +453,7 @@ static double syscalls_due(const struct watcher *w, double now)
 	return at > now ? at - now : 0;
 }
 
-/* The kernel release and architecture, for cd_clocksource_verdict. */
+/* The kernel release and architecture, for cd_clocksource_state. */
 static void light_facts(struct cd_facts *f)
 {
 	char buf[256];

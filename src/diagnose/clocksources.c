@@ -12,6 +12,7 @@
  */
 #include "diagnose/diagnose.h"
 #include "probe/probe.h"
+#include "util/table.h"
 
 #include "clockfacts.h"
 
@@ -64,28 +65,121 @@ bool cd_kernel_32bit(const struct cd_facts *f)
 /* The 32-bit x86 vDSO had only the system-call entry and signal return
  * until 3.15 added clock_gettime and gettimeofday to it (commit 7a59ed415f5b,
  * "x86, vdso: Add 32 bit VDSO time support for 32 bit kernel"): before, glibc
- * makes the system call whatever the clocksource. */
+ * makes the system call whatever the clocksource.  A kernel of unknown
+ * version is taken as a current one, as the table does (fc_cs_vdso_reads). */
 bool cd_kernel_no_vdso_time(const struct cd_facts *f)
 {
-	return cd_kernel_32bit(f) && cd_kernel_at_least(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) == 0;
+	return cd_kernel_32bit(f) && cd_kernel_compare(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) == FC_KVER_OLDER;
 }
 
-/* The table's state for this clocksource (lib/clockfacts.c) and the reason
- * in words.  The reasons name the version rule the state rests on; their
- * versions come from the same constants. */
-static void set(struct cd_cs_verdict *v, const struct fc_cs_state *st, const char *why)
+/* Why the vDSO reads each clocksource of the table (lib/clockfacts.c) or
+ * not, in words: read when this kernel's vDSO has a read for it by version
+ * (fc_cs_vdso_reads), unread when it has none, unknown_kernel instead when
+ * the kernel's version is not known and the words would name it.  The
+ * reasons name the version rule the state rests on; their versions come
+ * from the same constants. */
+static const struct {
+	const char *name, *read, *unread, *unknown_kernel;
+} reasons[] = {
+	{ "tsc", "the vDSO reads the TSC without a system call", NULL, NULL },
+	{ "tsc-early", "the vDSO reads the TSC without a system call", NULL, NULL },
+	{ "kvm-clock",
+	  "the vDSO reads kvm-clock only while the host sets PVCLOCK_TSC_STABLE_BIT "
+	  "(host on tsc, vCPU TSCs matched); otherwise every call is a system call",
+	  "kvm-clock gained its vDSO read in about Linux " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) "; "
+	  "this kernel is older "
+	  "(a distribution kernel may have it backported: measure on the machine)", NULL },
+	{ "xen",
+	  "the vDSO reads xen only if Xen sets the TSC stable bit and the vCPU time area "
+	  "registers; many Xen instances do not",
+	  "the xen clocksource gained its vDSO read in about Linux " FC_KV_STR(FC_KV_XEN_VDSO)
+	  "; this kernel is older", NULL },
+	{ "hyperv_clocksource_tsc_page", "the vDSO reads the Hyper-V TSC page",
+	  "the vDSO reads the Hyper-V TSC page from about Linux "
+	  FC_KV_STR(FC_KV_HYPERV_TSC_PAGE_VDSO) "; this kernel is older", NULL },
+	{ "hyperv_clocksource_msr", NULL,
+	  "hyperv_clocksource_msr is read with an MSR, which only the kernel can do", NULL },
+	{ "hpet",
+	  "before Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED) " the vDSO may read the HPET "
+	  "itself (distribution kernels took the " FC_KV_STR3(FC_KV_HPET_VDSO_REMOVED_STABLE)
+	  " removal too): no system call, but each read is a slow device access",
+	  "hpet has no vDSO read since Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED)
+	  " (and " FC_KV_STR3(FC_KV_HPET_VDSO_REMOVED_STABLE) ")",
+	  "hpet has no vDSO read since Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED)
+	  " (kernel version unknown here)" },
+	{ "acpi_pm", NULL, "the vDSO never reads acpi_pm: the kernel reads the I/O port", NULL },
+	{ "jiffies", NULL, "jiffies counts timer ticks: no vDSO read and only tick resolution", NULL },
+	{ "refined-jiffies", NULL, "jiffies counts timer ticks: no vDSO read and only tick resolution", NULL },
+	{ "pit", NULL, "the PIT is read through I/O ports by the kernel", NULL },
+	{ "arch_sys_counter", "the vDSO reads the arm64 generic timer (cntvct_el0)", NULL, NULL },
+};
+
+/* What takes the clocksource's vDSO read away on this machine whatever the
+ * kernel's version (a 32-bit kernel, the command line, the kernel log): the
+ * reason, written into buf, or NULL.  reads: the version gives it one. */
+static const char *read_taken_away(const char *name, const struct cd_facts *f, bool reads, char *buf, size_t cap)
+{
+	const char *why = NULL;
+	if (strcmp(name, "kvm-clock") == 0 && cd_kernel_32bit(f))
+		why = "32-bit kernels never read kvm-clock in the vDSO (kvm_setup_vsyscall_timeinfo "
+		      "is x86-64 only)";
+	else if (strcmp(name, "kvm-clock") == 0 && f->kernel.cmd_no_kvmclock_vsyscall)
+		why = "no-kvmclock-vsyscall on the command line turns off the vDSO read of kvm-clock";
+	else if (strcmp(name, "xen") == 0 && reads && klog_has(f, CD_EV_XEN_NO_VDSO))
+		why = "the kernel logged that Xen's pvclock vDSO mode is not supported here";
+	if (why) {
+		snprintf(buf, cap, "%s", why);
+		return buf;
+	}
+	const struct cd_event *wa = strcmp(name, "arch_sys_counter") == 0 ? arch_timer_loses_vdso(f) : NULL;
+	if (!wa)
+		return NULL;
+	/* The erratum named as the kernel logged it, for a user to search. */
+	snprintf(buf, cap, "the arch_timer workaround for %s replaces the counter read, "
+	         "which takes away the vDSO read", wa->name);
+	return buf;
+}
+
+static void set(struct cd_cs_state *v, const struct fc_cs_state *st, const char *why)
 {
 	v->vdso = st->vdso;
 	v->rank = st->rank;
 	v->typical = st->typical;
-	snprintf(v->why, sizeof v->why, "%s", why);
+	snprintf(v->why, sizeof v->why, "%s", why ? why : "");
 }
 
-static void clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);
-
-void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
+/* The table's state for this clocksource on this kernel and machine, and
+ * the reason; all zero for a name the reasons do not hold. */
+static void clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v)
 {
-	clocksource_verdict(name, f, v);
+	const struct cd_kernel *k = &f->kernel;
+	memset(v, 0, sizeof *v);
+	const struct fc_cs_fact *cs = fc_cs_fact(name);
+	if (!cs) {
+		static const struct fc_cs_state unknown = { FC_VDSO_UNKNOWN, 0, "unknown" };
+		set(v, &unknown, "a clocksource this tool does not know: measure on the machine");
+		return;
+	}
+	bool reads = fc_cs_vdso_reads(cs, k->ver_major, k->ver_minor, k->ver_patch);
+	char taken[sizeof v->why];
+	if (read_taken_away(name, f, reads, taken, sizeof taken)) {
+		set(v, &cs->unread, taken);
+		return;
+	}
+	for (size_t i = 0; i < CD_ARRAY_LEN(reasons); i++) {
+		if (strcmp(reasons[i].name, name) != 0)
+			continue;
+		const char *why = reads ? reasons[i].read : reasons[i].unread;
+		if (k->ver_major < 0 && reasons[i].unknown_kernel)
+			why = reasons[i].unknown_kernel;
+		set(v, reads ? &cs->read : &cs->unread, why);
+		return;
+	}
+}
+
+void cd_clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v)
+{
+	clocksource_state(name, f, v);
 	if (!cd_kernel_no_vdso_time(f) || v->vdso == CD_VDSO_NO || v->vdso == CD_VDSO_UNKNOWN)
 		return;
 	/* The rank stays the clocksource's: a faster one still makes a cheaper
@@ -98,89 +192,4 @@ void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct c
 	         "in its vDSO (it came with commit 7a59ed415f5b in " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) "): every "
 	         "time call is a system call, whatever the "
 	         "clocksource");
-}
-
-static void clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v)
-{
-	const struct cd_kernel *k = &f->kernel;
-	memset(v, 0, sizeof *v);
-	const struct fc_cs_fact *cs = fc_cs_fact(name);
-	if (!cs) {
-		static const struct fc_cs_state unknown = { FC_VDSO_UNKNOWN, 0, "unknown" };
-		set(v, &unknown, "a clocksource this tool does not know: measure on the machine");
-		return;
-	}
-	bool reads = fc_cs_vdso_reads(cs, k->ver_major, k->ver_minor, k->ver_patch);
-	const struct fc_cs_state *st = reads ? &cs->read : &cs->unread;
-	if (strcmp(name, "tsc") == 0 || strcmp(name, "tsc-early") == 0) {
-		set(v, st, "the vDSO reads the TSC without a system call");
-	} else if (strcmp(name, "kvm-clock") == 0) {
-		if (cd_kernel_32bit(f))
-			set(v, &cs->unread,
-			    "32-bit kernels never read kvm-clock in the vDSO (kvm_setup_vsyscall_timeinfo "
-			    "is x86-64 only)");
-		else if (k->cmd_no_kvmclock_vsyscall)
-			set(v, &cs->unread,
-			    "no-kvmclock-vsyscall on the command line turns off the vDSO read of kvm-clock");
-		else if (!reads)
-			set(v, st,
-			    "kvm-clock gained its vDSO read in about Linux " FC_KV_STR(FC_KV_KVMCLOCK_VDSO) "; "
-			    "this kernel is older "
-			    "(a distribution kernel may have it backported: measure on the machine)");
-		else
-			set(v, st,
-			    "the vDSO reads kvm-clock only while the host sets PVCLOCK_TSC_STABLE_BIT "
-			    "(host on tsc, vCPU TSCs matched); otherwise every call is a system call");
-	} else if (strcmp(name, "xen") == 0) {
-		if (!reads)
-			set(v, st,
-			    "the xen clocksource gained its vDSO read in about Linux " FC_KV_STR(FC_KV_XEN_VDSO)
-			    "; this kernel is older");
-		else if (klog_has(f, CD_EV_XEN_NO_VDSO))
-			set(v, &cs->unread,
-			    "the kernel logged that Xen's pvclock vDSO mode is not supported here");
-		else
-			set(v, st,
-			    "the vDSO reads xen only if Xen sets the TSC stable bit and the vCPU time area "
-			    "registers; many Xen instances do not");
-	} else if (strcmp(name, "hyperv_clocksource_tsc_page") == 0) {
-		if (!reads)
-			set(v, st,
-			    "the vDSO reads the Hyper-V TSC page from about Linux "
-			    FC_KV_STR(FC_KV_HYPERV_TSC_PAGE_VDSO) "; this kernel is older");
-		else
-			set(v, st, "the vDSO reads the Hyper-V TSC page");
-	} else if (strcmp(name, "hyperv_clocksource_msr") == 0) {
-		set(v, st, "hyperv_clocksource_msr is read with an MSR, which only the kernel can do");
-	} else if (strcmp(name, "hpet") == 0) {
-		if (k->ver_major < 0)
-			set(v, st,
-			    "hpet has no vDSO read since Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED)
-			    " (kernel version unknown here)");
-		else if (!reads)
-			set(v, st,
-			    "hpet has no vDSO read since Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED)
-			    " (and " FC_KV_STR3(FC_KV_HPET_VDSO_REMOVED_STABLE) ")");
-		else
-			set(v, st,
-			    "before Linux " FC_KV_STR(FC_KV_HPET_VDSO_REMOVED) " the vDSO may read the HPET "
-			    "itself (distribution kernels took the " FC_KV_STR3(FC_KV_HPET_VDSO_REMOVED_STABLE)
-			    " removal too): no system call, but each read is a slow device access");
-	} else if (strcmp(name, "acpi_pm") == 0) {
-		set(v, st, "the vDSO never reads acpi_pm: the kernel reads the I/O port");
-	} else if (strcmp(name, "jiffies") == 0 || strcmp(name, "refined-jiffies") == 0) {
-		set(v, st, "jiffies counts timer ticks: no vDSO read and only tick resolution");
-	} else if (strcmp(name, "pit") == 0) {
-		set(v, st, "the PIT is read through I/O ports by the kernel");
-	} else if (strcmp(name, "arch_sys_counter") == 0) {
-		const struct cd_event *wa = arch_timer_loses_vdso(f);
-		char why[sizeof v->why];
-		/* The erratum named as the kernel logged it, for a user to search. */
-		snprintf(why, sizeof why, "the arch_timer workaround for %s replaces the counter read, "
-		         "which takes away the vDSO read", wa ? wa->name : "");
-		if (wa)
-			set(v, &cs->unread, why);
-		else
-			set(v, st, "the vDSO reads the arm64 generic timer (cntvct_el0)");
-	}
 }

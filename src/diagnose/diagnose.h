@@ -20,7 +20,7 @@ enum cd_severity {
 	CD_SEV_CRITICAL = 2,
 };
 
-/* The overall verdict, numbered as the Nagios plugin exit statuses. */
+/* The overall status, numbered as the Nagios plugin exit statuses. */
 enum cd_status {
 	CD_STATUS_OK = 0,
 	CD_STATUS_WARNING = 1,
@@ -53,7 +53,8 @@ struct cd_finding {
 struct cd_report {
 	enum cd_status status;
 	bool measured;
-	char verdict[200];           /* one line for people: the first line of the text output */
+	char summary[200];           /* one line for people: the first line of the text output
+	                              * (JSON's "verdict", an interface) */
 	int n;
 	struct cd_finding f[CD_MAX_FINDINGS];
 };
@@ -81,7 +82,9 @@ const struct cd_finding *cd_report_find(const struct cd_report *r, const char *c
 #define CD_VDSO_DEPENDS FC_VDSO_DEPENDS  /* depends on the host (kvm-clock, xen): measure */
 #define CD_VDSO_SLOW    FC_VDSO_SLOW     /* the vDSO reads it, but the read is a slow device access (old hpet) */
 
-struct cd_cs_verdict {
+/* How calls go on one clocksource on this kernel: the table's state
+ * (lib/clockfacts.h) and the reason in words. */
+struct cd_cs_state {
 	enum fc_vdso vdso;
 	int rank;             /* 1 fastest (vDSO), 2 hpet-class, 3 acpi_pm-class, 4 tick-based; 0 unknown */
 	const char *typical;  /* typical cost of one call, for people: "15-60 ns" */
@@ -96,6 +99,6 @@ bool cd_kernel_32bit(const struct cd_facts *f);
 bool cd_kernel_no_vdso_time(const struct cd_facts *f);
 
 /* What this kernel's vDSO does with the named clocksource. */
-void cd_clocksource_verdict(const char *name, const struct cd_facts *f, struct cd_cs_verdict *v);
+void cd_clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v);
 
 #endif

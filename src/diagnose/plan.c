@@ -108,9 +108,9 @@ static void plan_switch(struct cd_plan *p, const struct cd_facts *f, const struc
 		note(p, "switch to %s (from %s): not listed as available, or already current", to, x->code);
 		return;
 	}
-	struct cd_cs_verdict cur, tgt;
-	cd_clocksource_verdict(f->cs.current, f, &cur);
-	cd_clocksource_verdict(to, f, &tgt);
+	struct cd_cs_state cur, tgt;
+	cd_clocksource_state(f->cs.current, f, &cur);
+	cd_clocksource_state(to, f, &tgt);
 	if (tgt.rank <= 0 || (cur.rank > 0 && tgt.rank >= cur.rank)) {
 		note(p, "switch to %s (from %s): not faster than the current clocksource", to, x->code);
 		return;
@@ -150,8 +150,8 @@ static void why_no_switch(struct cd_plan *p, const struct cd_facts *f)
 		         "the current clocksource cannot be read here");
 		return;
 	}
-	struct cd_cs_verdict cur;
-	cd_clocksource_verdict(f->cs.current, f, &cur);
+	struct cd_cs_state cur;
+	cd_clocksource_state(f->cs.current, f, &cur);
 	if (cur.vdso == CD_VDSO_YES) {
 		snprintf(p->no_switch_why, sizeof p->no_switch_why,
 		         "the clocksource %s is read by the vDSO already", f->cs.current);
@@ -169,7 +169,7 @@ void cd_plan_build(const struct cd_facts *f, const struct cd_report *r, struct c
 {
 	memset(p, 0, sizeof *p);
 	p->status = r->status;
-	snprintf(p->verdict, sizeof p->verdict, "%s", r->verdict);
+	snprintf(p->summary, sizeof p->summary, "%s", r->summary);
 	bool serious = false;
 	for (int i = 0; i < r->n; i++) {
 		const struct cd_finding *x = &r->f[i];

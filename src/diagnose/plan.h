@@ -8,7 +8,7 @@
  *
  *   now       one clocksource switch (`fix --apply`), only to a clocksource
  *             the kernel lists that is faster than the current one by
- *             cd_clocksource_verdict's rank;
+ *             cd_clocksource_state's rank;
  *   lasting   kernel parameters to add or remove (`fix --persist`), one per
  *             parameter name: two findings that both advise a clocksource=
  *             are not both taken, and a clocksource= other than tsc is not
@@ -37,8 +37,8 @@ struct cd_plan_param {
 };
 
 struct cd_plan {
-	enum cd_status status;        /* check's verdict */
-	char verdict[200];
+	enum cd_status status;        /* check's status */
+	char summary[200];            /* check's summary line */
 	bool serious;                 /* some finding is a warning or critical */
 	bool nothing_to_do;           /* nothing to switch now, no parameter to change */
 

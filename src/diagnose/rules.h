@@ -1,17 +1,20 @@
 /*
- * rules.h: what the rule files share (internal to diagnose/).
+ * rules.h: what the files of the diagnosis share (internal to diagnose/).
  *
- * A context is derived once from the facts and measurements (what the kernel
- * log says about the TSC, which clocksource would be better, what was
- * measured); each rule reads it and adds at most one finding.  rules.c holds
- * the context, the clocksource and measurement rules and the report;
- * rules_tsc.c the rules about the TSC itself.
+ * A context is derived once from the facts and measurements (context.c:
+ * what the kernel log says about the TSC, which clocksource would be
+ * better, what was measured); each rule reads it and adds at most one
+ * finding (finding.c builds them).  rules.c holds the rules about the
+ * clocksource and the measurements, rules_tsc.c those about the TSC itself,
+ * lastingfix.c the fixes several rules share, report.c their order and the
+ * report.
  */
 #ifndef CD_RULES_H
 #define CD_RULES_H
 
 #include "diagnose/diagnose.h"
 #include "measure/tsc.h"
+#include "util/table.h"
 
 #define CS_PATH "/sys/devices/system/clocksource/clocksource0/"
 
@@ -22,9 +25,9 @@ struct cd_ctx {
 	struct cd_report *r;
 
 	bool cur_known;
-	struct cd_cs_verdict cur;
+	struct cd_cs_state cur;
 	const char *best;                 /* fastest listed clocksource, NULL if none */
-	struct cd_cs_verdict best_v;
+	struct cd_cs_state best_v;
 
 	const struct cd_event *warp;      /* "Measured N cycles TSC warp" */
 	const struct cd_event *sync_header; /* "TSC synchronization [CPU#a -> CPU#b]:" */
@@ -50,7 +53,7 @@ struct cd_ctx {
 
 	/* No clocksource is known, but the log and the command line leave only
 	 * the tick-based ones (jiffies, refined-jiffies, pit): see
-	 * rule_tick_based_left in rules.c. */
+	 * cd_rule_tick_based_left in rules.c. */
 	bool tick_left;
 	/* No current clocksource is known, but available_clocksource is, and
 	 * every one it lists is one the vDSO cannot read: whichever is current,
@@ -59,13 +62,10 @@ struct cd_ctx {
 	char only_slow[64];
 };
 
-/* Building findings. */
-struct cd_finding *cd_add_finding(struct cd_ctx *c, const char *code, enum cd_severity sev, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void cd_evidence(struct cd_finding *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cd_evidence_event(struct cd_finding *x, const struct cd_event *e);
-void cd_fmt_duration(char *buf, size_t cap, double s);
-void cd_measured_evidence(const struct cd_ctx *c, struct cd_finding *x, bool only_fallback);
+/* ---- context.c ---- */
+
+/* Fill the context from c->f, c->m and c->tsc. */
+void cd_derive(struct cd_ctx *c);
 
 /* Questions about the context. */
 bool cd_reason_is_sync(const char *reason);
@@ -75,6 +75,16 @@ bool cd_better_listed(const struct cd_ctx *c);
 bool cd_tsc_listed(const struct cd_ctx *c);
 bool cd_paravirt_current(const struct cd_ctx *c);
 const char *cd_tsc_params(const struct cd_ctx *c);
+/* The clocksource's name for people: the current one, or what is left. */
+const char *cd_cs_name(const struct cd_ctx *c);
+
+/* ---- finding.c ---- */
+
+struct cd_finding *cd_add_finding(struct cd_ctx *c, const char *code, enum cd_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void cd_evidence(struct cd_finding *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cd_evidence_event(struct cd_finding *x, const struct cd_event *e);
+void cd_measured_evidence(const struct cd_ctx *c, struct cd_finding *x, bool only_fallback);
 
 /* A fix as text (fixes.c) and as the action `clockdoctor fix` carries out
  * (the finding's act_* fields): switch now, add parameters to the kernel
@@ -82,15 +92,28 @@ const char *cd_tsc_params(const struct cd_ctx *c);
 void cd_act_switch_now(struct cd_finding *x, const char *clocksource);
 void cd_act_add_params(struct cd_finding *x, const struct cd_facts *f, const char *params);
 void cd_act_remove_param(struct cd_finding *x, const struct cd_facts *f, const char *param);
+void cd_act_add_clocksource_param(struct cd_finding *x, const struct cd_facts *f, const char *clocksource);
+void cd_act_remove_clocksource_param(struct cd_finding *x, const struct cd_facts *f);
 
-/* The clocksource's name for people: the current one, or what is left. */
-const char *cd_cs_name(const struct cd_ctx *c);
+/* ---- lastingfix.c: fix texts shared by several rules ---- */
 
-/* Fix texts shared by several rules. */
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x);
 void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x);
+void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x);
 
-/* rules_tsc.c */
+/* ---- rules.c ---- */
+void cd_rule_slow_clocksource(struct cd_ctx *c);
+void cd_rule_tick_based_left(struct cd_ctx *c);
+void cd_rule_only_slow_listed(struct cd_ctx *c);
+void cd_rule_vdso_fallback(struct cd_ctx *c);
+void cd_rule_kvmclock(struct cd_ctx *c);
+void cd_rule_xen(struct cd_ctx *c);
+void cd_rule_unverified_other(struct cd_ctx *c);
+void cd_rule_clocksource_forced(struct cd_ctx *c);
+void cd_rule_better_clocksource(struct cd_ctx *c);
+void cd_rule_ntp(struct cd_ctx *c);
+
+/* ---- rules_tsc.c ---- */
 void cd_rule_tsc_unstable_sync(struct cd_ctx *c);
 void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c);
 void cd_rule_tsc_not_invariant(struct cd_ctx *c);
@@ -98,7 +121,5 @@ void cd_rule_tsc_reliable(struct cd_ctx *c);
 void cd_rule_needs_newer_kernel(struct cd_ctx *c);
 void cd_rule_tsc_adjust(struct cd_ctx *c);
 void cd_rule_tsc_unsound(struct cd_ctx *c);
-void cd_derive_tsc_unsafe(struct cd_ctx *c);
-void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x);
 
 #endif

@@ -6,6 +6,8 @@
  */
 #include "diagnose/fixes.h"
 #include "diagnose/rules.h"
+#include "diagnose/tscjudge.h"
+#include "output/duration.h"
 #include "probe/probe.h"
 
 #include "clockfacts.h"
@@ -115,31 +117,11 @@ static void watchdog_numbers(const struct cd_ctx *c, struct cd_finding *x, const
 	}
 }
 
-void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
+/* The watchdog's lines and numbers as evidence.  failover_hint: RHEL 6's
+ * line, which says it did not fail over. */
+static void watchdog_evidence(const struct cd_ctx *c, struct cd_finding *x, bool failover_hint)
 {
-	if (!c->rejected_watchdog)
-		return;
 	const struct cd_facts *f = c->f;
-	const struct cd_event *e = c->wd_skew ? c->wd_skew : c->wd_delta ? c->wd_delta : c->unstable;
-	char when[64] = "an unknown time";
-	if (e && e->ts >= 0)
-		cd_fmt_duration(when, sizeof when, e->ts);
-	const char *wd = c->wd_skew && c->wd_skew->name2[0] ? c->wd_skew->name2 : NULL;
-	/* RHEL 6 fails over only with clocksource_failover: without it the
-	 * line is a report, and the kernel keeps the clocksource it had. */
-	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
-	bool kept = failover_hint && !f->kernel.cmd_clocksource_failover && !c->wd_skew;
-	struct cd_finding *x;
-	if (kept)
-		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
-		        "The clocksource watchdog found the TSC unstable after %s of uptime (without "
-		        "clocksource_failover this kernel only reports it)", when);
-	else if (wd)
-		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
-		        "The clocksource watchdog rejected the TSC after %s of uptime, against %s", when, wd);
-	else
-		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
-		        "The clocksource watchdog rejected the TSC after %s of uptime", when);
 	for (int i = 0; i < f->klog.n_events; i++) {
 		const struct cd_event *q = &f->klog.events[i];
 		if ((q->kind == CD_EV_WATCHDOG_SKEW && strncmp(q->name, "tsc", 3) == 0) ||
@@ -161,49 +143,92 @@ void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
 	if (failover_hint)
 		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
 		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");
+}
 
-	if (kept || cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
-		/* The size of the disagreement as the kernel printed it. */
-		char by[80] = "";
-		if (c->wd_delta)
-			snprintf(by, sizeof by, ", by %lld ns (%.2f s)", (long long)c->wd_delta->value,
-			         (double)c->wd_delta->value / 1e9);
-		if (c->cur_known)
-			cd_appendf(x->fix_now, sizeof x->fix_now,
-			           "This rejection does not slow time calls: the current clocksource is %s. ",
-			           f->cs.current);
-		else
-			cd_appendf(x->fix_now, sizeof x->fix_now,
-			           "This report does not slow time calls: without clocksource_failover on its "
-			           "command line this kernel keeps the clocksource it had (the TSC, when it was "
-			           "on it). ");
+/* The rejection did not slow time calls (the kernel kept its clocksource,
+ * or runs on a paravirtual or a fast one): the cause is still worth
+ * finding. */
+static void watchdog_not_slowing(const struct cd_ctx *c, struct cd_finding *x, bool failover_hint)
+{
+	/* The size of the disagreement as the kernel printed it. */
+	char by[80] = "";
+	if (c->wd_delta)
+		snprintf(by, sizeof by, ", by %lld ns (%.2f s)", (long long)c->wd_delta->value,
+		         (double)c->wd_delta->value / 1e9);
+	if (c->cur_known)
 		cd_appendf(x->fix_now, sizeof x->fix_now,
-		           "The TSC was still seen disagreeing with the watchdog%s: find the cause on the host "
-		           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
-		           "guests' clocks jump) and keep NTP or chrony running.\n", by);
-		if (failover_hint)
-			cd_appendf(x->fix_now, sizeof x->fix_now,
-			           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
-			           "costs about 2 us a call, the slowest clocksource there is.\n");
+		           "This rejection does not slow time calls: the current clocksource is %s. ",
+		           c->f->cs.current);
+	else
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "This report does not slow time calls: without clocksource_failover on its "
+		           "command line this kernel keeps the clocksource it had (the TSC, when it was "
+		           "on it). ");
+	cd_appendf(x->fix_now, sizeof x->fix_now,
+	           "The TSC was still seen disagreeing with the watchdog%s: find the cause on the host "
+	           "(one such cause: a host reloading a passthrough NIC's VF driver made its "
+	           "guests' clocks jump) and keep NTP or chrony running.\n", by);
+	if (failover_hint)
+		cd_appendf(x->fix_now, sizeof x->fix_now,
+		           "Do not follow the advice to add clocksource_failover=acpi_pm: acpi_pm "
+		           "costs about 2 us a call, the slowest clocksource there is.\n");
+}
+
+/* On a kernel known to turn the watchdog off by itself on qualified CPUs:
+ * which of the flags it needs this CPU lacks. */
+static void watchdog_self_off_note(const struct cd_ctx *c, struct cd_finding *x)
+{
+	static const struct { unsigned flag; const char *name; } need[] = {
+		{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
+		{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
+		{ CD_CPU_TSC_ADJUST, "tsc_adjust" },
+	};
+	const struct cd_facts *f = c->f;
+	if (cd_kernel_compare(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) != FC_KVER_SAME_OR_NEWER)
+		return;
+	char missing[64] = "";
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+		if (!(f->cpu.flags & need[i].flag))
+			cd_appendf(missing, sizeof missing, "%s%s", missing[0] ? ", " : "", need[i].name);
+	if (f->cpu.have_cpuinfo && missing[0])
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "(Since about " FC_KV_STR(FC_KV_TSC_WATCHDOG_SELF_OFF) " the kernel turns the watchdog off by itself on CPUs with "
+		           "constant_tsc, nonstop_tsc and tsc_adjust; this CPU lacks %s.)\n", missing);
+}
+
+void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c)
+{
+	if (!c->rejected_watchdog)
+		return;
+	const struct cd_facts *f = c->f;
+	const struct cd_event *e = c->wd_skew ? c->wd_skew : c->wd_delta ? c->wd_delta : c->unstable;
+	char when[64] = "an unknown time";
+	if (e && e->ts >= 0)
+		cd_fmt_duration_s(when, sizeof when, e->ts);
+	const char *wd = c->wd_skew && c->wd_skew->name2[0] ? c->wd_skew->name2 : NULL;
+	/* RHEL 6 fails over only with clocksource_failover: without it the
+	 * line is a report, and the kernel keeps the clocksource it had. */
+	bool failover_hint = c->wd_delta && strstr(c->wd_delta->line, "clocksource_failover");
+	bool kept = failover_hint && !f->kernel.cmd_clocksource_failover && !c->wd_skew;
+	struct cd_finding *x;
+	if (kept)
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog found the TSC unstable after %s of uptime (without "
+		        "clocksource_failover this kernel only reports it)", when);
+	else if (wd)
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog rejected the TSC after %s of uptime, against %s", when, wd);
+	else
+		x = cd_add_finding(c, "tsc-unstable-watchdog", CD_SEV_WARNING,
+		        "The clocksource watchdog rejected the TSC after %s of uptime", when);
+	watchdog_evidence(c, x, failover_hint);
+	if (kept || cd_paravirt_current(c) || (c->cur_known && !cd_current_slow(c))) {
+		watchdog_not_slowing(c, x, failover_hint);
 		return;
 	}
 	fix_now_after_rejection(c, x);
 	cd_lasting_fix(c, x);
-	if (cd_kernel_at_least(&f->kernel, FC_KV_TSC_WATCHDOG_SELF_OFF) == 1) {
-		static const struct { unsigned flag; const char *name; } need[] = {
-			{ CD_CPU_CONSTANT_TSC, "constant_tsc" },
-			{ CD_CPU_NONSTOP_TSC, "nonstop_tsc" },
-			{ CD_CPU_TSC_ADJUST, "tsc_adjust" },
-		};
-		char missing[64] = "";
-		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-			if (!(f->cpu.flags & need[i].flag))
-				cd_appendf(missing, sizeof missing, "%s%s", missing[0] ? ", " : "", need[i].name);
-		if (f->cpu.have_cpuinfo && missing[0])
-			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-			           "(Since about " FC_KV_STR(FC_KV_TSC_WATCHDOG_SELF_OFF) " the kernel turns the watchdog off by itself on CPUs with "
-			           "constant_tsc, nonstop_tsc and tsc_adjust; this CPU lacks %s.)\n", missing);
-	}
+	watchdog_self_off_note(c, x);
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 	if (!x->risk[0] && cd_tsc_params(c)[0])
 		cd_tsc_risk(c, x);
@@ -275,94 +300,124 @@ void cd_rule_tsc_reliable(struct cd_ctx *c)
 	           "running; it is the only check left.\n");
 }
 
-void cd_rule_needs_newer_kernel(struct cd_ctx *c)
+/* The boot-time sync test rejected the TSC, and this kernel is known to
+ * ignore tsc=reliable in it.  When the kernel's check was right, no kernel
+ * that can be told to skip it is a fix (see tsc_unsafe in context.c). */
+static bool sync_check_needs_newer_kernel(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
 	const struct cd_kernel *k = &f->kernel;
-	/* When the kernel's check was right, no kernel that can be told to
-	 * skip it is a fix (see cd_derive_tsc_unsafe). */
-	if (c->rejected_sync && cd_kernel_at_least(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) == 0 && !c->tsc_unsafe) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
-		                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
-		                           "ignores it before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC), k->release);
-		cd_evidence(x, "kernel %s (older than " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ")", k->release);
-		cd_evidence(x, "before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ", check_tsc_sync_source() "
-		            "skips the test only for CPUs flagged X86_FEATURE_TSC_RELIABLE (set by VMware's "
-		            "platform code), not for tsc=reliable; " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC)
-		            " and later test tsc_clocksource_reliable, which it sets");
-		if (k->cmd_tsc_reliable)
-			cd_evidence(x, "tsc=reliable is already on the command line, and the TSC was still rejected");
-		if (c->no_vdso_time) {
-			cd_evidence(x, "and this 32-bit kernel's vDSO has no clock_gettime before "
-			            FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) ": even on tsc every time call stays a "
-			            "system call below " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
-			cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, c->bit32);
-		} else {
-			cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_TSC_RELIABLE_SKIPS_SYNC, c->bit32);
-		}
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "Then add tsc=reliable to its command line.\n");
-		cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
-		c->advised_tsc = true;
-		return;
-	}
-	/* See cd_kernel_no_vdso_time(): before FC_KV_X86_32_VDSO_GETTIME every
-	 * call is a system call, even on tsc (the kernel then shows read_tsc
-	 * under clock_gettime). */
+	if (!c->rejected_sync || cd_kernel_compare(k, FC_KV_TSC_RELIABLE_SKIPS_SYNC) != FC_KVER_OLDER ||
+	    c->tsc_unsafe)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
+	                           "tsc=reliable cannot help on kernel %s: the boot-time sync check "
+	                           "ignores it before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC), k->release);
+	cd_evidence(x, "kernel %s (older than " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ")", k->release);
+	cd_evidence(x, "before " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) ", check_tsc_sync_source() "
+	            "skips the test only for CPUs flagged X86_FEATURE_TSC_RELIABLE (set by VMware's "
+	            "platform code), not for tsc=reliable; " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC)
+	            " and later test tsc_clocksource_reliable, which it sets");
+	if (k->cmd_tsc_reliable)
+		cd_evidence(x, "tsc=reliable is already on the command line, and the TSC was still rejected");
 	if (c->no_vdso_time) {
-		/* A system call for every time call, 150-300 ns instead of 20-50,
-		 * is the cost slow-clocksource warns of: a warning, whatever the
-		 * clocksource. */
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
-		                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
-		                           "system calls even on %s",
-		                           f->cs.have_current ? f->cs.current : "a fast clocksource");
-		cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
-		            k->release);
-		for (int i = 0; i < f->klog.n_events; i++)
-			if (f->klog.events[i].kind == CD_EV_X86_32BIT) {
-				cd_evidence_event(x, &f->klog.events[i]);
-				break;
-			}
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "A 64-bit kernel, or a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later, serves clock_gettime in "
-		           "the vDSO (about 20-50 ns instead of 150-250 ns on tsc).\n");
+		cd_evidence(x, "and this 32-bit kernel's vDSO has no clock_gettime before "
+		            FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) ": even on tsc every time call stays a "
+		            "system call below " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
 		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, c->bit32);
-		return;
+	} else {
+		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_TSC_RELIABLE_SKIPS_SYNC, c->bit32);
 	}
-	/* A 64-bit x86 kernel before 3.15: its own programs are served, but its
-	 * compat vDSO for 32-bit programs gained clock_gettime only with the
-	 * same 3.15 work; x32 programs use the 64-bit vDSO code (since x32 came,
-	 * in 3.4). */
-	if (!c->bit32 && strcmp(f->cpu.arch, "x86_64") == 0 && cd_kernel_at_least(k, FC_KV_X86_32_VDSO_GETTIME) == 0) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
-		                           "32-bit programs on this kernel make a system call for every "
-		                           "clock_gettime: its compat vDSO has none before " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
-		cd_evidence(x, "kernel %s: a 64-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME), k->release);
-		cd_evidence(x, "64-bit and x32 programs use the 64-bit vDSO, which serves clock_gettime "
-		            "when the clocksource allows (see the findings above)");
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "Rebuild 32-bit programs that read the time often as 64-bit programs, or run a "
-		           "kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later.\n");
-		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, false);
-		return;
-	}
-	/* kvm-clock: until "x86/vdso: Enable vdso pvclock access on all vdso
-	 * variants" (Andy Lutomirski, December 2015, about 4.5) only the 64-bit
-	 * vDSO read the pvclock page (since about 3.8; before, none did: see
-	 * slow-clocksource); the compat (32-bit) and x32 vDSOs made the system
-	 * call. */
-	if (!c->bit32 && cd_current_is(c, "kvm-clock") && cd_kernel_at_least(k, FC_KV_KVMCLOCK_VDSO) == 1 &&
-	    cd_kernel_at_least(k, FC_KV_PVCLOCK_COMPAT_VDSO) == 0) {
-		struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
-		                           "32-bit and x32 programs on kvm-clock make a system call for every "
-		                           "clock_gettime before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO));
-		cd_evidence(x, "kernel %s, clocksource kvm-clock: only the 64-bit vDSO reads the pvclock page "
-		            "before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO), k->release);
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "64-bit programs are not affected. For 32-bit or x32 programs that read the time "
-		           "often, run a kernel of about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO) " or later.\n");
-		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_PVCLOCK_COMPAT_VDSO, false);
-	}
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "Then add tsc=reliable to its command line.\n");
+	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
+	c->advised_tsc = true;
+	return true;
+}
+
+/* See cd_kernel_no_vdso_time(): before FC_KV_X86_32_VDSO_GETTIME every call
+ * is a system call, even on tsc (the kernel then shows read_tsc under
+ * clock_gettime).  A system call for every time call, 150-300 ns instead
+ * of 20-50, is the cost slow-clocksource warns of: a warning, whatever the
+ * clocksource. */
+static bool no_vdso_time_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	if (!c->no_vdso_time)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_WARNING,
+	                           "This 32-bit kernel's vDSO has no clock_gettime: time calls are "
+	                           "system calls even on %s",
+	                           f->cs.have_current ? f->cs.current : "a fast clocksource");
+	cd_evidence(x, "kernel %s: a 32-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
+	            f->kernel.release);
+	for (int i = 0; i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_X86_32BIT) {
+			cd_evidence_event(x, &f->klog.events[i]);
+			break;
+		}
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "A 64-bit kernel, or a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later, serves clock_gettime in "
+	           "the vDSO (about 20-50 ns instead of 150-250 ns on tsc).\n");
+	cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, c->bit32);
+	return true;
+}
+
+/* A 64-bit x86 kernel before 3.15: its own programs are served, but its
+ * compat vDSO for 32-bit programs gained clock_gettime only with the same
+ * 3.15 work; x32 programs use the 64-bit vDSO code (since x32 came, in
+ * 3.4). */
+static bool compat_vdso_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_facts *f = c->f;
+	if (c->bit32 || strcmp(f->cpu.arch, "x86_64") != 0 ||
+	    cd_kernel_compare(&f->kernel, FC_KV_X86_32_VDSO_GETTIME) != FC_KVER_OLDER)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+	                           "32-bit programs on this kernel make a system call for every "
+	                           "clock_gettime: its compat vDSO has none before " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME));
+	cd_evidence(x, "kernel %s: a 64-bit x86 kernel older than " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME),
+	            f->kernel.release);
+	cd_evidence(x, "64-bit and x32 programs use the 64-bit vDSO, which serves clock_gettime "
+	            "when the clocksource allows (see the findings above)");
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "Rebuild 32-bit programs that read the time often as 64-bit programs, or run a "
+	           "kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME) " or later.\n");
+	cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_X86_32_VDSO_GETTIME, false);
+	return true;
+}
+
+/* kvm-clock: until "x86/vdso: Enable vdso pvclock access on all vdso
+ * variants" (Andy Lutomirski, December 2015, about 4.5) only the 64-bit
+ * vDSO read the pvclock page (since about 3.8; before, none did: see
+ * slow-clocksource); the compat (32-bit) and x32 vDSOs made the system
+ * call. */
+static bool kvmclock_compat_needs_newer_kernel(struct cd_ctx *c)
+{
+	const struct cd_kernel *k = &c->f->kernel;
+	if (c->bit32 || !cd_current_is(c, "kvm-clock") ||
+	    cd_kernel_compare(k, FC_KV_KVMCLOCK_VDSO) != FC_KVER_SAME_OR_NEWER ||
+	    cd_kernel_compare(k, FC_KV_PVCLOCK_COMPAT_VDSO) != FC_KVER_OLDER)
+		return false;
+	struct cd_finding *x = cd_add_finding(c, "fix-needs-newer-kernel", CD_SEV_INFO,
+	                           "32-bit and x32 programs on kvm-clock make a system call for every "
+	                           "clock_gettime before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO));
+	cd_evidence(x, "kernel %s, clocksource kvm-clock: only the 64-bit vDSO reads the pvclock page "
+	            "before about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO), k->release);
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "64-bit programs are not affected. For 32-bit or x32 programs that read the time "
+	           "often, run a kernel of about " FC_KV_STR(FC_KV_PVCLOCK_COMPAT_VDSO) " or later.\n");
+	cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, c->f, FC_KV_PVCLOCK_COMPAT_VDSO, false);
+	return true;
+}
+
+/* The first of the cases where only a newer kernel helps.  Each is for a
+ * kernel known to be older than the version it names: one of unknown
+ * version is taken as a current one. */
+void cd_rule_needs_newer_kernel(struct cd_ctx *c)
+{
+	if (!sync_check_needs_newer_kernel(c) && !no_vdso_time_needs_newer_kernel(c) &&
+	    !compat_vdso_needs_newer_kernel(c))
+		kvmclock_compat_needs_newer_kernel(c);
 }
 
 void cd_rule_tsc_adjust(struct cd_ctx *c)
@@ -391,10 +446,10 @@ static const char *non_tsc_alternative(const struct cd_ctx *c)
 	int rank = 0;
 	for (int i = 0; i < c->f->cs.n_available; i++) {
 		const char *name = c->f->cs.available[i];
-		struct cd_cs_verdict v;
+		struct cd_cs_state v;
 		if (strncmp(name, "tsc", 3) == 0)
 			continue;
-		cd_clocksource_verdict(name, c->f, &v);
+		cd_clocksource_state(name, c->f, &v);
 		if (v.rank > 0 && (!alt || v.rank < rank)) {
 			alt = name;
 			rank = v.rank;
@@ -429,9 +484,7 @@ void cd_rule_tsc_unsound(struct cd_ctx *c)
 	const char *alt = non_tsc_alternative(c);
 	if (on_tsc && alt) {
 		cd_act_switch_now(x, alt);
-		char p[CD_NAME_MAX + 16];
-		snprintf(p, sizeof p, "clocksource=%s", alt);
-		cd_act_add_params(x, c->f, p);
+		cd_act_add_clocksource_param(x, c->f, alt);
 		cd_appendf(x->risk, sizeof x->risk,
 		           "%s may make every time call a system call (see slow-clocksource): slower, "
 		           "but it never goes backwards between CPUs.\n", alt);
@@ -445,178 +498,4 @@ void cd_rule_tsc_unsound(struct cd_ctx *c)
 		           "clock here: `clockdoctor tsc` shows the full measurement.\n");
 	}
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, c->f);
-}
-
-/* ---- evidence that the kernel's check was right ---- */
-
-/* A step back in time this large is seen by ordinary programs (timeouts,
- * log order, durations that come out negative): a warp at least this large
- * is a real disagreement on any platform, not the noise of a vCPU preempted
- * during the kernel's test. */
-#define UNSAFE_WARP_NS 1e6
-/* No x86 TSC runs faster than this: with the frequency unknown, cycles /
- * this is the least time a warp can stand for. */
-#define MAX_TSC_GHZ 10.0
-
-static void fmt_ns(char *buf, size_t cap, double ns)
-{
-	if (ns < 1e4)
-		snprintf(buf, cap, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, cap, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, cap, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, cap, "%.2f s", ns / 1e9);
-}
-
-/* Bare metal, as far as the evidence goes: from CPUID leaf 1, or from a
- * cpuinfo without the "hypervisor" flag on a kernel that shows that flag
- * (with its hypervisor detection, arch/x86/kernel/cpu/hypervisor.c, from
- * about 2.6.30): an older guest kernel's cpuinfo lacks it too. */
-static bool bare_metal(const struct cd_ctx *c)
-{
-	const struct cd_facts *f = c->f;
-	return f->hv.kind == CD_HV_NONE &&
-	       (strcmp(f->hv.from, "cpuid") == 0 || cd_kernel_at_least(&f->kernel, FC_KV_CPUINFO_HYPERVISOR_FLAG) != 0);
-}
-
-/* The largest warp the kernel measured, in cycles and (at the frequency the
- * kernel logged, else a lower bound) in ns. */
-static void unsafe_warp(struct cd_ctx *c)
-{
-	const struct cd_event *w = NULL;
-	for (int i = 0; i < c->f->klog.n_events; i++) {
-		const struct cd_event *e = &c->f->klog.events[i];
-		if (e->kind == CD_EV_TSC_WARP && e->value > 0 && (!w || e->value > w->value))
-			w = e;
-	}
-	if (!w)
-		return;
-	double ns = c->tsc_mhz > 0 ? (double)w->value * 1e3 / c->tsc_mhz : (double)w->value / MAX_TSC_GHZ;
-	/* On bare metal nothing preempts the kernel's test: any warp is the
-	 * hardware's (or the firmware's). */
-	if (ns < UNSAFE_WARP_NS && !bare_metal(c))
-		return;
-	char d[32];
-	fmt_ns(d, sizeof d, ns);
-	c->tsc_unsafe = true;
-	c->unsafe_cure = bare_metal(c) ? "firmware" : "hypervisor";
-	snprintf(c->unsafe_why, sizeof c->unsafe_why,
-	         "the kernel measured the TSCs of CPU#%d and CPU#%d %lld cycles apart (%s%s)%s", w->cpu_a,
-	         w->cpu_b, (long long)w->value, c->tsc_mhz > 0 ? "" : "at least ", d,
-	         bare_metal(c) ? " on bare metal, where nothing preempts its test" : "");
-	if (c->tsc_mhz > 0)
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable the kernel would keep this TSC, and time read on one CPU and then "
-		         "on another could go back by up to %lld cycles: %s at %.3f MHz.", (long long)w->value, d,
-		         c->tsc_mhz);
-	else
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable the kernel would keep this TSC, and time read on one CPU and then "
-		         "on another could go back by up to %lld cycles: at least %s (at %.0f GHz; the TSC's "
-		         "frequency is not in the log).", (long long)w->value, d, MAX_TSC_GHZ);
-}
-
-void cd_derive_tsc_unsafe(struct cd_ctx *c)
-{
-	const struct cd_facts *f = c->f;
-	bool rejected = c->rejected_sync || c->rejected_watchdog || c->rejected_other;
-	unsafe_warp(c);
-	if (c->tsc_unsafe)
-		return;
-	for (int i = 0; i < f->klog.n_events; i++) {
-		const struct cd_event *e = &f->klog.events[i];
-		if (e->kind != CD_EV_TSC_UNSTABLE)
-			continue;
-		/* drivers/acpi/processor_idle.c tsc_check_state() and
-		 * drivers/idle/intel_idle.c: a C-state deeper than C1 on a CPU
-		 * without nonstop_tsc. */
-		if (strstr(e->name, "halts in idle")) {
-			c->tsc_unsafe = true;
-			c->unsafe_cure = "idle";
-			snprintf(c->unsafe_why, sizeof c->unsafe_why,
-			         "the kernel found that this CPU's TSC stops in idle states deeper than C1 "
-			         "(\"%s\")", e->line);
-			snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-			         "With tsc=reliable the kernel would keep a TSC that stops while a CPU sleeps: "
-			         "time would fall behind by the length of every deep idle period, on each CPU "
-			         "differently.");
-			return;
-		}
-		/* arch/x86/kernel/tsc.c time_cpufreq_notifier(): the TSC's rate
-		 * changed with the CPU's frequency. */
-		if (strstr(e->name, "cpufreq")) {
-			c->tsc_unsafe = true;
-			c->unsafe_cure = "frequency";
-			snprintf(c->unsafe_why, sizeof c->unsafe_why,
-			         "the kernel saw the TSC's rate change with the CPU's frequency (\"%s\")", e->line);
-		}
-	}
-	/* A CPU without constant_tsc, on bare metal: its TSC follows the clock
-	 * of the core.  (In a VM the missing flag is the vCPU model's choice,
-	 * not evidence about the host's TSC.) */
-	if (!c->tsc_unsafe && rejected && bare_metal(c) && f->cpu.have_cpuinfo && (f->cpu.flags & CD_CPU_TSC) &&
-	    !(f->cpu.flags_all & CD_CPU_CONSTANT_TSC)) {
-		c->tsc_unsafe = true;
-		c->unsafe_cure = "frequency";
-		snprintf(c->unsafe_why, sizeof c->unsafe_why,
-		         "this CPU (%s) has no constant_tsc: its TSC ticks at the core's current frequency",
-		         f->cpu.model[0] ? f->cpu.model : f->cpu.vendor);
-	}
-	if (c->tsc_unsafe && !c->unsafe_risk[0])
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable the kernel would keep a TSC whose rate follows the CPU's "
-		         "frequency: at half the frequency time would run at half speed, and each CPU "
-		         "would drift from the others.");
-	if (c->tsc_unsafe)
-		return;
-	/* The watchdog on bare metal saw the TSC fall behind, and the CPU does
-	 * not promise a TSC that runs through deep C-states. */
-	const struct cd_event *wd = c->wd_skew;
-	if (wd && bare_metal(c) && f->cpu.have_cpuinfo && !(f->cpu.flags_all & CD_CPU_NONSTOP_TSC) &&
-	    wd->value > 0 && wd->value2 > 0 && wd->value2 < wd->value) {
-		char d[32];
-		fmt_ns(d, sizeof d, (double)(wd->value - wd->value2));
-		c->tsc_unsafe = true;
-		c->unsafe_cure = "idle";
-		snprintf(c->unsafe_why, sizeof c->unsafe_why,
-		         "the watchdog saw the TSC fall %s behind %s in %.0f ms, on a CPU without nonstop_tsc: "
-		         "a TSC that stops in deep C-states", d, wd->name2[0] ? wd->name2 : "the watchdog",
-		         (double)wd->value / 1e6);
-		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
-		         "With tsc=reliable or tsc=nowatchdog the kernel would keep it, and time would fall "
-		         "behind by up to %s every %.0f ms the CPU sleeps deeply.", d, (double)wd->value / 1e6);
-	}
-}
-
-/* The lasting fix when the evidence says the kernel was right to drop the
- * TSC: no parameter that silences the check, but the cause. */
-void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x)
-{
-	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-	           "Do not add tsc=reliable, tsc=nowatchdog or clocksource=tsc here: %s. The kernel's check "
-	           "was right.\n", c->unsafe_why);
-	const char *cure = c->unsafe_cure ? c->unsafe_cure : "";
-	if (strcmp(cure, "idle") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The cure is to keep the CPUs out of the idle states where the TSC stops: a "
-		           "firmware (BIOS) setting that limits C-states, or the kernel parameters "
-		           "processor.max_cstate=1 intel_idle.max_cstate=0, which cost power and heat; or a "
-		           "CPU with nonstop_tsc.\n");
-	else if (strcmp(cure, "frequency") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "No setting makes this TSC a clock: keep the current clocksource, or move the work "
-		           "to a machine whose CPU has constant_tsc and nonstop_tsc.\n");
-	else if (strcmp(cure, "firmware") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The TSCs are set apart by the firmware or the hardware: update the BIOS/UEFI "
-		           "firmware, look for a firmware setting that affects the TSC or CPU power states, "
-		           "and ask the vendor. Kernels from about " FC_KV_STR(FC_KV_TSC_ADJUST_RESTORE) " also undo firmware that writes "
-		           "TSC_ADJUST differently on each CPU (tsc_sync.c), on CPUs that have it.\n");
-	else
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The vCPUs' TSCs are set apart by the hypervisor: the cure is on the host (see "
-		           "the hypervisor's side).\n");
-	cd_appendf(x->risk, sizeof x->risk, "%s%s", x->risk[0] ? " " : "", c->unsafe_risk);
 }

@@ -7,10 +7,11 @@
  * frequency against CLOCK_MONOTONIC_RAW and CLOCK_MONOTONIC with error bars,
  * the perf_event page's conversion, and the cross-CPU warp test of
  * lib/tscsync.h for every pair of allowed CPUs (or each against the first,
- * quick).  cd_tsc_judge() is a pure function of the facts and those numbers:
- * it lists every frequency source with its disagreement, runs the four
- * tests (flags, frequency, sync, drift) and gives the verdict, so unit tests
- * can feed it a machine without a TSC, one CPU, or a warp.
+ * quick).  cd_tsc_judge() (diagnose/tscjudge.h) is a pure function of the
+ * facts and those numbers: it lists every frequency source with its
+ * disagreement, runs the four tests (flags, frequency, sync, drift) and gives
+ * the verdict, so unit tests can feed it a machine without a TSC, one CPU,
+ * or a warp.  This header holds the numbers and the judgement's fields.
  *
  * Verdict (docs/tsc.md): unsound when a test failed; unknown when one could
  * not be run or concluded (one CPU, pinning refused, no counter); sound
@@ -152,20 +153,10 @@ void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *opts, st
  * pairs it will test and about how long it will take (the start-up line). */
 void cd_tsc_plan(const struct cd_tsc_opts *o, int *allowed, long *pairs, double *est_s);
 
-/* The sources, tests and verdict from f and t's numbers.  Pure. */
-void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t);
-
 void cd_tsc_report_free(struct cd_tsc_report *t);
 
 /* Defaults: `tsc` (1 s, every pair) and `check --deep` (short, quick). */
 void cd_tsc_opts_default(struct cd_tsc_opts *o, double seconds, bool quick);
 void cd_tsc_opts_deep(struct cd_tsc_opts *o);
-
-/* Cycles to nanoseconds at the best frequency known (0 when none). */
-double cd_tsc_cycles_ns(const struct cd_tsc_report *t, double cycles);
-
-const char *cd_tsc_verdict_name(enum cd_tsc_verdict v);  /* "sound", "unknown", "unsound" */
-const char *cd_tsc_status_name(enum cd_tsc_status s);    /* "pass", "untested", "fail" */
-const char *cd_tsc_test_name(enum cd_tsc_test_id id);    /* "flags", "frequency", "sync", "drift" */
 
 #endif

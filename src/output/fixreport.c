@@ -109,7 +109,7 @@ void cd_fix_output_text(FILE *out, const struct cd_fix_outcome *o)
 	if (o->plan) {
 		const char *st = cd_status_name(o->plan->status);
 		snprintf(line, sizeof line, "%s: %s%s: %s", o->dry_run ? "PLAN (dry run, nothing changed)" : "FIX",
-		         "check says ", st, o->plan->verdict);
+		         "check says ", st, o->plan->summary);
 		cd_wrap(out, line, 0, CD_TEXT_WIDTH);
 		if (o->plan->nothing_to_do && !o->plan->serious)
 			cd_wrap(out, "nothing to fix: check finds no problem that fix can act on", 0, CD_TEXT_WIDTH);
@@ -247,7 +247,7 @@ void cd_fix_output_json(FILE *out, const struct cd_fix_outcome *o)
 	cd_jsonw_bool(&w, "dry_run", o->dry_run);
 	if (o->plan) {
 		cd_jsonw_string(&w, "status", cd_status_name(o->plan->status));
-		cd_jsonw_string(&w, "verdict", o->plan->verdict);
+		cd_jsonw_string(&w, "verdict", o->plan->summary);
 		plan_json(&w, o);
 	}
 	if (o->apply || o->apply_note) {

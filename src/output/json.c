@@ -199,7 +199,7 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 	struct cd_jsonw w;
 	cd_jsonw_open(&w, out, 2, "check", (int)r->status);
 	cd_jsonw_string(&w, "status", cd_status_name(r->status));
-	cd_jsonw_string(&w, "verdict", r->verdict);
+	cd_jsonw_string(&w, "verdict", r->summary);
 	cd_jsonw_string(&w, "source", f->live ? "live" : "snapshot");
 	cd_jsonw_string(&w, "root", f->root);
 

@@ -18,7 +18,7 @@
 #define CD_VERSION "unknown"
 #endif
 
-/* For people: the verdict on the first line, then the facts, the
+/* For people: the summary line first, then the facts, the
  * measurements and each finding with its evidence and fix; lines fit in 80
  * columns (commands excepted).  color: ANSI colours for a terminal. */
 void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,

@@ -37,8 +37,8 @@ static void head(FILE *out, const char *name, const char *help)
 
 static void vdso_sample(FILE *out, const struct cd_facts *f, const char *name)
 {
-	struct cd_cs_verdict v;
-	cd_clocksource_verdict(name, f, &v);
+	struct cd_cs_state v;
+	cd_clocksource_state(name, f, &v);
 	fputs("clockdoctor_clocksource_vdso{clocksource=\"", out);
 	cd_prom_label(out, name);
 	fprintf(out, "\"} %d\n", fc_vdso_surely_fast(v.vdso));

@@ -1,7 +1,7 @@
 /*
  * text.c: the report for people.
  *
- * The verdict comes first, because on a bad day that line is all anyone
+ * The summary line comes first, because on a bad day it is all anyone
  * reads; then what the machine is, what was measured, and the findings, each
  * with its evidence and its fix.  Prose is wrapped to 80 columns; commands
  * are never wrapped, so that they can be copied as they are.
@@ -116,7 +116,7 @@ void cd_output_text(FILE *out, const struct cd_facts *f, const struct cd_measure
 	char lead[48];
 	snprintf(lead, sizeof lead, "%s%s%s: ", color ? status_color(r->status) : "", up, color ? "\033[0m" : "");
 	int cols = (int)strlen(up) + 2;
-	cd_wrap_with(out, r->verdict, &(struct cd_wrap_opts){ .indent = cols, .lead = lead, .lead_cols = cols });
+	cd_wrap_with(out, r->summary, &(struct cd_wrap_opts){ .indent = cols, .lead = lead, .lead_cols = cols });
 	facts_block(out, f);
 	if (m && m->done)
 		measure_block(out, m);

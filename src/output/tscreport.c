@@ -8,6 +8,7 @@
  * number and every pair, in the schema of docs/tsc.md.
  */
 #include "output/tscreport.h"
+#include "diagnose/tscjudge.h"
 #include "output/jsonw.h"
 #include "output/wrap.h"
 #include "probe/probe.h"

@@ -12,6 +12,7 @@
  * Unlike the record, the folder is 0755: the verdict is read by everyone.
  */
 #include "persist/verdictfile.h"
+#include "diagnose/tscjudge.h"
 #include "persist/statedir.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"

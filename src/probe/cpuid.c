@@ -14,6 +14,7 @@
  * spoils only the line it is on.
  */
 #include "probe/probe.h"
+#include "probe/span.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -350,10 +351,8 @@ int cd_parse_cpuid_txt(const char *text, size_t len, struct cd_cpuid *c)
 	memset(c, 0, sizeof(*c));
 	if (!text)
 		return -EINVAL;
-	while (pos < len) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len;
-		struct cursor k = { text + pos, text + end };
+	for (struct cd_span line; cd_next_line(text, len, &pos, &line);) {
+		struct cursor k = { line.p, line.p + line.n };
 		struct cd_cpuid_leaf l;
 
 		if (is_cpu_header(k)) {
@@ -363,7 +362,6 @@ int cd_parse_cpuid_txt(const char *text, size_t len, struct cd_cpuid *c)
 		} else if (parse_leaf_line(k, &l)) {
 			add_leaf(c, &l);
 		}
-		pos = nl ? end + 1 : len;
 	}
 	cd_cpuid_derive(c); /* a parsed table is complete, as a live one is */
 	return c->n > 0 ? c->n : -EINVAL;

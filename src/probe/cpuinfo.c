@@ -18,16 +18,12 @@
  * Bytes that are not printable ASCII become '?' in the strings kept.
  */
 #include "probe/probe.h"
+#include "probe/span.h"
 #include "util/printable.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
-
-struct span {
-	const char *p;
-	size_t n;
-};
 
 const struct cd_cpu_flag_name cd_cpu_flag_names[CD_CPU_N_FLAGS] = {
 	{ "tsc", CD_CPU_TSC },
@@ -47,7 +43,7 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static struct span trim(struct span s)
+static struct cd_span trim(struct cd_span s)
 {
 	while (s.n > 0 && is_blank(s.p[0])) {
 		s.p++;
@@ -58,15 +54,9 @@ static struct span trim(struct span s)
 	return s;
 }
 
-static bool span_is(struct span s, const char *word)
-{
-	size_t wl = strlen(word);
-	return s.n == wl && memcmp(s.p, word, wl) == 0;
-}
-
 /* Split "key<TAB>: value" at its first colon.  Lines without one are not
  * key-value lines ("power management:" has one and an empty value). */
-static bool split_line(struct span line, struct span *key, struct span *val)
+static bool split_line(struct cd_span line, struct cd_span *key, struct cd_span *val)
 {
 	const char *colon = memchr(line.p, ':', line.n);
 	if (!colon)
@@ -81,7 +71,7 @@ static bool split_line(struct span line, struct span *key, struct span *val)
 }
 
 /* Whole words only: "nonconstant_tsc" is not "constant_tsc". */
-static unsigned parse_flags(struct span s)
+static unsigned parse_flags(struct cd_span s)
 {
 	unsigned flags = 0;
 	size_t i = 0;
@@ -91,9 +81,9 @@ static unsigned parse_flags(struct span s)
 		size_t start = i;
 		while (i < s.n && !is_blank(s.p[i]))
 			i++;
-		struct span word = { s.p + start, i - start };
+		struct cd_span word = { s.p + start, i - start };
 		for (size_t k = 0; k < CD_CPU_N_FLAGS; k++)
-			if (span_is(word, cd_cpu_flag_names[k].name))
+			if (cd_span_is(word, cd_cpu_flag_names[k].name))
 				flags |= cd_cpu_flag_names[k].bit;
 	}
 	return flags;
@@ -102,7 +92,7 @@ static unsigned parse_flags(struct span s)
 /* "2596.116": digits, an optional fraction, nothing else.  Written by hand
  * because strtod() needs a terminator and follows the locale's decimal
  * point.  Absurd lengths are refused rather than parsed into infinity. */
-static bool parse_mhz(struct span s, double *out)
+static bool parse_mhz(struct cd_span s, double *out)
 {
 	double v = 0, scale = 1;
 	size_t i = 0, int_digits = 0, frac_digits = 0;
@@ -121,7 +111,7 @@ static bool parse_mhz(struct span s, double *out)
 
 /* "CPU architecture: 7" is a 32-bit ARM kernel (a Raspberry Pi on Raspbian
  * prints 7 even on an ARMv8 core); 8 and the old "AArch64" are arm64. */
-static bool arm_arch_is_32bit(struct span s)
+static bool arm_arch_is_32bit(struct cd_span s)
 {
 	unsigned v = 0;
 	if (s.n == 0 || s.n > 3)
@@ -168,40 +158,40 @@ static void note_arch(struct cpuinfo_state *st, enum arch_seen a)
 }
 
 static void parse_field(struct cpuinfo_state *st, struct cd_cpu *cpu,
-                        struct span key, struct span val)
+                        struct cd_span key, struct cd_span val)
 {
-	if (span_is(key, "processor")) {
+	if (cd_span_is(key, "processor")) {
 		end_block(st, cpu);
 		st->in_block = true;
 		st->block_has_flags = false;
 		st->block_flags = 0;
 		if (cpu->count < INT_MAX)
 			cpu->count++;
-	} else if (span_is(key, "flags")) {
+	} else if (cd_span_is(key, "flags")) {
 		note_arch(st, ARCH_X86);
 		/* The first flags line of a block counts; a second is junk. */
 		if (st->in_block && !st->block_has_flags) {
 			st->block_flags = parse_flags(val);
 			st->block_has_flags = true;
 		}
-	} else if (span_is(key, "vendor_id") || span_is(key, "CPU implementer")) {
-		note_arch(st, span_is(key, "vendor_id") ? ARCH_X86 : ARCH_ARM64);
+	} else if (cd_span_is(key, "vendor_id") || cd_span_is(key, "CPU implementer")) {
+		note_arch(st, cd_span_is(key, "vendor_id") ? ARCH_X86 : ARCH_ARM64);
 		if (!st->have_vendor) {
 			cd_printable_copy(cpu->vendor, sizeof(cpu->vendor), val.p, val.n);
 			st->have_vendor = true;
 		}
-	} else if (span_is(key, "model name")) {
+	} else if (cd_span_is(key, "model name")) {
 		if (!st->have_model) {
 			cd_printable_copy(cpu->model, sizeof(cpu->model), val.p, val.n);
 			st->have_model = true;
 		}
-	} else if (span_is(key, "cpu MHz")) {
+	} else if (cd_span_is(key, "cpu MHz")) {
 		note_arch(st, ARCH_X86);
 		if (!st->have_mhz && parse_mhz(val, &cpu->mhz))
 			st->have_mhz = true;
-	} else if (span_is(key, "Features")) {
+	} else if (cd_span_is(key, "Features")) {
 		note_arch(st, ARCH_ARM64);
-	} else if (span_is(key, "CPU architecture")) {
+	} else if (cd_span_is(key, "CPU architecture")) {
 		note_arch(st, ARCH_ARM64);
 		if (st->arch == ARCH_ARM64 && arm_arch_is_32bit(val))
 			st->arch = ARCH_ARM32;
@@ -217,15 +207,9 @@ int cd_parse_cpuinfo(const char *text, size_t len, struct cd_cpu *cpu)
 	if (!text)
 		return -EINVAL;
 
-	while (pos < len) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len;
-		struct span line = { text + pos, end - pos }, key, val;
-
+	for (struct cd_span line, key, val; cd_next_line(text, len, &pos, &line);)
 		if (split_line(line, &key, &val))
 			parse_field(&st, cpu, key, val);
-		pos = nl ? end + 1 : len;
-	}
 	end_block(&st, cpu);
 
 	if (cpu->count == 0) {

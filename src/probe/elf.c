@@ -10,10 +10,12 @@
  */
 #include "probe/elf.h"
 #include "util/fsread.h"
+#include "util/table.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +31,38 @@
 /* Go's build id note: name "Go", type 4 (cmd/link: ELF_NOTE_GOBUILDID_TAG). */
 #define GO_NOTE_TYPE 4
 
+/* Where a field this reader needs sits in a header, and its size. */
+struct field {
+	unsigned char off, size;
+};
+
+#define FIELD(type, member) { offsetof(type, member), sizeof(((type *)0)->member) }
+
+/* The fields this reader needs in one class's headers (<elf.h>'s Elf32_*
+ * and Elf64_*), in the order of the structs below that receive them. */
+struct layout {
+	struct field ehdr[7];   /* e_phoff, e_shoff, e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx */
+	size_t phdr_size;
+	struct field phdr[4];   /* p_type, p_offset, p_filesz, p_align */
+	size_t shdr_size;
+	struct field shdr[6];   /* sh_name, sh_type, sh_offset, sh_size, sh_link, sh_info */
+};
+
+#define LAYOUT(E, P, S) { \
+	{ FIELD(E, e_phoff), FIELD(E, e_shoff), FIELD(E, e_phentsize), FIELD(E, e_phnum), \
+	  FIELD(E, e_shentsize), FIELD(E, e_shnum), FIELD(E, e_shstrndx) }, \
+	sizeof(P), { FIELD(P, p_type), FIELD(P, p_offset), FIELD(P, p_filesz), FIELD(P, p_align) }, \
+	sizeof(S), { FIELD(S, sh_name), FIELD(S, sh_type), FIELD(S, sh_offset), FIELD(S, sh_size), \
+	             FIELD(S, sh_link), FIELD(S, sh_info) } }
+
+static const struct layout elf32 = LAYOUT(Elf32_Ehdr, Elf32_Phdr, Elf32_Shdr);
+static const struct layout elf64 = LAYOUT(Elf64_Ehdr, Elf64_Phdr, Elf64_Shdr);
+
 struct img {
 	cd_elf_reader rd;
 	void *ctx;
 	bool be;
-	int bits;
+	const struct layout *lay;
 };
 
 static uint64_t get(const struct img *m, const unsigned char *p, int size)
@@ -42,6 +71,14 @@ static uint64_t get(const struct img *m, const unsigned char *p, int size)
 	for (int i = 0; i < size; i++)
 		v |= (uint64_t)p[m->be ? size - 1 - i : i] << (8 * i);
 	return v;
+}
+
+/* The n fields of the header at p, in the file's byte order, into *dst[i]. */
+static void get_fields(const struct img *m, const unsigned char *p, const struct field *f, uint64_t *const *dst,
+                       size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*dst[i] = get(m, p + f[i].off, f[i].size);
 }
 
 /* Exactly len bytes at off, or false. */
@@ -84,23 +121,13 @@ struct shdr {
 
 static bool read_shdr(const struct img *m, uint64_t shoff, uint64_t entsize, uint64_t i, struct shdr *s)
 {
-	unsigned char b[64];
-	size_t need = m->bits == 64 ? 64 : 40;
-	if (entsize < need || !read_at(m, shoff + i * entsize, b, need))
+	const struct layout *l = m->lay;
+	unsigned char b[sizeof(Elf64_Shdr)];
+	if (entsize < l->shdr_size || !read_at(m, shoff + i * entsize, b, l->shdr_size))
 		return false;
-	s->name = get(m, b, 4);
-	s->type = get(m, b + 4, 4);
-	if (m->bits == 64) {
-		s->offset = get(m, b + 24, 8);
-		s->size = get(m, b + 32, 8);
-		s->link = get(m, b + 40, 4);
-		s->info = get(m, b + 44, 4);
-	} else {
-		s->offset = get(m, b + 16, 4);
-		s->size = get(m, b + 20, 4);
-		s->link = get(m, b + 24, 4);
-		s->info = get(m, b + 28, 4);
-	}
+	uint64_t *const dst[] = { &s->name, &s->type, &s->offset, &s->size, &s->link, &s->info };
+	_Static_assert(CD_ARRAY_LEN(dst) == CD_ARRAY_LEN(l->shdr), "a destination for each field");
+	get_fields(m, b, l->shdr, dst, CD_ARRAY_LEN(dst));
 	return true;
 }
 
@@ -144,100 +171,110 @@ static void scan_sections(const struct img *m, uint64_t shoff, uint64_t entsize,
 	free(names);
 }
 
-void cd_elf_classify(cd_elf_reader rd, void *ctx, struct cd_elf_info *out)
+/* The ELF header's table positions, in one class's layout. */
+struct ehdr {
+	uint64_t phoff, shoff, phent, phnum, shent, shnum, shstrndx;
+};
+
+/* The identification and the header: class, byte order, machine and the
+ * tables' positions.  False, with out->kind said, when it is no ELF file
+ * or one this reader cannot take. */
+static bool read_header(cd_elf_reader rd, void *ctx, struct img *m, struct ehdr *h, struct cd_elf_info *out)
 {
-	memset(out, 0, sizeof *out);
-	unsigned char eh[64];
+	unsigned char eh[sizeof(Elf64_Ehdr)];
 	ssize_t got = rd(ctx, 0, eh, sizeof eh);
 	if (got < 4 || memcmp(eh, ELFMAG, SELFMAG) != 0) {
 		out->kind = CD_ELF_NOT_ELF;
-		return;
+		return false;
 	}
-	struct img m = { .rd = rd, .ctx = ctx };
-	if (got < 52 || (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64) ||
+	*m = (struct img){ .rd = rd, .ctx = ctx };
+	if (got < (ssize_t)sizeof(Elf32_Ehdr) || (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64) ||
 	    (eh[EI_DATA] != ELFDATA2LSB && eh[EI_DATA] != ELFDATA2MSB)) {
 		bad(out, "unknown ELF class or byte order");
-		return;
+		return false;
 	}
-	m.bits = out->bits = eh[EI_CLASS] == ELFCLASS64 ? 64 : 32;
-	m.be = out->big_endian = eh[EI_DATA] == ELFDATA2MSB;
-	if (m.bits == 64 && got < 64) {
+	out->bits = eh[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+	m->lay = out->bits == 64 ? &elf64 : &elf32;
+	m->be = out->big_endian = eh[EI_DATA] == ELFDATA2MSB;
+	if (out->bits == 64 && got < (ssize_t)sizeof(Elf64_Ehdr)) {
 		bad(out, "truncated ELF header");
-		return;
+		return false;
 	}
-	out->machine = (unsigned)get(&m, eh + 18, 2);
-	uint64_t phoff, shoff, phent, phnum, shent, shnum, shstrndx;
-	if (m.bits == 64) {
-		phoff = get(&m, eh + 32, 8);
-		shoff = get(&m, eh + 40, 8);
-		phent = get(&m, eh + 54, 2);
-		phnum = get(&m, eh + 56, 2);
-		shent = get(&m, eh + 58, 2);
-		shnum = get(&m, eh + 60, 2);
-		shstrndx = get(&m, eh + 62, 2);
-	} else {
-		phoff = get(&m, eh + 28, 4);
-		shoff = get(&m, eh + 32, 4);
-		phent = get(&m, eh + 42, 2);
-		phnum = get(&m, eh + 44, 2);
-		shent = get(&m, eh + 46, 2);
-		shnum = get(&m, eh + 48, 2);
-		shstrndx = get(&m, eh + 50, 2);
+	const struct layout *l = m->lay;
+	out->machine = (unsigned)get(m, eh + offsetof(Elf64_Ehdr, e_machine), 2);  /* the same in both */
+	uint64_t *const dst[] = { &h->phoff, &h->shoff, &h->phent, &h->phnum, &h->shent, &h->shnum, &h->shstrndx };
+	_Static_assert(CD_ARRAY_LEN(dst) == CD_ARRAY_LEN(l->ehdr), "a destination for each field");
+	get_fields(m, eh, l->ehdr, dst, CD_ARRAY_LEN(dst));
+	return true;
+}
+
+/* One program header: the interpreter's name (the first PT_INTERP), or
+ * Go's build id note.  *interp: a PT_INTERP was seen. */
+static void program_header(const struct img *m, const unsigned char *p, bool *interp, struct cd_elf_info *out)
+{
+	uint64_t type, off, filesz, align;
+	uint64_t *const dst[] = { &type, &off, &filesz, &align };
+	_Static_assert(CD_ARRAY_LEN(dst) == CD_ARRAY_LEN(m->lay->phdr), "a destination for each field");
+	get_fields(m, p, m->lay->phdr, dst, CD_ARRAY_LEN(dst));
+	if (type == PT_INTERP && !*interp) {
+		*interp = true;
+		size_t n = filesz < sizeof out->interp ? (size_t)filesz : sizeof out->interp - 1;
+		if (n > 0 && read_at(m, off, out->interp, n))
+			out->interp[n] = '\0';
+		else
+			out->interp[0] = '\0';
+		out->interp[strcspn(out->interp, "\n")] = '\0';
+	} else if (type == PT_NOTE && !out->go && filesz > 0 && filesz <= MAX_NOTE_BYTES) {
+		unsigned char *notes = malloc((size_t)filesz);
+		if (notes && read_at(m, off, notes, (size_t)filesz) &&
+		    notes_have_go(m, notes, (size_t)filesz, align == 8 ? 8 : 4)) {
+			out->go = true;
+			snprintf(out->go_why, sizeof out->go_why, ".note.go.buildid");
+		}
+		free(notes);
 	}
+}
+
+/* The program header table: static or dynamic, and Go's note.  False, with
+ * the reason in out, when the table cannot be read. */
+static bool scan_program_headers(const struct img *m, const struct ehdr *h, struct cd_elf_info *out)
+{
+	uint64_t phnum = h->phnum;
 	if (phnum == PN_XNUM) {
 		struct shdr s0;
-		if (!read_shdr(&m, shoff, shent, 0, &s0)) {
+		if (!read_shdr(m, h->shoff, h->shent, 0, &s0)) {
 			bad(out, "PN_XNUM without a first section header");
-			return;
+			return false;
 		}
 		phnum = s0.info;
 	}
-	size_t need = m.bits == 64 ? 56 : 32;
-	if (phnum == 0 || phent < need || phnum * phent > MAX_PHDR_BYTES) {
+	if (phnum == 0 || h->phent < m->lay->phdr_size || phnum * h->phent > MAX_PHDR_BYTES) {
 		bad(out, phnum == 0 ? "no program headers" : "program header table too large or malformed");
-		return;
+		return false;
 	}
-	unsigned char *ph = malloc((size_t)(phnum * phent));
-	if (!ph || !read_at(&m, phoff, ph, (size_t)(phnum * phent))) {
+	unsigned char *ph = malloc((size_t)(phnum * h->phent));
+	if (!ph || !read_at(m, h->phoff, ph, (size_t)(phnum * h->phent))) {
 		free(ph);
 		bad(out, "truncated program header table");
-		return;
+		return false;
 	}
 	bool interp = false;
-	for (uint64_t i = 0; i < phnum; i++) {
-		const unsigned char *p = ph + i * phent;
-		uint64_t type = get(&m, p, 4), off, filesz, align;
-		if (m.bits == 64) {
-			off = get(&m, p + 8, 8);
-			filesz = get(&m, p + 32, 8);
-			align = get(&m, p + 48, 8);
-		} else {
-			off = get(&m, p + 4, 4);
-			filesz = get(&m, p + 16, 4);
-			align = get(&m, p + 28, 4);
-		}
-		if (type == PT_INTERP && !interp) {
-			interp = true;
-			size_t n = filesz < sizeof out->interp ? (size_t)filesz : sizeof out->interp - 1;
-			if (n > 0 && read_at(&m, off, out->interp, n))
-				out->interp[n] = '\0';
-			else
-				out->interp[0] = '\0';
-			out->interp[strcspn(out->interp, "\n")] = '\0';
-		} else if (type == PT_NOTE && !out->go && filesz > 0 && filesz <= MAX_NOTE_BYTES) {
-			unsigned char *notes = malloc((size_t)filesz);
-			if (notes && read_at(&m, off, notes, (size_t)filesz) &&
-			    notes_have_go(&m, notes, (size_t)filesz, align == 8 ? 8 : 4)) {
-				out->go = true;
-				snprintf(out->go_why, sizeof out->go_why, ".note.go.buildid");
-			}
-			free(notes);
-		}
-	}
+	for (uint64_t i = 0; i < phnum; i++)
+		program_header(m, ph + i * h->phent, &interp, out);
 	free(ph);
 	out->kind = interp ? CD_ELF_DYNAMIC : CD_ELF_STATIC;
+	return true;
+}
+
+void cd_elf_classify(cd_elf_reader rd, void *ctx, struct cd_elf_info *out)
+{
+	memset(out, 0, sizeof *out);
+	struct img m;
+	struct ehdr h;
+	if (!read_header(rd, ctx, &m, &h, out) || !scan_program_headers(&m, &h, out))
+		return;
 	if (!out->go)
-		scan_sections(&m, shoff, shent, shnum, shstrndx, out);
+		scan_sections(&m, h.shoff, h.shent, h.shnum, h.shstrndx, out);
 }
 
 static ssize_t fd_reader(void *ctx, uint64_t off, void *buf, size_t len)

@@ -16,15 +16,12 @@
  * cpuinfo that lacks the hypervisor flag.
  */
 #include "probe/probe.h"
+#include "probe/span.h"
+#include "util/table.h"
 #include "util/printable.h"
 
 #include <stdio.h>
 #include <string.h>
-
-struct span {
-	const char *p;
-	size_t n;
-};
 
 static const struct {
 	enum cd_hv kind;
@@ -64,14 +61,12 @@ static const struct {
 	{ "QNXQVMBSQG", CD_HV_OTHER, "QNX hypervisor" },
 };
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 /* The strings in struct cd_facts come from files and other parsers: read
  * them within their arrays, whether terminated or not, and ignore the
  * surrounding whitespace a sysfs file may keep. */
-static struct span field(const char *s, size_t cap)
+static struct cd_span field(const char *s, size_t cap)
 {
-	struct span f = { s, strnlen(s, cap) };
+	struct cd_span f = { s, strnlen(s, cap) };
 	while (f.n > 0 && (f.p[0] == ' ' || f.p[0] == '\t'))
 		f.p++, f.n--;
 	while (f.n > 0 && (f.p[f.n - 1] == ' ' || f.p[f.n - 1] == '\t' ||
@@ -80,20 +75,9 @@ static struct span field(const char *s, size_t cap)
 	return f;
 }
 
-static bool span_is(struct span s, const char *want)
-{
-	return s.n == strlen(want) && memcmp(s.p, want, s.n) == 0;
-}
-
-static bool span_starts(struct span s, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return s.n >= n && memcmp(s.p, prefix, n) == 0;
-}
-
 #define FIELD(arr) field((arr), sizeof(arr))
 
-static void copy_span(char *dst, size_t cap, struct span s)
+static void copy_span(char *dst, size_t cap, struct cd_span s)
 {
 	cd_printable_copy(dst, cap, s.p, s.n);
 }
@@ -102,7 +86,7 @@ enum cd_hv cd_hv_from_signature(const char *sig)
 {
 	if (!sig || !sig[0])
 		return CD_HV_UNKNOWN;
-	for (size_t i = 0; i < N_OF(signatures); i++)
+	for (size_t i = 0; i < CD_ARRAY_LEN(signatures); i++)
 		if (strcmp(sig, signatures[i].sig) == 0)
 			return signatures[i].kind;
 	return CD_HV_OTHER;
@@ -110,7 +94,7 @@ enum cd_hv cd_hv_from_signature(const char *sig)
 
 const char *cd_hv_name(enum cd_hv kind)
 {
-	for (size_t i = 0; i < N_OF(kinds); i++)
+	for (size_t i = 0; i < CD_ARRAY_LEN(kinds); i++)
 		if (kinds[i].kind == kind)
 			return kinds[i].name;
 	return "unknown";
@@ -118,22 +102,22 @@ const char *cd_hv_name(enum cd_hv kind)
 
 const char *cd_hv_display(enum cd_hv kind)
 {
-	for (size_t i = 0; i < N_OF(kinds); i++)
+	for (size_t i = 0; i < CD_ARRAY_LEN(kinds); i++)
 		if (kinds[i].kind == kind)
 			return kinds[i].display;
 	return "unknown";
 }
 
 /* The paravirtual clocksources exist only under their hypervisor. */
-static enum cd_hv kind_of_clocksource(struct span name)
+static const struct cd_word clocksource_kinds[] = {
+	{ "kvm-clock", false, CD_HV_KVM },
+	{ "xen", false, CD_HV_XEN },
+	{ "hyperv_clocksource", true, CD_HV_HYPERV },
+};
+
+static enum cd_hv kind_of_clocksource(struct cd_span name)
 {
-	if (span_is(name, "kvm-clock"))
-		return CD_HV_KVM;
-	if (span_is(name, "xen"))
-		return CD_HV_XEN;
-	if (span_starts(name, "hyperv_clocksource"))
-		return CD_HV_HYPERV;
-	return CD_HV_UNKNOWN;
+	return (enum cd_hv)cd_span_lookup(name, clocksource_kinds, CD_ARRAY_LEN(clocksource_kinds), CD_HV_UNKNOWN);
 }
 
 static enum cd_hv clocksource_kind(const struct cd_clocksource *cs)
@@ -151,19 +135,19 @@ static enum cd_hv clocksource_kind(const struct cd_clocksource *cs)
 
 /* The log's DMI line, "VENDOR PRODUCT/BOARD, BIOS ...", split where a
  * known vendor ends; vendor empty when none is known. */
-static void dmi_from_line(const char *line, struct span *vendor, struct span *product)
+static void dmi_from_line(const char *line, struct cd_span *vendor, struct cd_span *product)
 {
 	static const char *const vendors[] = {
 		"innotek GmbH", "VMware, Inc.", "Microsoft Corporation", "Xen", "Amazon EC2",
 		"Google", "QEMU", "Red Hat", "Parallels Software International Inc.", "Parallels International GmbH.",
 	};
-	struct span s = field(line, CD_LINE_MAX / 2);
-	*vendor = (struct span){ s.p, 0 };
-	*product = (struct span){ s.p, 0 };
-	for (size_t i = 0; i < N_OF(vendors); i++) {
+	struct cd_span s = field(line, CD_LINE_MAX / 2);
+	*vendor = (struct cd_span){ s.p, 0 };
+	*product = (struct cd_span){ s.p, 0 };
+	for (size_t i = 0; i < CD_ARRAY_LEN(vendors); i++) {
 		size_t n = strlen(vendors[i]);
 		if (s.n > n && memcmp(s.p, vendors[i], n) == 0 && s.p[n] == ' ') {
-			*vendor = (struct span){ s.p, n };
+			*vendor = (struct cd_span){ s.p, n };
 			product->p = s.p + n + 1;
 			product->n = strcspn(product->p, "/,");
 			if (product->n > s.n - n - 1)
@@ -180,35 +164,35 @@ static void dmi_from_line(const char *line, struct span *vendor, struct span *pr
  * CD_HV_OTHER with its name in *other. */
 static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu, const char **other)
 {
-	struct span vendor = FIELD(f->hv.dmi_sys_vendor), product = FIELD(f->hv.dmi_product_name);
+	struct cd_span vendor = FIELD(f->hv.dmi_sys_vendor), product = FIELD(f->hv.dmi_product_name);
 	enum cd_hv cs = clocksource_kind(&f->cs);
 
 	if (!vendor.n && !product.n)
 		dmi_from_line(f->hv.klog_dmi, &vendor, &product);
 
-	if (span_is(vendor, "innotek GmbH") || span_is(product, "VirtualBox"))
+	if (cd_span_is(vendor, "innotek GmbH") || cd_span_is(product, "VirtualBox"))
 		return CD_HV_VIRTUALBOX;
-	if (span_is(vendor, "VMware, Inc.") || span_starts(product, "VMware"))
+	if (cd_span_is(vendor, "VMware, Inc.") || cd_span_starts(product, "VMware"))
 		return CD_HV_VMWARE;
-	if (span_is(vendor, "Microsoft Corporation") && span_is(product, "Virtual Machine"))
+	if (cd_span_is(vendor, "Microsoft Corporation") && cd_span_is(product, "Virtual Machine"))
 		return CD_HV_HYPERV;
-	if (span_is(vendor, "Xen"))
+	if (cd_span_is(vendor, "Xen"))
 		return CD_HV_XEN;
 	/* Nitro is KVM-based; the older Xen instances say so in
 	 * /sys/hypervisor/type (asked before DMI) or by their clocksource. */
-	if (span_is(vendor, "Amazon EC2"))
+	if (cd_span_is(vendor, "Amazon EC2"))
 		return cs == CD_HV_XEN ? CD_HV_XEN : CD_HV_KVM;
-	if (span_is(vendor, "Google") || span_is(product, "KVM") || span_starts(product, "KVM "))
+	if (cd_span_is(vendor, "Google") || cd_span_is(product, "KVM") || cd_span_starts(product, "KVM "))
 		return CD_HV_KVM;
-	if (span_starts(vendor, "Parallels") || span_starts(product, "Parallels")) {
+	if (cd_span_starts(vendor, "Parallels") || cd_span_starts(product, "Parallels")) {
 		*other = "Parallels";
 		return CD_HV_OTHER;
 	}
 	/* OpenStack's libvirt driver writes its own product name over QEMU's
 	 * ("OpenStack Nova", later "OpenStack Compute"; systemd's virt.c and
 	 * cloud-init read it the same way): a QEMU guest, KVM or TCG. */
-	if (span_is(vendor, "QEMU") || span_is(product, "OpenStack Nova")
-	    || span_is(product, "OpenStack Compute")) {
+	if (cd_span_is(vendor, "QEMU") || cd_span_is(product, "OpenStack Nova")
+	    || cd_span_is(product, "OpenStack Compute")) {
 		if (cs == CD_HV_KVM)
 			return CD_HV_KVM;
 		*qemu = true;
@@ -217,22 +201,18 @@ static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu, const char **ot
 }
 
 /* Linux's x86_hyper names: "KVM", "VMware", "Xen HVM", "Xen PV",
- * "Microsoft Hyper-V", "ACRN", "Jailhouse", "Bhyve". */
-static enum cd_hv klog_kind(struct span name)
+ * "Microsoft Hyper-V", "ACRN", "Jailhouse", "Bhyve"; another name is a
+ * hypervisor of another kind. */
+static const struct cd_word klog_kinds[] = {
+	{ "KVM", true, CD_HV_KVM }, { "VMware", true, CD_HV_VMWARE }, { "Xen", true, CD_HV_XEN },
+	{ "Microsoft Hyper-V", false, CD_HV_HYPERV }, { "Hyper-V", false, CD_HV_HYPERV },
+	{ "ACRN", true, CD_HV_ACRN }, { "Bhyve", false, CD_HV_BHYVE }, { "bhyve", false, CD_HV_BHYVE },
+};
+
+static enum cd_hv klog_kind(struct cd_span name)
 {
-	if (span_starts(name, "KVM"))
-		return CD_HV_KVM;
-	if (span_starts(name, "VMware"))
-		return CD_HV_VMWARE;
-	if (span_starts(name, "Xen"))
-		return CD_HV_XEN;
-	if (span_is(name, "Microsoft Hyper-V") || span_is(name, "Hyper-V"))
-		return CD_HV_HYPERV;
-	if (span_starts(name, "ACRN"))
-		return CD_HV_ACRN;
-	if (span_is(name, "Bhyve") || span_is(name, "bhyve"))
-		return CD_HV_BHYVE;
-	return name.n ? CD_HV_OTHER : CD_HV_UNKNOWN;
+	return (enum cd_hv)cd_span_lookup(name, klog_kinds, CD_ARRAY_LEN(klog_kinds),
+	                                  name.n ? CD_HV_OTHER : CD_HV_UNKNOWN);
 }
 
 /* The log's first event of this kind (with a name, when named). */
@@ -257,7 +237,7 @@ static bool cpuid_leaf1_known(const struct cd_cpuid *c)
 
 static const char *signature_display(const char *sig)
 {
-	for (size_t i = 0; i < N_OF(signatures); i++)
+	for (size_t i = 0; i < CD_ARRAY_LEN(signatures); i++)
 		if (strcmp(sig, signatures[i].sig) == 0)
 			return signatures[i].display;
 	return NULL;
@@ -273,24 +253,18 @@ static bool wsl2_release(const char *release)
 	return strstr(release, "-microsoft-standard") != NULL;
 }
 
-/* The verdict: kind, the source in *from, and in display a name for people
- * when cd_hv_display(kind) would say less. */
-static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum cd_hv *interface,
-                              char *display, size_t cap)
+/* A hypervisor may present another's paravirtual interface: VirtualBox
+ * offers KVM's and Hyper-V's (--paravirtprovider), Xen and KVM offer
+ * Hyper-V's.  Then CPUID leaf 0x40000000 and the kernel's "Hypervisor
+ * detected:" name the interface, and DMI, written by the hypervisor's own
+ * firmware, names the product: the more specific answer, and the one the
+ * fixes depend on.  CD_HV_UNKNOWN when the two do not differ. */
+static enum cd_hv product_of_interface(const struct cd_facts *f, enum cd_hv sig, const char **from,
+                                       enum cd_hv *interface, char *display, size_t cap)
 {
-	const struct cd_hypervisor *hv = &f->hv;
-	enum cd_hv sig = f->cpuid.have ? cd_hv_from_signature(hv->cpuid_signature) : CD_HV_UNKNOWN;
-	enum cd_hv k;
-	bool qemu = false;
-
-	/* A hypervisor may present another's paravirtual interface: VirtualBox
-	 * offers KVM's and Hyper-V's (--paravirtprovider), Xen and KVM offer
-	 * Hyper-V's.  Then CPUID leaf 0x40000000 and the kernel's "Hypervisor
-	 * detected:" name the interface, and DMI, written by the hypervisor's
-	 * own firmware, names the product: the more specific answer, and the one
-	 * the fixes depend on. */
-	enum cd_hv named = sig != CD_HV_UNKNOWN && sig != CD_HV_OTHER ? sig : klog_kind(FIELD(hv->klog_detected));
+	enum cd_hv named = sig != CD_HV_UNKNOWN && sig != CD_HV_OTHER ? sig : klog_kind(FIELD(f->hv.klog_detected));
 	const char *dmi_other = NULL;
+	bool qemu = false;
 	enum cd_hv dmi = dmi_kind(f, &qemu, &dmi_other);
 	/* Parallels presents KVM's CPUID leaf too (systemd issue 23856): its
 	 * DMI names the product, the leaf only the interface. */
@@ -310,17 +284,25 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 		snprintf(display, cap, "KVM (Hyper-V interface)");
 		return CD_HV_KVM;
 	}
-	qemu = false;
+	return CD_HV_UNKNOWN;
+}
 
-	/* The sources that name the hypervisor, most trusted first. */
+/* The sources that name the hypervisor, most trusted first; CD_HV_UNKNOWN
+ * when none does.  *qemu: DMI says QEMU, which is KVM or TCG. */
+static enum cd_hv named_by_a_source(const struct cd_facts *f, enum cd_hv sig, const char **from,
+                                    char *display, size_t cap, bool *qemu)
+{
+	const struct cd_hypervisor *hv = &f->hv;
+	const char *dmi_other = NULL;
+	enum cd_hv k;
 	*from = "cpuid";
 	if (sig != CD_HV_UNKNOWN && sig != CD_HV_OTHER)
 		return sig;
 	*from = "sys/hypervisor/type";
-	if (span_is(FIELD(hv->sys_hypervisor_type), "xen"))
+	if (cd_span_is(FIELD(hv->sys_hypervisor_type), "xen"))
 		return CD_HV_XEN;
 	*from = "dmi";
-	if ((k = dmi_kind(f, &qemu, &dmi_other)) != CD_HV_UNKNOWN) {
+	if ((k = dmi_kind(f, qemu, &dmi_other)) != CD_HV_UNKNOWN) {
 		if (dmi_other)
 			snprintf(display, cap, "%s", dmi_other);
 		return k;
@@ -335,17 +317,21 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 	if (wsl2_release(f->kernel.release))
 		return CD_HV_HYPERV;
 	*from = "clocksource";
-	if ((k = clocksource_kind(&f->cs)) != CD_HV_UNKNOWN)
-		return k;
+	return clocksource_kind(&f->cs);
+}
 
-	/* The sources that only say there is one. */
+/* The sources that only say there is a hypervisor, then bare metal from
+ * evidence and not from silence; CD_HV_UNKNOWN when nothing says either. */
+static enum cd_hv present_or_absent(const struct cd_facts *f, enum cd_hv sig, bool qemu, const char **from,
+                                    char *display, size_t cap)
+{
 	*from = "cpuid";
 	if (sig == CD_HV_OTHER) {
-		const char *known = signature_display(hv->cpuid_signature);
+		const char *known = signature_display(f->hv.cpuid_signature);
 		if (known)
 			snprintf(display, cap, "%s", known);
 		else
-			snprintf(display, cap, "hypervisor \"%s\"", hv->cpuid_signature);
+			snprintf(display, cap, "hypervisor \"%s\"", f->hv.cpuid_signature);
 		return CD_HV_OTHER;
 	}
 	*from = "dmi";
@@ -360,7 +346,6 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 	if (f->cpu.have_cpuinfo && (f->cpu.flags & CD_CPU_HYPERVISOR))
 		return CD_HV_OTHER;
 
-	/* Bare metal, from evidence and not from silence. */
 	*from = "cpuid";
 	if (cpuid_leaf1_known(&f->cpuid))
 		return CD_HV_NONE;
@@ -369,6 +354,21 @@ static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum 
 		return CD_HV_NONE;
 	*from = "";
 	return CD_HV_UNKNOWN;
+}
+
+/* The decision: kind, the source in *from, and in display a name for people
+ * when cd_hv_display(kind) would say less. */
+static enum cd_hv decide_kind(const struct cd_facts *f, const char **from, enum cd_hv *interface,
+                              char *display, size_t cap)
+{
+	enum cd_hv sig = f->cpuid.have ? cd_hv_from_signature(f->hv.cpuid_signature) : CD_HV_UNKNOWN;
+	bool qemu = false;
+	enum cd_hv k = product_of_interface(f, sig, from, interface, display, cap);
+	if (k == CD_HV_UNKNOWN)
+		k = named_by_a_source(f, sig, from, display, cap, &qemu);
+	if (k == CD_HV_UNKNOWN)
+		k = present_or_absent(f, sig, qemu, from, display, cap);
+	return k;
 }
 
 void cd_hypervisor_decide(struct cd_facts *f)

@@ -9,8 +9,11 @@
  * upstream base, which is all the rules can rely on.
  */
 #include "probe/probe.h"
+#include "probe/span.h"
+#include "util/table.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,55 +60,63 @@ int cd_parse_kernel_release(const char *text, struct cd_kernel *k)
 	return 0;
 }
 
-int cd_kernel_at_least(const struct cd_kernel *k, int maj, int min, int patch)
+enum fc_kver cd_kernel_compare(const struct cd_kernel *k, int maj, int min, int patch)
 {
-	if (k->ver_major < 0)
-		return -1;
-	if (k->ver_major != maj)
-		return k->ver_major > maj;
-	if (k->ver_minor != min)
-		return k->ver_minor > min;
-	return k->ver_patch >= patch;
+	return fc_kver_compare(k->ver_major, k->ver_minor, k->ver_patch, maj, min, patch);
 }
 
 /* Copy the value of one "key=value" token into out (bounded). */
-static void token_value(const char *tok, size_t toklen, size_t keylen, char *out, size_t cap)
+static void token_value(struct cd_span tok, size_t keylen, char *out, size_t cap)
 {
-	size_t n = toklen - keylen;
+	size_t n = tok.n - keylen;
 	if (n >= cap)
 		n = cap - 1;
-	memcpy(out, tok + keylen, n);
+	memcpy(out, tok.p + keylen, n);
 	out[n] = '\0';
 }
 
-static bool token_is(const char *tok, size_t len, const char *word)
-{
-	return strlen(word) == len && memcmp(tok, word, len) == 0;
-}
-
-static bool token_has_prefix(const char *tok, size_t len, const char *prefix)
-{
-	size_t pl = strlen(prefix);
-	return len >= pl && memcmp(tok, prefix, pl) == 0;
-}
+/* A word the command line (or tsc=) may hold, and the flag of struct
+ * cd_kernel it sets (the offset of a bool cmd_* field). */
+#define FLAG_WORD(word, prefix, field) { word, prefix, (int)offsetof(struct cd_kernel, field) }
 
 /* tsc= takes one option per occurrence: tsc_setup() in arch/x86/kernel/tsc.c
  * compares the whole value with strcmp ("reliable", "unstable",
  * "nowatchdog"), except noirqtime, which it matches as a prefix.  So
  * "tsc=reliable,noirqtime" sets nothing but noirqtime's prefix test fails
  * too: it is ignored, and said so. */
-static void parse_tsc_option(const char *v, size_t len, struct cd_kernel *k)
+static const struct cd_word tsc_options[] = {
+	FLAG_WORD("reliable", false, cmd_tsc_reliable),
+	FLAG_WORD("nowatchdog", false, cmd_tsc_nowatchdog),
+	FLAG_WORD("unstable", false, cmd_tsc_unstable),
+	FLAG_WORD("noirqtime", true, cmd_tsc_noirqtime),
+};
+
+static const struct cd_word cmdline_words[] = {
+	FLAG_WORD("notsc", false, cmd_notsc),
+	FLAG_WORD("no-kvmclock", false, cmd_no_kvmclock),
+	FLAG_WORD("no-kvmclock-vsyscall", false, cmd_no_kvmclock_vsyscall),
+	FLAG_WORD("clocksource_failover", false, cmd_clocksource_failover),
+	FLAG_WORD("clocksource_failover=", true, cmd_clocksource_failover),
+	FLAG_WORD("acpi=off", false, cmd_acpi_off),
+	FLAG_WORD("nohpet", false, cmd_nohpet),
+	FLAG_WORD("hpet=disable", false, cmd_nohpet),
+};
+
+/* Set the flag that tok names in words[]; false when it names none. */
+static bool set_flag(const struct cd_word *words, size_t n, struct cd_span tok, struct cd_kernel *k)
 {
-	if (token_is(v, len, "reliable"))
-		k->cmd_tsc_reliable = true;
-	else if (token_is(v, len, "nowatchdog"))
-		k->cmd_tsc_nowatchdog = true;
-	else if (token_is(v, len, "unstable"))
-		k->cmd_tsc_unstable = true;
-	else if (token_has_prefix(v, len, "noirqtime"))
-		k->cmd_tsc_noirqtime = true;
-	else if (!token_is(v, len, "recalibrate") && !token_is(v, len, "watchdog"))
-		token_value(v, len, 0, k->cmd_tsc_ignored, sizeof k->cmd_tsc_ignored);
+	int flag = cd_span_lookup(tok, words, n, -1);
+	if (flag < 0)
+		return false;
+	*(bool *)((char *)k + flag) = true;
+	return true;
+}
+
+static void parse_tsc_option(struct cd_span v, struct cd_kernel *k)
+{
+	if (!set_flag(tsc_options, CD_ARRAY_LEN(tsc_options), v, k) && !cd_span_is(v, "recalibrate") &&
+	    !cd_span_is(v, "watchdog"))
+		token_value(v, 0, k->cmd_tsc_ignored, sizeof k->cmd_tsc_ignored);
 }
 
 void cd_parse_cmdline(const char *text, struct cd_kernel *k)
@@ -116,7 +127,7 @@ void cd_parse_cmdline(const char *text, struct cd_kernel *k)
 			p++;
 		if (!*p)
 			break;
-		const char *tok = p;
+		const char *start = p;
 		/* A quoted value may hold spaces (init="a b"); the kernel's own
 		 * parser honours double quotes, so do we. */
 		bool quoted = false;
@@ -125,25 +136,15 @@ void cd_parse_cmdline(const char *text, struct cd_kernel *k)
 				quoted = !quoted;
 			p++;
 		}
-		size_t len = (size_t)(p - tok);
+		struct cd_span tok = { start, (size_t)(p - start) };
 		/* Everything after a bare "--" goes to init, not the kernel. */
-		if (token_is(tok, len, "--"))
+		if (cd_span_is(tok, "--"))
 			break;
-		if (token_has_prefix(tok, len, "clocksource="))
-			token_value(tok, len, strlen("clocksource="), k->cmd_clocksource, sizeof k->cmd_clocksource);
-		else if (token_has_prefix(tok, len, "tsc="))
-			parse_tsc_option(tok + 4, len - 4, k);
-		else if (token_is(tok, len, "notsc"))
-			k->cmd_notsc = true;
-		else if (token_is(tok, len, "no-kvmclock"))
-			k->cmd_no_kvmclock = true;
-		else if (token_is(tok, len, "no-kvmclock-vsyscall"))
-			k->cmd_no_kvmclock_vsyscall = true;
-		else if (token_is(tok, len, "clocksource_failover") || token_has_prefix(tok, len, "clocksource_failover="))
-			k->cmd_clocksource_failover = true;
-		else if (token_is(tok, len, "acpi=off"))
-			k->cmd_acpi_off = true;
-		else if (token_is(tok, len, "nohpet") || token_is(tok, len, "hpet=disable"))
-			k->cmd_nohpet = true;
+		if (cd_span_starts(tok, "clocksource="))
+			token_value(tok, strlen("clocksource="), k->cmd_clocksource, sizeof k->cmd_clocksource);
+		else if (cd_span_starts(tok, "tsc="))
+			parse_tsc_option((struct cd_span){ tok.p + 4, tok.n - 4 }, k);
+		else
+			set_flag(cmdline_words, CD_ARRAY_LEN(cmdline_words), tok, k);
 	}
 }

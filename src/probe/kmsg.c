@@ -7,6 +7,7 @@
  */
 #include "probe/kmsg.h"
 #include "probe/probe.h"
+#include "probe/span.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -193,10 +194,10 @@ static void raw_lines(const char *text, size_t len, char *raw, size_t cap)
 {
 	size_t n = 0;
 	raw[0] = '\0';
-	for (size_t pos = 0; pos < len && n + 1 < cap;) {
-		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
-		size_t ll = nl ? (size_t)(nl - l) : len - pos;
-		pos += ll + 1;
+	size_t pos = 0;
+	for (struct cd_span line; n + 1 < cap && cd_next_line(text, len, &pos, &line);) {
+		const char *l = line.p;
+		size_t ll = line.n;
 		const char *semi = memchr(l, ';', ll);
 		int fac, lev;
 		unsigned long long seq;

@@ -11,6 +11,8 @@
 
 #include "probe/facts.h"
 
+#include "clockfacts.h"
+
 /* ---- whole probe ---- */
 
 /* Fill *f from root ("/" and live=true for this machine).  Never fails:
@@ -82,8 +84,9 @@ const char *cd_hv_display(enum cd_hv kind);
 int cd_parse_kernel_release(const char *text, struct cd_kernel *k);
 /* Parse the command line's clock-related parameters into k->cmd_*. */
 void cd_parse_cmdline(const char *text, struct cd_kernel *k);
-/* 1 when the kernel is at least maj.min.patch, 0 when older, -1 when unknown. */
-int cd_kernel_at_least(const struct cd_kernel *k, int maj, int min, int patch);
+/* The kernel against maj.min.patch (a version constant of lib/clockfacts.h):
+ * FC_KVER_UNKNOWN when its release could not be parsed. */
+enum fc_kver cd_kernel_compare(const struct cd_kernel *k, int maj, int min, int patch);
 
 /* ---- klog.c ---- */
 

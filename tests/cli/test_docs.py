@@ -144,7 +144,7 @@ def code_files():
 def test_no_kernel_version_typed_outside_the_table():
     # A comparison with a typed version, or a version in what the command
     # says: each must come from a named constant of lib/clockfacts.h.
-    compare = re.compile(r"(?:cd_kernel_at_least|fc_kv_at_least)\([^;]*?,\s*\d|"
+    compare = re.compile(r"(?:cd_kernel_compare|fc_kver_compare)\([^;]*?,\s*\d|"
                          r"(?:ver|kernel)_(?:major|minor|patch)\s*[<>=!]=?\s*[1-9]")
     said = re.compile(r'"(?:[^"\\\n]|\\.)*(?<!GRUB )\b(?:Linux|[Kk]ernels?|before|since|from|until|about|'
                       r'older than)\s+[2-7]\.\d{1,2}(?:\.\d+)?\b(?:[^"\\\n]|\\.)*"')

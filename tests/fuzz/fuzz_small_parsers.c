@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&k, 0, sizeof k);
 	cd_parse_cmdline(text, &k);
 	cd_parse_kernel_release(text, &k);
-	(void)cd_kernel_at_least(&k, 4, 7, 0);
+	(void)cd_kernel_compare(&k, 4, 7, 0);
 	struct cd_clocksource cs;
 	memset(&cs, 0, sizeof cs);
 	cd_parse_clocksource_list(text, &cs);

@@ -2,7 +2,7 @@
  * test_clockfacts.c: the one table of timekeeping facts (lib/clockfacts),
  * and the agreement between its two readers: libfastclock
  * (fc_trust_vdso_fast, fc_trust_judge) and the command
- * (cd_clocksource_verdict) must give the same answer for every clocksource
+ * (cd_clocksource_state) must give the same answer for every clocksource
  * on every kernel version, each parsing the release its own way.
  */
 #include "clockfacts.h"
@@ -40,8 +40,8 @@ static void agree(const char *name, const char *release)
 {
 	struct cd_facts *f = malloc(sizeof *f);
 	command_facts(f, release);
-	struct cd_cs_verdict cmd;
-	cd_clocksource_verdict(name, f, &cmd);
+	struct cd_cs_state cmd;
+	cd_clocksource_state(name, f, &cmd);
 	int v[3];
 	library_version(release, v);
 	int lib = fc_trust_vdso_fast(name, v[0], v[1], v[2]);
@@ -167,17 +167,17 @@ static void test_known_facts(void)
 	CHECK_STR(FC_KV_STR(FC_KV_TSC_EARLY_HONOURS_PARAMS), "5.4");
 	CHECK_STR(FC_KV_STR(FC_KV_TSC_WATCHDOG_SELF_OFF), "5.16");
 
-	CHECK_INT(fc_kv_at_least(5, 2, 0, FC_KV_TSC_NOWATCHDOG), 1);
-	CHECK_INT(fc_kv_at_least(5, 1, 21, FC_KV_TSC_NOWATCHDOG), 0);
-	CHECK_INT(fc_kv_at_least(-1, -1, -1, FC_KV_TSC_NOWATCHDOG), -1);
-	CHECK_INT(fc_kv_at_least(10, 0, 0, FC_KV_TSC_WATCHDOG_SELF_OFF), 1);
+	CHECK_INT(fc_kver_compare(5, 2, 0, FC_KV_TSC_NOWATCHDOG), FC_KVER_SAME_OR_NEWER);
+	CHECK_INT(fc_kver_compare(5, 1, 21, FC_KV_TSC_NOWATCHDOG), FC_KVER_OLDER);
+	CHECK_INT(fc_kver_compare(-1, -1, -1, FC_KV_TSC_NOWATCHDOG), FC_KVER_UNKNOWN);
+	CHECK_INT(fc_kver_compare(10, 0, 0, FC_KV_TSC_WATCHDOG_SELF_OFF), FC_KVER_SAME_OR_NEWER);
 
 	/* the command's comparison reads the same constants the same way */
 	struct cd_kernel k;
 	memset(&k, 0, sizeof k);
 	cd_parse_kernel_release("5.15.0-91-generic", &k);
-	CHECK_INT(cd_kernel_at_least(&k, FC_KV_TSC_WATCHDOG_SELF_OFF), fc_kv_at_least(5, 15, 0, FC_KV_TSC_WATCHDOG_SELF_OFF));
-	CHECK_INT(cd_kernel_at_least(&k, FC_KV_TSC_NOWATCHDOG), 1);
+	CHECK_INT(cd_kernel_compare(&k, FC_KV_TSC_WATCHDOG_SELF_OFF), fc_kver_compare(5, 15, 0, FC_KV_TSC_WATCHDOG_SELF_OFF));
+	CHECK_INT(cd_kernel_compare(&k, FC_KV_TSC_NOWATCHDOG), FC_KVER_SAME_OR_NEWER);
 
 	/* which clocksources are the CPU's own counter scaled, and which a
 	 * hypervisor's clock */

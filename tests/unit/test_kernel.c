@@ -33,14 +33,14 @@ static void test_release(void)
 	struct cd_kernel k;
 	memset(&k, 0, sizeof k);
 	k.ver_major = -1;
-	CHECK_INT(cd_kernel_at_least(&k, 3, 3, 0), -1);
+	CHECK_INT(cd_kernel_compare(&k, 3, 3, 0), FC_KVER_UNKNOWN);
 	cd_parse_kernel_release("3.2.0-4-686-pae", &k);
-	CHECK_INT(cd_kernel_at_least(&k, 3, 3, 0), 0);
-	CHECK_INT(cd_kernel_at_least(&k, 3, 2, 0), 1);
-	CHECK_INT(cd_kernel_at_least(&k, 2, 6, 32), 1);
+	CHECK_INT(cd_kernel_compare(&k, 3, 3, 0), FC_KVER_OLDER);
+	CHECK_INT(cd_kernel_compare(&k, 3, 2, 0), FC_KVER_SAME_OR_NEWER);
+	CHECK_INT(cd_kernel_compare(&k, 2, 6, 32), FC_KVER_SAME_OR_NEWER);
 	cd_parse_kernel_release("4.4.189", &k);
-	CHECK_INT(cd_kernel_at_least(&k, 4, 4, 190), 0);
-	CHECK_INT(cd_kernel_at_least(&k, 4, 4, 189), 1);
+	CHECK_INT(cd_kernel_compare(&k, 4, 4, 190), FC_KVER_OLDER);
+	CHECK_INT(cd_kernel_compare(&k, 4, 4, 189), FC_KVER_SAME_OR_NEWER);
 }
 
 static void test_cmdline(void)

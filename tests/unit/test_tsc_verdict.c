@@ -1,12 +1,13 @@
 /*
- * Unit tests of the TSC verdict (src/measure/tscverdict.c) and of the
- * finding check --deep makes of it (tsc-unsound in rules.c): facts and
- * numbers built by hand, for machines this one is not: no TSC, not x86, one
- * CPU, a warp, no constant_tsc, an arm64 timer, a kernel that measured a
- * warp at boot.  The cross-CPU numbers come from lib/tscsync's accumulator
+ * Unit tests of the TSC verdict (src/diagnose/tscjudge.c, tscsources.c) and
+ * of the finding check --deep makes of it (tsc-unsound in rules_tsc.c):
+ * facts and numbers built by hand, for machines this one is not: no TSC, not
+ * x86, one CPU, a warp, no constant_tsc, an arm64 timer, a kernel that
+ * measured a warp at boot.  The cross-CPU numbers come from lib/tscsync's accumulator
  * fed simulated counters, as the real test would fill it.
  */
 #include "diagnose/diagnose.h"
+#include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "probe/probe.h"
 #include "unit.h"

@@ -1,6 +1,7 @@
 /*
- * tscverdict.c: from the facts and the numbers of tscmeasure.c to the list
- * of frequency sources, the four tests and the verdict (tsc.h).
+ * tscjudge.c: from the facts and the numbers of tscmeasure.c to the four
+ * tests and the verdict (tsc.h, tscjudge.h); the frequency sources they
+ * rest on are tscsources.c.
  *
  * A pure function, so that unit tests can judge a machine without a TSC, a
  * single CPU, a warp or an arm64 timer from numbers made by hand.  The rules
@@ -10,8 +11,8 @@
  * passed everything here from being called sound, since a short test cannot
  * see what happens once an hour or after a migration.
  */
-#include "measure/tsc.h"
-#include "probe/probe.h"
+#include "diagnose/tscjudge.h"
+#include "util/table.h"
 #include "util/lines.h"
 
 #include "clockfacts.h"
@@ -23,6 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const verdict_names[] = {
+	[CD_TSC_SOUND] = "sound", [CD_TSC_UNKNOWN] = "unknown", [CD_TSC_UNSOUND] = "unsound",
+};
+static const char *const status_names[] = { [CD_TSC_PASS] = "pass", [CD_TSC_UNTESTED] = "untested", [CD_TSC_FAIL] = "fail" };
+static const char *const test_names[] = {
+	[CD_TSC_T_FLAGS] = "flags", [CD_TSC_T_FREQ] = "frequency", [CD_TSC_T_SYNC] = "sync", [CD_TSC_T_DRIFT] = "drift",
+};
+
+/* snprintf, for texts that may be cut on purpose (a reason quoted into the
+ * summary): the compiler's truncation warning does not apply. */
 static void setf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void setf(char *buf, size_t cap, const char *fmt, ...)
 {
@@ -54,202 +65,6 @@ double cd_tsc_cycles_ns(const struct cd_tsc_report *t, double cycles)
 {
 	double hz = t->src[CD_SRC_MEASURED].have ? t->src[CD_SRC_MEASURED].hz : t->ref_hz;
 	return hz > 0 ? cycles / hz * 1e9 : 0;
-}
-
-static bool is_x86(const struct cd_tsc_report *t)
-{
-	return t->counter.kind == FC_COUNTER_X86_TSC;
-}
-
-/* ---- frequency sources ---- */
-
-static struct cd_tsc_freq *src(struct cd_tsc_report *t, enum cd_tsc_src id, const char *name, const char *label)
-{
-	struct cd_tsc_freq *s = &t->src[id];
-	memset(s, 0, sizeof *s);
-	s->name = name;
-	s->label = label;
-	return s;
-}
-
-static void src_hz(struct cd_tsc_freq *s, double hz, double resolution_hz)
-{
-	s->have = hz > 0;
-	s->hz = hz;
-	s->precision_ppm = hz > 0 ? resolution_hz / hz * 1e6 : 0;
-}
-
-static void src_measured(struct cd_tsc_report *t)
-{
-	struct cd_tsc_freq *s = src(t, CD_SRC_MEASURED, "measured", "measured (vs RAW)");
-	if (!t->measured)
-		setf(s->note, sizeof s->note, "not measured");
-	else if (t->freq_err)
-		setf(s->note, sizeof s->note, "could not be measured (%s)", strerror(-t->freq_err));
-	else {
-		src_hz(s, t->raw.hz, 0);
-		s->precision_ppm = t->raw.err_ppm;
-		setf(s->note, sizeof s->note, "+-%.2g ppm over %.2f s%s", t->raw.err_ppm, t->raw.interval_s,
-		     t->migrated ? ", moved CPU" : "");
-	}
-}
-
-static void src_klog(const struct cd_facts *f, struct cd_tsc_report *t)
-{
-	static const struct { enum cd_tsc_src id; const char *tag, *name, *label; } k[] = {
-		{ CD_SRC_KLOG_REFINED, "refined", "kernel-refined", "kernel: refined" },
-		{ CD_SRC_KLOG_DETECTED, "detected", "kernel-detected", "kernel: detected" },
-		{ CD_SRC_KLOG_HV, "hypervisor", "kernel-hypervisor", "kernel: hypervisor" },
-	};
-	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-		struct cd_tsc_freq *s = src(t, k[i].id, k[i].name, k[i].label);
-		if (!is_x86(t)) {  /* arch/x86 lines: on arm64 they could only be a foreign log */
-			setf(s->note, sizeof s->note, "x86 only");
-			continue;
-		}
-		for (int j = 0; j < f->klog.n_events; j++) {
-			const struct cd_event *e = &f->klog.events[j];
-			if (e->kind == CD_EV_TSC_FREQ && strcmp(e->name, k[i].tag) == 0 && e->khz)
-				src_hz(s, e->khz * 1000.0, 1000);  /* the last one wins */
-		}
-		if (s->have)
-			setf(s->note, sizeof s->note, "as logged, to 1 kHz");
-		if (!s->have)
-			setf(s->note, sizeof s->note, "%s", !f->klog.readable ? "kernel log not readable"
-			     : f->klog.reaches_boot ? "not in the kernel log" : "not in the log (it no longer reaches boot)");
-	}
-}
-
-static void src_cpuid15(const struct cd_facts *f, struct cd_tsc_report *t)
-{
-	struct cd_tsc_freq *s = src(t, CD_SRC_CPUID_15, "cpuid-0x15", "CPUID 0x15 crystal");
-	const struct cd_cpuid *c = &f->cpuid;
-	if (!is_x86(t) || !c->have) {
-		setf(s->note, sizeof s->note, "%s", is_x86(t) ? "CPUID not read" : "x86 only");
-		return;
-	}
-	if (!cd_cpuid_find(c, 0x15, 0)) {
-		setf(s->note, sizeof s->note, "leaf 0x15 not offered");
-		return;
-	}
-	double hz;
-	int e = fc_freq_cpuid15(c->l15_denominator, c->l15_numerator, c->l15_crystal_hz, &hz);
-	if (e == -ENODATA) {
-		setf(s->note, sizeof s->note, "no ratio (EAX %u, EBX %u)", c->l15_denominator,
-		     c->l15_numerator);
-		return;
-	}
-	if (e == -ENOENT) {
-		const struct cd_cpuid_leaf *l1 = cd_cpuid_find(c, 1, 0);
-		const char *cite = NULL;
-		uint32_t crystal = fc_freq_known_crystal(f->cpu.vendor, l1 ? l1->eax : 0, &cite);
-		if (!crystal) {
-			setf(s->note, sizeof s->note, "crystal unknown (ECX=0), ratio %u/%u", c->l15_numerator,
-			     c->l15_denominator);
-			return;
-		}
-		fc_freq_cpuid15(c->l15_denominator, c->l15_numerator, crystal, &hz);
-		src_hz(s, hz, 0);
-		setf(s->note, sizeof s->note, "%.1f MHz x %u/%u; crystal: %s", crystal / 1e6, c->l15_numerator,
-		     c->l15_denominator, cite);
-		return;
-	}
-	src_hz(s, hz, 0);
-	setf(s->note, sizeof s->note, "%.4g MHz x %u/%u (exact)", c->l15_crystal_hz / 1e6, c->l15_numerator,
-	     c->l15_denominator);
-}
-
-static void src_cpuid16_hv(const struct cd_facts *f, struct cd_tsc_report *t)
-{
-	struct cd_tsc_freq *s = src(t, CD_SRC_CPUID_16, "cpuid-0x16", "CPUID 0x16 base");
-	const struct cd_cpuid *c = &f->cpuid;
-	if (!is_x86(t) || !c->have)
-		setf(s->note, sizeof s->note, "%s", is_x86(t) ? "CPUID not read" : "x86 only");
-	else if (!c->l16_base_mhz)
-		setf(s->note, sizeof s->note, "%s", cd_cpuid_find(c, 0x16, 0) ? "leaf 0x16 is zero" : "leaf 0x16 not offered");
-	else {
-		src_hz(s, c->l16_base_mhz * 1e6, 1e6);
-		setf(s->note, sizeof s->note, "coarse: whole MHz, and the base clock, often not the TSC's");
-	}
-
-	s = src(t, CD_SRC_HV_LEAF, "hypervisor-leaf", "CPUID 0x40000010");
-	if (!is_x86(t) || !c->have)
-		setf(s->note, sizeof s->note, "%s", is_x86(t) ? "CPUID not read" : "x86 only");
-	else if (!c->hv_signature[0])
-		setf(s->note, sizeof s->note, "no hypervisor leaves");
-	else if (!c->hv_tsc_khz)
-		setf(s->note, sizeof s->note, "not offered by %s", c->hv_signature);
-	else {
-		src_hz(s, c->hv_tsc_khz * 1000.0, 1000);
-		setf(s->note, sizeof s->note, "hypervisor leaf, kHz, from %s", c->hv_signature);
-	}
-}
-
-static void src_perf_cntfrq(struct cd_tsc_report *t)
-{
-	struct cd_tsc_freq *s = src(t, CD_SRC_PERF, "perf-mmap", "perf mmap page");
-	if (!t->measured)
-		setf(s->note, sizeof s->note, "not measured");
-	else if (t->perf_err == -EACCES || t->perf_err == -EPERM) {
-		if (t->perf_paranoid != -99)
-			setf(s->note, sizeof s->note, "perf_event_open refused (perf_event_paranoid %d)", t->perf_paranoid);
-		else
-			setf(s->note, sizeof s->note, "perf_event_open refused (%s)", strerror(-t->perf_err));
-	} else if (t->perf_err == -ENODATA)
-		setf(s->note, sizeof s->note, "not offered (cap_user_time 0: sched_clock is not this counter)");
-	else if (t->perf_err == -ENOSYS || t->perf_err == -ENOENT)
-		setf(s->note, sizeof s->note, "no perf events in this kernel");
-	else if (t->perf_err)
-		setf(s->note, sizeof s->note, "%s", strerror(-t->perf_err));
-	else {
-		src_hz(s, t->perf.hz, 0);
-		setf(s->note, sizeof s->note, "1e9 * 2^%u / %u: the kernel's cycles to ns", t->perf.time_shift,
-		     t->perf.time_mult);
-	}
-
-	s = src(t, CD_SRC_CNTFRQ, "cntfrq", "cntfrq_el0");
-	if (t->counter.kind != FC_COUNTER_ARM64_CNTVCT)
-		setf(s->note, sizeof s->note, "arm64 only");
-	else if (!t->counter.freq_register_hz)
-		setf(s->note, sizeof s->note, "%s", t->measured ? "zero: the firmware did not set it" : "not read");
-	else {
-		src_hz(s, (double)t->counter.freq_register_hz, 0);
-		setf(s->note, sizeof s->note, "the architectural frequency register");
-	}
-}
-
-/* The frequency a clock built on the counter would be told: the kernel's
- * own, best first.  The drift is measured against it. */
-static void pick_reference(struct cd_tsc_report *t)
-{
-	static const enum cd_tsc_src order[] = {
-		CD_SRC_CNTFRQ, CD_SRC_KLOG_REFINED, CD_SRC_KLOG_HV, CD_SRC_KLOG_DETECTED,
-		CD_SRC_HV_LEAF, CD_SRC_CPUID_15, CD_SRC_PERF,
-	};
-	t->ref_hz = 0;
-	t->ref_name = NULL;
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (t->src[order[i]].have) {
-			t->ref_hz = t->src[order[i]].hz;
-			t->ref_name = t->src[order[i]].name;
-			return;
-		}
-}
-
-static void sources(const struct cd_facts *f, struct cd_tsc_report *t)
-{
-	src_measured(t);
-	src_klog(f, t);
-	src_cpuid15(f, t);
-	src_cpuid16_hv(f, t);
-	src_perf_cntfrq(t);
-	const struct cd_tsc_freq *m = &t->src[CD_SRC_MEASURED];
-	for (int i = 1; i < CD_N_SRC; i++)
-		if (m->have && t->src[i].have) {
-			t->src[i].have_diff = true;
-			t->src[i].diff_ppm = fc_freq_ppm(t->src[i].hz, m->hz);
-		}
-	pick_reference(t);
 }
 
 /* ---- the tests ---- */
@@ -439,7 +254,7 @@ static void test_drift(const struct cd_facts *f, struct cd_tsc_report *t)
 	if (!t->ref_hz) {
 		/* The kernel declares its TSC frequency only in its log: when the
 		 * log cannot be read, that is the fact missing, not the frequency. */
-		if (is_x86(t) && !f->klog.readable)
+		if (cd_tsc_on_x86(t) && !f->klog.readable)
 			TEST(t, CD_TSC_T_DRIFT, CD_TSC_UNTESTED, "the kernel's TSC frequency is unknown: the "
 			     "kernel log, which declares it, cannot be read here; the CPU declares none");
 		else
@@ -469,7 +284,7 @@ static const char *no_counter(const struct cd_facts *f, const struct cd_tsc_repo
 		setf(buf, cap, "not x86 or arm64 (%s): no counter this tool can read", f->cpu.arch[0] ? f->cpu.arch : "?");
 		return buf;
 	}
-	if (is_x86(t) && f->cpu.have_cpuinfo && !(f->cpu.flags & CD_CPU_TSC)) {
+	if (cd_tsc_on_x86(t) && f->cpu.have_cpuinfo && !(f->cpu.flags & CD_CPU_TSC)) {
 		setf(buf, cap, "this CPU has no TSC (no tsc flag in /proc/cpuinfo)");
 		return buf;
 	}
@@ -512,6 +327,41 @@ static void kernel_evidence(const struct cd_facts *f, struct cd_tsc_report *t, b
 	}
 }
 
+/* The verdict from the tests and the kernel's own evidence; the failed
+ * tests, or else the untested ones, are the reasons it gives. */
+static enum cd_tsc_verdict verdict_of(const struct cd_facts *f, struct cd_tsc_report *t)
+{
+	bool any_fail = false, any_untested = false;
+	for (int i = 0; i < CD_TSC_N_TESTS; i++) {
+		any_fail |= t->test[i].status == CD_TSC_FAIL;
+		any_untested |= t->test[i].status == CD_TSC_UNTESTED;
+	}
+	enum cd_tsc_status want = any_fail ? CD_TSC_FAIL : CD_TSC_UNTESTED;
+	for (int i = 0; i < CD_TSC_N_TESTS; i++)
+		if (t->test[i].status == want)
+			reason(t, "%s: %s", cd_tsc_test_name((enum cd_tsc_test_id)i), t->test[i].detail);
+	bool kernel_rejected;
+	kernel_evidence(f, t, &kernel_rejected);
+	if (any_fail)
+		return CD_TSC_UNSOUND;
+	if (any_untested || kernel_rejected)
+		return CD_TSC_UNKNOWN;
+	return CD_TSC_SOUND;
+}
+
+/* One line: the verdict and its main reason. */
+static void summarise(struct cd_tsc_report *t)
+{
+	if (t->verdict == CD_TSC_SOUND)
+		setf(t->summary, sizeof t->summary, "sound: invariant, in sync within +-%.0f ns, %.4f MHz %s%.2g ppm",
+		     cd_tsc_cycles_ns(t, (double)t->bound_cycles), t->src[CD_SRC_MEASURED].hz / 1e6,
+		     t->freq_self_referenced ? "(as the kernel's) +-" : "+-", t->src[CD_SRC_MEASURED].precision_ppm);
+	else if (t->n_reasons)
+		setf(t->summary, sizeof t->summary, "%s: %s", cd_tsc_verdict_name(t->verdict), t->reasons[0]);
+	else
+		setf(t->summary, sizeof t->summary, "%s", cd_tsc_verdict_name(t->verdict));
+}
+
 void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 {
 	t->n_reasons = t->n_kernel_notes = 0;
@@ -520,7 +370,7 @@ void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 	t->bound_cycles = 0;
 	t->have_bound = t->have_drift = false;
 	t->pairs_run = t->pairs_failed = t->pairs_refused = t->pairs_short = t->pairs_timed_out = 0;
-	sources(f, t);
+	cd_tsc_sources(f, t);
 	char why[160];
 	if (no_counter(f, t, why, sizeof why)) {
 		for (int i = 0; i < CD_TSC_N_TESTS; i++)
@@ -534,63 +384,21 @@ void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 	test_freq(f, t);
 	test_sync(f, t);
 	test_drift(f, t);
-
-	bool any_fail = false, any_untested = false;
-	for (int i = 0; i < CD_TSC_N_TESTS; i++) {
-		any_fail |= t->test[i].status == CD_TSC_FAIL;
-		any_untested |= t->test[i].status == CD_TSC_UNTESTED;
-	}
-	enum cd_tsc_status want = any_fail ? CD_TSC_FAIL : CD_TSC_UNTESTED;
-	for (int i = 0; i < CD_TSC_N_TESTS; i++)
-		if (t->test[i].status == want)
-			reason(t, "%s: %s", cd_tsc_test_name((enum cd_tsc_test_id)i), t->test[i].detail);
-	bool kernel_rejected;
-	kernel_evidence(f, t, &kernel_rejected);
-	if (any_fail)
-		t->verdict = CD_TSC_UNSOUND;
-	else if (any_untested || kernel_rejected)
-		t->verdict = CD_TSC_UNKNOWN;
-	else
-		t->verdict = CD_TSC_SOUND;
-
-	if (t->verdict == CD_TSC_SOUND)
-		setf(t->summary, sizeof t->summary, "sound: invariant, in sync within +-%.0f ns, %.4f MHz %s%.2g ppm",
-		     cd_tsc_cycles_ns(t, (double)t->bound_cycles), t->src[CD_SRC_MEASURED].hz / 1e6,
-		     t->freq_self_referenced ? "(as the kernel's) +-" : "+-", t->src[CD_SRC_MEASURED].precision_ppm);
-	else if (t->n_reasons)
-		setf(t->summary, sizeof t->summary, "%s: %s", cd_tsc_verdict_name(t->verdict), t->reasons[0]);
-	else
-		setf(t->summary, sizeof t->summary, "%s", cd_tsc_verdict_name(t->verdict));
+	t->verdict = verdict_of(f, t);
+	summarise(t);
 }
 
 const char *cd_tsc_verdict_name(enum cd_tsc_verdict v)
 {
-	switch (v) {
-	case CD_TSC_SOUND: return "sound";
-	case CD_TSC_UNSOUND: return "unsound";
-	case CD_TSC_UNKNOWN: break;
-	}
-	return "unknown";
+	return CD_NAME_OF(verdict_names, v, "unknown");
 }
 
 const char *cd_tsc_status_name(enum cd_tsc_status s)
 {
-	switch (s) {
-	case CD_TSC_PASS: return "pass";
-	case CD_TSC_FAIL: return "fail";
-	case CD_TSC_UNTESTED: break;
-	}
-	return "untested";
+	return CD_NAME_OF(status_names, s, "untested");
 }
 
 const char *cd_tsc_test_name(enum cd_tsc_test_id id)
 {
-	switch (id) {
-	case CD_TSC_T_FLAGS: return "flags";
-	case CD_TSC_T_FREQ: return "frequency";
-	case CD_TSC_T_SYNC: return "sync";
-	case CD_TSC_T_DRIFT: return "drift";
-	case CD_TSC_N_TESTS: break;
-	}
-	return "?";
+	return CD_NAME_OF(test_names, id, "?");
 }
