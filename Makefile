@@ -3,7 +3,7 @@
 #
 # Sources are found by wildcard: a new module is a new .c file in src/<layer>/,
 # and its unit test is tests/unit/test_<module>.c, linked against every
-# module except main.c.
+# module except main.c and against the harness, tests/unit/unit.c.
 
 CC      ?= cc
 PYTHON  ?= python3

@@ -1,4 +1,7 @@
-"""Shared helpers for the command-line tests: run clockdoctor as a user would."""
+"""Shared helpers for the command-line tests: run clockdoctor as a user would
+(cd, interrupted), build what it reads instead of this machine's (make_root
+for a snapshot, fake_sysfs for a clocksource it may switch), and the checks
+every command's usage errors and help share (refused, check_help)."""
 import atexit
 import json
 import os
