@@ -3,7 +3,7 @@
 #
 # Sources are found by wildcard: a new module is a new .c file in src/<layer>/,
 # and its unit test is tests/unit/test_<module>.c, linked against every
-# module except main.c.
+# module except main.c and against the harness, tests/unit/unit.c.
 
 CC      ?= cc
 PYTHON  ?= python3
@@ -84,9 +84,13 @@ $(B)/libcd.a: $(MOD_OBJ)
 $(B)/clockdoctor: $(MAIN_OBJ) $(B)/libcd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libcd.a
+# Each unit test program links the harness and the helpers the programs
+# share (tests/unit/unit.c), compiled once, sanitized as the rest.
+UNIT_OBJ := $(B)/obj/tests/unit/unit.o
+DEPS     += $(UNIT_OBJ:.o=.d)
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJ) $(B)/libcd.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcd.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_OBJ) $(B)/libcd.a $(LDLIBS)
 
 # ---- libfastclock: lib/*.c as a static and a shared library ----
 # The shared objects are compiled again with -fPIC and hidden visibility:
@@ -153,7 +157,7 @@ $(B)/libfastclock-preload.so: $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) pr
 	$(CC) $(USER_LDFLAGS) -shared -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--version-script=preload/fastclock_preload.map \
 	    -o $@ $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) -ldl -lpthread
 
-$(B)/progs/%: tests/progs/%.c include/fastclock.h
+$(B)/progs/%: tests/progs/%.c tests/progs/ways.h include/fastclock.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o $@ $< -ldl -lpthread
 
@@ -282,7 +286,7 @@ bench-peers: $(B)/libfastclock.a
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 60
-build-fuzz/%: tests/fuzz/%.c $(MOD_SRC)
+build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(MOD_SRC)
 	@mkdir -p build-fuzz
 	clang $(CSTD) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(MOD_SRC) $(LDLIBS)
 fuzz: $(FUZZ_BIN)

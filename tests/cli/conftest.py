@@ -1,4 +1,7 @@
-"""Shared helpers for the command-line tests: run clockdoctor as a user would."""
+"""Shared helpers for the command-line tests: run clockdoctor as a user would
+(cd, interrupted), build what it reads instead of this machine's (make_root
+for a snapshot, fake_sysfs for a clocksource it may switch), and the checks
+every command's usage errors and help share (refused, check_help)."""
 import atexit
 import json
 import os
@@ -51,6 +54,29 @@ def default_signals():
         signal.signal(sig, signal.SIG_DFL)
 
 
+def interrupted(args, after=1.0, env=None):
+    """clockdoctor ARGS given Ctrl-C (SIGINT) after `after` seconds: its exit
+    status, stdout and stderr."""
+    import signal
+    import time
+    p = subprocess.Popen([BINARY, *args], preexec_fn=default_signals, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(after)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    return p.returncode, out, err
+
+
+def interrupted_json(args, after=1.0):
+    """The JSON document clockdoctor ARGS reports when Ctrl-C ends it early:
+    exit 0, "interrupted" true."""
+    rc, out, err = interrupted(args, after)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["interrupted"] is True
+    return doc
+
+
 def run(*args, timeout=60, env=None):
     e = dict(os.environ)
     e.pop("NO_COLOR", None)
@@ -68,6 +94,32 @@ def cd():
     return run
 
 
+# Arguments every command refuses alike, and what it says: appended to a
+# command's own usage cases.
+STRAY_ARGS = [(["extra"], "unexpected argument 'extra'"), (["--bogus"], "unknown option '--bogus'")]
+
+
+def refused(r, words):
+    """A usage error: exit 3, the message holding words, nothing on stdout."""
+    assert r.rc == 3, r.err
+    assert words in r.err
+    assert r.out == ""
+
+
+def check_help(cd, command, names):
+    """COMMAND --help: exit 0, each of names in it, its examples, no line of
+    80 columns or more; and the main --help names the command.  Returns the
+    result, for more checks."""
+    r = cd(command, "--help")
+    assert r.rc == 0
+    for name in names:
+        assert name in r.out
+    assert "\nexamples:\n" in r.out
+    assert max(len(line) for line in r.out.splitlines()) < 80
+    assert command in cd("--help").out
+    return r
+
+
 def need_tool(tool, package, what):
     """The path of tool (a name on PATH, or a path).  Missing, it fails the
     test under CI (CI=true) or LAB_REQUIRE=1, and skips loudly otherwise,
@@ -82,13 +134,61 @@ def need_tool(tool, package, what):
     pytest.skip(msg)
 
 
-def make_root(tmp_path, files):
-    """A snapshot folder: each relative path written with its text or bytes."""
+# Where the clocksource files are, under /sys.
+CS = "devices/system/clocksource/clocksource0"
+
+
+def make_root(tmp_path, files=None, current=None, available=None):
+    """A snapshot folder: the clocksource files saying current and available
+    (each when given), and each relative path of files written with its text
+    or bytes."""
+    files = dict(files or {})
+    for name, text in (("current_clocksource", current), ("available_clocksource", available)):
+        if text is not None:
+            files[f"sys/{CS}/{name}"] = text
     for rel, data in files.items():
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data if isinstance(data, bytes) else data.encode())
     return tmp_path
+
+
+def live_clocksource():
+    """This machine's clocksource, or None where /sys does not say."""
+    try:
+        return pathlib.Path("/sys", CS, "current_clocksource").read_text().strip()
+    except OSError:
+        return None
+
+
+class FakeSysfs:
+    """A fake sysfs tree (.sysfs) whose clocksource files (.current,
+    .available) hold what the test wrote, a state folder beside it (.state,
+    where a switch keeps its .record), and the environment that points
+    clockdoctor at both (.env): this machine's clocksource is never touched."""
+
+    def __init__(self, folder, current, available):
+        self.sysfs = folder / "sys"
+        self.state = folder / "state"
+        d = self.sysfs / CS
+        d.mkdir(parents=True)
+        self.current = d / "current_clocksource"
+        self.available = d / "available_clocksource"
+        self.current.write_text(current)
+        self.available.write_text(available)
+        self.record = self.state / "clocksource.restore"
+        self.env = {"CLOCKDOCTOR_SYSFS": str(self.sysfs), "CLOCKDOCTOR_STATE_DIR": str(self.state)}
+
+    def now(self):
+        """The clocksource the fake tree is on."""
+        return self.current.read_text().strip()
+
+
+@pytest.fixture
+def fake_sysfs(tmp_path):
+    """Makes a FakeSysfs in the test's folder:
+    fake_sysfs("tsc\n", "tsc hpet acpi_pm \n")."""
+    return lambda current, available: FakeSysfs(tmp_path, current, available)
 
 
 def start_elf32_pause(folder):

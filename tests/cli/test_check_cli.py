@@ -7,19 +7,11 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, as_user, codes, make_root
+from conftest import CS, FIXTURES, as_user, codes, live_clocksource, make_root
 
-CS = "sys/devices/system/clocksource/clocksource0"
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
             "CLOCK_TAI", "gettimeofday"]
 ALL_CLOCKS = HIGH_RES + ["CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "time"]
-
-
-def live_clocksource():
-    try:
-        return pathlib.Path("/" + CS + "/current_clocksource").read_text().strip()
-    except OSError:
-        return None
 
 
 # ---- the live machine ----
@@ -118,14 +110,13 @@ BAD_CONTENTS = {
 def test_every_file_malformed(cd, tmp_path, kind):
     data = BAD_CONTENTS[kind]
     root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": data, f"{CS}/available_clocksource": data,
         "proc/cpuinfo": data, "proc/cmdline": data, "proc/sys/kernel/osrelease": data,
         "proc/uptime": data, "dmesg.txt": data, "cpuid.txt": data,
         "sys/class/dmi/id/sys_vendor": data, "sys/class/dmi/id/product_name": data,
         "sys/hypervisor/type": data, "etc/os-release": data, "proc/sys/kernel/arch": data,
         "etc/lsb-release": data, "etc/redhat-release": data, "etc/debian_version": data,
         "etc/SuSE-release": data,
-    })
+    }, current=data, available=data)
     for fmt in ([], ["--json"], ["--prometheus"]):
         r = cd("check", "--root", str(root), *fmt)
         assert r.rc in (0, 1, 2, 3), r.err
@@ -135,7 +126,7 @@ def test_every_file_malformed(cd, tmp_path, kind):
 
 
 def test_folders_where_files_should_be(cd, tmp_path):
-    for rel in [f"{CS}/current_clocksource", "proc/cpuinfo", "dmesg.txt", "cpuid.txt"]:
+    for rel in [f"sys/{CS}/current_clocksource", "proc/cpuinfo", "dmesg.txt", "cpuid.txt"]:
         (tmp_path / rel).mkdir(parents=True)
     r = cd("check", "--json", "--root", str(tmp_path))
     assert r.rc == 3 and r.json()["status"] == "unknown"
@@ -154,8 +145,8 @@ def test_unreadable_file(tmp_path):
     from conftest import BINARY
     root = shared_tmp()
     try:
-        make_root(root, {f"{CS}/current_clocksource": "hpet\n", "proc/cpuinfo": "processor : 0\n"})
-        (root / CS / "current_clocksource").chmod(0)
+        make_root(root, {"proc/cpuinfo": "processor : 0\n"}, current="hpet\n")
+        (root / "sys" / CS / "current_clocksource").chmod(0)
         p = subprocess.run(as_user([BINARY, "check", "--json", "--root", str(root)]),
                            capture_output=True, text=True, timeout=60)
         doc = json.loads(p.stdout)
@@ -203,8 +194,7 @@ def test_enormous_and_truncated_kernel_log(cd, tmp_path):
 
 
 def test_only_clocksource_files(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
-                                f"{CS}/available_clocksource": "acpi_pm hpet\n"})
+    root = make_root(tmp_path, current="acpi_pm\n", available="acpi_pm hpet\n")
     doc = cd("check", "--json", "--root", str(root)).json()
     assert doc["status"] == "critical"
     c = codes(doc)
@@ -213,34 +203,34 @@ def test_only_clocksource_files(cd, tmp_path):
 
 def test_arm64_snapshot(cd, tmp_path):
     root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": "arch_sys_counter\n",
-        f"{CS}/available_clocksource": "arch_sys_counter\n",
         "proc/cpuinfo": "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes "
                         "pmull sha1 sha2 crc32 atomics\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
                         "CPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n\n",
         "proc/sys/kernel/osrelease": "6.1.0-18-arm64\n",
-    })
+    }, current="arch_sys_counter\n", available="arch_sys_counter\n")
     doc = cd("check", "--json", "--root", str(root)).json()
     assert doc["status"] == "ok"
     assert "tsc-not-invariant" not in codes(doc)
 
 
+def check_booted(cd, tmp_path, current, release, log):
+    """check --json of a snapshot of the clocksource, the kernel's release
+    and its log, and nothing else."""
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": release, "dmesg.txt": log}, current=current)
+    return cd("check", "--json", "--root", str(root)).json()
+
+
 def test_arm64_erratum_takes_vdso_away(cd, tmp_path):
-    root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": "arch_sys_counter\n",
-        "proc/sys/kernel/osrelease": "5.10.0-arm64\n",
-        "dmesg.txt": "[    0.000000] arch_timer: Enabling global workaround for "
-                     "ARM erratum 858921\n",
-    })
-    doc = cd("check", "--json", "--root", str(root)).json()
+    doc = check_booted(cd, tmp_path, "arch_sys_counter\n", "5.10.0-arm64\n",
+                       "[    0.000000] arch_timer: Enabling global workaround for ARM erratum 858921\n")
     assert doc["status"] == "critical"
     assert "slow-clocksource" in codes(doc)
 
 
 def test_old_hpet_kernel_is_slow_but_not_a_syscall(cd, tmp_path):
     # Before 4.7 the vDSO read the HPET itself: no system call, still a slow device read.
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                "proc/sys/kernel/osrelease": "4.4.0-21-generic\n"})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "4.4.0-21-generic\n"},
+                     current="hpet\n")
     c = codes(cd("check", "--json", "--root", str(root)).json())
     assert c["slow-clocksource"]["severity"] == "warning"
     assert "vDSO reads hpet itself" in c["slow-clocksource"]["title"]
@@ -251,12 +241,8 @@ def test_old_hpet_kernel_is_slow_but_not_a_syscall(cd, tmp_path):
 
 def test_graviton2_erratum_keeps_vdso(cd, tmp_path):
     # ARM erratum 1418040 only turns off the compat vDSO (Neoverse-N1, Graviton2).
-    root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": "arch_sys_counter\n",
-        "proc/sys/kernel/osrelease": "5.10.0-arm64\n",
-        "dmesg.txt": "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n",
-    })
-    doc = cd("check", "--json", "--root", str(root)).json()
+    doc = check_booted(cd, tmp_path, "arch_sys_counter\n", "5.10.0-arm64\n",
+                       "[    0.000000] arch_timer: Enabling local workaround for ARM erratum 1418040\n")
     assert doc["status"] == "ok"
 
 
@@ -271,12 +257,11 @@ def test_tsc_reliable_comma_list_is_ignored(cd, tmp_path):
 
 def test_tsc_reliable_already_set_is_not_advised_again(cd, tmp_path):
     root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": "hpet\n", f"{CS}/available_clocksource": "hpet acpi_pm\n",
         "proc/cmdline": "ro tsc=reliable\n", "proc/sys/kernel/osrelease": "4.19.0-20-amd64\n",
         "dmesg.txt": "[ 90.1] clocksource: timekeeping watchdog on CPU1: Marking clocksource "
                      "'tsc-early' as unstable because the skew is too large:\n"
                      "[ 90.1] tsc: Marking TSC unstable due to clocksource watchdog\n",
-    })
+    }, current="hpet\n", available="hpet acpi_pm\n")
     c = codes(cd("check", "--json", "--root", str(root)).json())
     lasting = c["slow-clocksource"]["fix"]["lasting"]
     assert "already on the command line" in lasting
@@ -285,15 +270,13 @@ def test_tsc_reliable_already_set_is_not_advised_again(cd, tmp_path):
 
 def test_xen_guest(cd, tmp_path):
     root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": "xen\n",
-        f"{CS}/available_clocksource": "xen tsc hpet acpi_pm\n",
         "sys/hypervisor/type": "xen\n",
         "proc/sys/kernel/osrelease": "5.10.0-26-cloud-amd64\n",
         "proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R)\n"
                         "flags\t\t: fpu tsc constant_tsc nonstop_tsc rdtscp hypervisor\n\n",
         "dmesg.txt": "[    0.000000] Hypervisor detected: Xen HVM\n"
                      "[    0.500000] xen: VDSO_CLOCKMODE_PVCLOCK not supported\n",
-    })
+    }, current="xen\n", available="xen tsc hpet acpi_pm\n")
     doc = cd("check", "--json", "--root", str(root)).json()
     c = codes(doc)
     assert doc["status"] == "critical"
@@ -313,10 +296,9 @@ def test_redhat_lasting_fix_uses_grubby(cd, tmp_path):
 
 
 def test_forced_notsc(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                f"{CS}/available_clocksource": "hpet acpi_pm\n",
-                                "proc/cmdline": "ro quiet notsc\n",
-                                "proc/sys/kernel/osrelease": "6.1.0-1-amd64\n"})
+    root = make_root(tmp_path, {"proc/cmdline": "ro quiet notsc\n",
+                                "proc/sys/kernel/osrelease": "6.1.0-1-amd64\n"},
+                     current="hpet\n", available="hpet acpi_pm\n")
     c = codes(cd("check", "--json", "--root", str(root)).json())
     assert c["clocksource-forced"]["severity"] == "warning"
     assert "notsc" in c["clocksource-forced"]["fix"]["lasting"]
@@ -328,7 +310,7 @@ def test_snapshot_round_trip(cd, tmp_path):
     snap = tmp_path / "snap"
     r = cd("snapshot", str(snap))
     assert r.rc == 0, r.err
-    assert (snap / CS / "current_clocksource").exists()
+    assert (snap / "sys" / CS / "current_clocksource").exists()
     assert (snap / "proc/cpuinfo").exists()
     live = cd("check", "--json", "--no-measure").json()
     saved = cd("check", "--json", "--root", str(snap)).json()
@@ -375,10 +357,8 @@ def test_snapshot_unwritable():
 
 
 def test_tsc_rejected_for_cpufreq_is_explained(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                "proc/sys/kernel/osrelease": "5.10.0-1-amd64\n",
-                                "dmesg.txt": "[   12.5] tsc: Marking TSC unstable due to cpufreq changes on SMP\n"})
-    c = codes(cd("check", "--json", "--root", str(root)).json())
+    c = codes(check_booted(cd, tmp_path, "hpet\n", "5.10.0-1-amd64\n",
+                           "[   12.5] tsc: Marking TSC unstable due to cpufreq changes on SMP\n"))
     lasting = c["slow-clocksource"]["fix"]["lasting"]
     assert "because of cpufreq changes on SMP" in lasting and "constant_tsc" in lasting
     assert "tsc=reliable" not in lasting
@@ -386,13 +366,9 @@ def test_tsc_rejected_for_cpufreq_is_explained(cd, tmp_path):
 
 
 def test_tsc_adjust_firmware_is_reported(cd, tmp_path):
-    root = make_root(tmp_path, {
-        f"{CS}/current_clocksource": "tsc\n",
-        "proc/sys/kernel/osrelease": "6.1.0-1-amd64\n",
-        "dmesg.txt": "[    0.000000] [Firmware Bug]: TSC ADJUST differs: CPU0 45960 --> 78394. Restoring\n"
-                     "[    1.000000] TSC ADJUST: CPU1: -5000 force to 0\n",
-    })
-    doc = cd("check", "--json", "--root", str(root)).json()
+    doc = check_booted(cd, tmp_path, "tsc\n", "6.1.0-1-amd64\n",
+                       "[    0.000000] [Firmware Bug]: TSC ADJUST differs: CPU0 45960 --> 78394. Restoring\n"
+                       "[    1.000000] TSC ADJUST: CPU1: -5000 force to 0\n")
     c = codes(doc)
     assert doc["status"] == "ok"
     x = c["tsc-adjust-firmware"]

@@ -5,9 +5,7 @@ kernel log lines in the kernel's own wording, and asserts what `check` and `fix`
 """
 import json
 
-from conftest import FIXTURES, codes, make_root
-
-CS = "sys/devices/system/clocksource/clocksource0"
+from conftest import CS, FIXTURES, codes, make_root
 
 
 def check(cd, root):
@@ -133,10 +131,9 @@ def test_tick_based_stays_quiet_in_a_guest_or_with_sysfs(cd, tmp_path):
     assert doc["clocksource"]["current"] is None
     # sysfs wins over an older switch line in the log.
     host = make_root(tmp_path / "host", {
-        f"{CS}/current_clocksource": "tsc\n",
         "dmesg.txt": "[    0.5] clocksource: Switched to clocksource hpet\n"
                      "[    2.0] clocksource: Switched to clocksource tsc\n"
-                     "[    9.0] clocksource: Switched to clocksource hpet\n"})
+                     "[    9.0] clocksource: Switched to clocksource hpet\n"}, current="tsc\n")
     doc = check(cd, host)
     assert doc["clocksource"] == {"current": "tsc", "available": None}
     assert doc["status"] == "ok"
@@ -152,9 +149,8 @@ I386_LOG = (
 
 
 def test_i386_kernel_has_no_vdso_time(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                f"{CS}/available_clocksource": "hpet acpi_pm\n",
-                                "dmesg.txt": I386_LOG})
+    root = make_root(tmp_path, {"dmesg.txt": I386_LOG},
+                     current="hpet\n", available="hpet acpi_pm\n")
     doc = check(cd, root)
     assert doc["status"] == "critical"
     slow = codes(doc)["slow-clocksource"]
@@ -182,10 +178,10 @@ def test_i386_kernel_on_kvm_clock_from_a_backtrace(cd, tmp_path):
 
 
 def test_i386_kernel_on_tsc_is_told_once(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "tsc\n", "dmesg.txt": I386_LOG,
+    root = make_root(tmp_path, {"dmesg.txt": I386_LOG,
                                 "proc/sys/kernel/osrelease": "2.6.24-19-generic\n",
                                 "etc/lsb-release": "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\n"
-                                                   "DISTRIB_CODENAME=hardy\n"})
+                                                   "DISTRIB_CODENAME=hardy\n"}, current="tsc\n")
     doc = check(cd, root)
     c = codes(doc)
     assert "slow-clocksource" not in c   # the clocksource is not the cause
@@ -197,22 +193,22 @@ def test_i386_kernel_on_tsc_is_told_once(cd, tmp_path):
 
 def test_64bit_kernel_and_uname_arch_stay_quiet(cd, tmp_path):
     # The same old kernel, 64-bit: the vDSO reads hpet itself (slow, no system call).
-    root = make_root(tmp_path / "a", {f"{CS}/current_clocksource": "hpet\n",
-                                      "proc/sys/kernel/osrelease": "2.6.32-5-amd64\n"})
+    root = make_root(tmp_path / "a", {"proc/sys/kernel/osrelease": "2.6.32-5-amd64\n"},
+                     current="hpet\n")
     slow = codes(check(cd, root))["slow-clocksource"]
     assert "vDSO reads hpet itself" in slow["title"] and slow["severity"] == "warning"
     # uname says i686, but the kernel is 4.19: the 32-bit vDSO has had clock_gettime since 3.15.
-    root = make_root(tmp_path / "b", {f"{CS}/current_clocksource": "tsc\n",
-                                      "proc/sys/kernel/osrelease": "4.19.0-20-686-pae\n",
-                                      "proc/sys/kernel/arch": "i686\n"})
+    root = make_root(tmp_path / "b", {"proc/sys/kernel/osrelease": "4.19.0-20-686-pae\n",
+                                      "proc/sys/kernel/arch": "i686\n"}, current="tsc\n")
     doc = check(cd, root)
     assert doc["status"] == "ok" and "fix-needs-newer-kernel" not in codes(doc)
     assert doc["cpu"]["arch"] == "i686"
 
 
 def test_32bit_programs_on_an_old_64bit_kernel(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "tsc\n", "proc/cpuinfo": BARE_CPUINFO,
-                                "proc/sys/kernel/osrelease": "3.10.0-1160.el7.x86_64\n"})
+    root = make_root(tmp_path, {"proc/cpuinfo": BARE_CPUINFO,
+                                "proc/sys/kernel/osrelease": "3.10.0-1160.el7.x86_64\n"},
+                     current="tsc\n")
     doc = check(cd, root)
     assert doc["status"] == "ok"
     newer = codes(doc)["fix-needs-newer-kernel"]
@@ -222,7 +218,7 @@ def test_32bit_programs_on_an_old_64bit_kernel(cd, tmp_path):
     (root / "proc/sys/kernel/osrelease").write_text("3.16.0-4-amd64\n")
     assert "fix-needs-newer-kernel" not in codes(check(cd, root))
     # On kvm-clock, the compat and x32 vDSOs read the pvclock page only from about 4.5.
-    (root / f"{CS}/current_clocksource").write_text("kvm-clock\n")
+    (root / "sys" / CS / "current_clocksource").write_text("kvm-clock\n")
     newer = codes(check(cd, root))["fix-needs-newer-kernel"]
     assert "32-bit and x32 programs on kvm-clock" in newer["title"]
     (root / "proc/sys/kernel/osrelease").write_text("4.9.0-8-amd64\n")
@@ -237,12 +233,11 @@ WARP_LOG = ("[    0.144008] TSC synchronization [CPU#0 -> CPU#1]:\n"
 
 
 def test_ubuntu_804_is_not_told_debian_backports(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
-                                f"{CS}/available_clocksource": "acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "2.6.24-19-generic\n",
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "2.6.24-19-generic\n",
                                 "etc/lsb-release": "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\n"
                                                    "DISTRIB_CODENAME=hardy\n",
-                                "dmesg.txt": I386_LOG + WARP_LOG})
+                                "dmesg.txt": I386_LOG + WARP_LOG},
+                     current="acpi_pm\n", available="acpi_pm\n")
     doc = check(cd, root)
     text = all_fix_text(doc)
     assert "wheezy" not in text and "linux-image-amd64" not in text and "Debian" not in text
@@ -254,10 +249,9 @@ def test_ubuntu_804_is_not_told_debian_backports(cd, tmp_path):
 
 def test_grub_legacy_era(cd, tmp_path):
     # Ubuntu 8.04 boots with GRUB legacy: a kernel parameter goes on menu.lst's "# kopt=" line.
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                f"{CS}/available_clocksource": "hpet tsc acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "2.6.24-19-server\n",
-                                "etc/lsb-release": "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\n"})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "2.6.24-19-server\n",
+                                "etc/lsb-release": "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\n"},
+                     current="hpet\n", available="hpet tsc acpi_pm\n")
     lasting = codes(check(cd, root))["better-clocksource-available"]["fix"]["lasting"]
     assert "/boot/grub/menu.lst" in lasting and "/etc/default/grub.d" not in lasting
     # Ubuntu 18.04: the drop-in.
@@ -269,16 +263,15 @@ def test_grub_legacy_era(cd, tmp_path):
 
 def test_release_read_or_inferred(cd, tmp_path):
     # Debian 8 from os-release: its backports suite.
-    root = make_root(tmp_path / "a", {f"{CS}/current_clocksource": "tsc\n",
-                                      "proc/sys/kernel/osrelease": "3.2.0-4-686-pae\n",
-                                      "etc/os-release": 'ID=debian\nVERSION_ID="7"\n'})
+    root = make_root(tmp_path / "a", {"proc/sys/kernel/osrelease": "3.2.0-4-686-pae\n",
+                                      "etc/os-release": 'ID=debian\nVERSION_ID="7"\n'},
+                     current="tsc\n")
     lasting = codes(check(cd, root))["fix-needs-newer-kernel"]["fix"]["lasting"]
     assert "Debian 7 (wheezy), the wheezy-backports suite" in lasting
     assert "inferred" not in lasting
     # Unknown distribution: what to look for, and no distribution's package.
-    root = make_root(tmp_path / "b", {f"{CS}/current_clocksource": "tsc\n",
-                                      "proc/sys/kernel/osrelease": "3.4.113-custom-i686\n",
-                                      "proc/sys/kernel/arch": "i686\n"})
+    root = make_root(tmp_path / "b", {"proc/sys/kernel/osrelease": "3.4.113-custom-i686\n",
+                                      "proc/sys/kernel/arch": "i686\n"}, current="tsc\n")
     lasting = codes(check(cd, root))["fix-needs-newer-kernel"]["fix"]["lasting"]
     assert "a kernel of at least 3.15" in lasting
     assert "apt-get" not in lasting and "yum" not in lasting and "backports" not in lasting
@@ -295,9 +288,9 @@ def test_rhel6_is_told_its_own_next_release(cd):
 
 def test_unknown_distribution_is_not_guessed(cd, tmp_path):
     # A kernel release that names no distribution: each way is labelled with whom it fits.
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "5.15.0-custom\n",
-                                "dmesg.txt": "[    0.0] tsc: Detected 2593.992 MHz processor\n" + WARP_LOG})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "5.15.0-custom\n",
+                                "dmesg.txt": "[    0.0] tsc: Detected 2593.992 MHz processor\n" + WARP_LOG},
+                     current="acpi_pm\n")
     lasting = codes(check(cd, root))["slow-clocksource"]["fix"]["lasting"]
     assert lasting.startswith("The distribution is not known here. On Debian, Ubuntu")
     assert "grubby" in lasting and "another boot loader" in lasting
@@ -319,10 +312,9 @@ CORE2_LOG = ("[    0.000000] tsc: Detected 2194.000 MHz processor\n"
 
 
 def test_large_warp_is_not_silenced(cd, tmp_path):
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                f"{CS}/available_clocksource": "hpet acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "4.15.0-20-generic\n",
-                                "proc/cpuinfo": BARE_CPUINFO, "dmesg.txt": CORE2_LOG})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "4.15.0-20-generic\n",
+                                "proc/cpuinfo": BARE_CPUINFO, "dmesg.txt": CORE2_LOG},
+                     current="hpet\n", available="hpet acpi_pm\n")
     doc = check(cd, root)
     assert doc["hypervisor"]["name"] == "none"
     assert all(tok not in ("tsc=reliable", "tsc=nowatchdog", "clocksource=tsc")
@@ -341,9 +333,8 @@ def test_tsc_halting_in_idle_is_not_silenced(cd, tmp_path):
     log = ("[    1.0] tsc: Marking TSC unstable due to TSC halts in idle\n"
            "[    1.1] clocksource: Switched to clocksource hpet\n")
     cpuinfo = BARE_CPUINFO
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                "proc/sys/kernel/osrelease": "4.19.0-20-amd64\n",
-                                "proc/cpuinfo": cpuinfo, "dmesg.txt": log})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "4.19.0-20-amd64\n",
+                                "proc/cpuinfo": cpuinfo, "dmesg.txt": log}, current="hpet\n")
     doc = check(cd, root)
     assert not any(tok == "tsc=reliable" for _, tok in plan_params(cd, root))
     lasting = codes(doc)["slow-clocksource"]["fix"]["lasting"]
@@ -357,9 +348,8 @@ def test_watchdog_on_bare_metal_without_nonstop_tsc(cd, tmp_path):
            "[ 3600.1] clocksource:                       'tsc' cs_nsec: 403484590 cs_now: 4f1e3c2a1b cs_last: 4e9a8b7c6d mask: ffffffffffffffff\n"
            "[ 3600.1] tsc: Marking TSC unstable due to clocksource watchdog\n"
            "[ 3600.2] clocksource: Switched to clocksource hpet\n")
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                "proc/sys/kernel/osrelease": "5.10.0-20-amd64\n",
-                                "proc/cpuinfo": BARE_CPUINFO, "dmesg.txt": log})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "5.10.0-20-amd64\n",
+                                "proc/cpuinfo": BARE_CPUINFO, "dmesg.txt": log}, current="hpet\n")
     doc = check(cd, root)
     assert plan_params(cd, root) == []
     wd = codes(doc)["tsc-unstable-watchdog"]
@@ -368,12 +358,11 @@ def test_watchdog_on_bare_metal_without_nonstop_tsc(cd, tmp_path):
 
 def test_small_warp_in_a_vm_keeps_the_usual_advice(cd, tmp_path):
     # A VirtualBox guest, 66930 cycles (about 25 us): the kernel parameter is the known cure.
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
-                                f"{CS}/available_clocksource": "acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "4.19.0-20-amd64\n",
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "4.19.0-20-amd64\n",
                                 "sys/class/dmi/id/sys_vendor": "innotek GmbH\n",
                                 "sys/class/dmi/id/product_name": "VirtualBox\n",
-                                "dmesg.txt": "[    0.0] tsc: Detected 2593.992 MHz processor\n" + WARP_LOG})
+                                "dmesg.txt": "[    0.0] tsc: Detected 2593.992 MHz processor\n" + WARP_LOG},
+                     current="acpi_pm\n", available="acpi_pm\n")
     doc = check(cd, root)
     assert ("add", "tsc=reliable") in plan_params(cd, root)
     assert "Do not add" not in all_fix_text(doc)
@@ -386,9 +375,8 @@ def test_virtualbox_with_its_kvm_interface(cd, tmp_path):
            "[    0.000000] Hypervisor detected: KVM\n"
            "[    0.000000] kvm-clock: Using msrs 4b564d01 and 4b564d00\n"
            + WARP_LOG)
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "acpi_pm\n",
-                                f"{CS}/available_clocksource": "acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "4.19.0-20-amd64\n", "dmesg.txt": log})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "4.19.0-20-amd64\n", "dmesg.txt": log},
+                     current="acpi_pm\n", available="acpi_pm\n")
     doc = check(cd, root)
     hv = doc["hypervisor"]
     assert hv["name"] == "virtualbox" and hv["from"] == "dmi" and hv["interface"] == "kvm"
@@ -401,7 +389,7 @@ def test_virtualbox_with_its_kvm_interface(cd, tmp_path):
 def test_plain_kvm_guest_stays_kvm(cd, tmp_path):
     log = ("[    0.000000] DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
            "[    0.000000] Hypervisor detected: KVM\n")
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "kvm-clock\n", "dmesg.txt": log})
+    root = make_root(tmp_path, {"dmesg.txt": log}, current="kvm-clock\n")
     hv = check(cd, root)["hypervisor"]
     assert hv["name"] == "kvm" and "interface" not in hv
 
@@ -416,8 +404,8 @@ def test_new_watchdog_format_is_quoted(cd, tmp_path):
            "[ 1234.567894] clocksource:                       'tsc' is current clocksource.\n"
            "[ 1234.567895] tsc: Marking TSC unstable due to clocksource watchdog\n"
            "[ 1234.567896] clocksource: Switched to clocksource hpet\n")
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n", "dmesg.txt": log,
-                                "proc/sys/kernel/osrelease": "6.1.0-18-amd64\n"})
+    root = make_root(tmp_path, {"dmesg.txt": log,
+                                "proc/sys/kernel/osrelease": "6.1.0-18-amd64\n"}, current="hpet\n")
     ev = evidence(codes(check(cd, root))["tsc-unstable-watchdog"])
     assert ("Clocksource 'tsc' skewed 509074 ns (0 ms) over watchdog 'hpet' interval of "
             "503484590 ns (503 ms)") in ev
@@ -429,9 +417,8 @@ def test_new_watchdog_format_is_quoted(cd, tmp_path):
 
 def test_unreadable_log_is_named_not_read_as_silence(cd, tmp_path):
     # hpet, TSC listed but not in use, no kernel log: the reason is unknown, and said why.
-    root = make_root(tmp_path, {f"{CS}/current_clocksource": "hpet\n",
-                                f"{CS}/available_clocksource": "hpet acpi_pm\n",
-                                "proc/sys/kernel/osrelease": "5.10.0-20-amd64\n"})
+    root = make_root(tmp_path, {"proc/sys/kernel/osrelease": "5.10.0-20-amd64\n"},
+                     current="hpet\n", available="hpet acpi_pm\n")
     lasting = codes(check(cd, root))["slow-clocksource"]["fix"]["lasting"]
     assert "the kernel log could not be read (dmesg.txt: missing)" in lasting
     assert "does not say" not in lasting

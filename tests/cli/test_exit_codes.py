@@ -8,28 +8,22 @@ fix and watch work on fake trees, bench does not switch."""
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
-from conftest import BINARY, FIXTURES
+from conftest import BINARY, FIXTURES, interrupted
 
-CS = "devices/system/clocksource/clocksource0"
 HPET = str(FIXTURES / "qemu-tcg-smp2-hpet")
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, fake_sysfs):
     """A fake sysfs on tsc, a kernel log file holding one event, a state
     folder: what fix, watch and bench read instead of this machine's."""
-    d = tmp_path / "sys" / CS
-    d.mkdir(parents=True)
-    (d / "current_clocksource").write_text("tsc\n")
-    (d / "available_clocksource").write_text("tsc hpet \n")
     (tmp_path / "kmsg").write_text("6,1,2000000,-;clocksource: Switched to clocksource tsc\n")
     e = dict(os.environ)
-    e.update({"CLOCKDOCTOR_SYSFS": str(tmp_path / "sys"), "CLOCKDOCTOR_KMSG": str(tmp_path / "kmsg"),
-              "CLOCKDOCTOR_STATE_DIR": str(tmp_path / "state")})
+    e.update(fake_sysfs("tsc\n", "tsc hpet \n").env)
+    e["CLOCKDOCTOR_KMSG"] = str(tmp_path / "kmsg")
     return e
 
 
@@ -150,20 +144,12 @@ def test_run_passes_its_programs_status_through():
 def test_ctrl_c_kills_tsc_unfinished(env):
     """tsc stops unfinished on SIGINT: killed by it, as Unix commands are
     (a shell shows 130), nothing half-written on stdout."""
-    p = subprocess.Popen([BINARY, "tsc", "-d", "20"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env)
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=30)
-    assert p.returncode == -signal.SIGINT
-    assert out == b""
+    rc, out, _ = interrupted(["tsc", "-d", "20"], env=env)
+    assert rc == -signal.SIGINT
+    assert out == ""
 
 
 def test_ctrl_c_ends_bench_with_its_report(env):
-    p = subprocess.Popen([BINARY, "bench", "-c", "monotonic", "-d", "20", "-s"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env, text=True)
-    time.sleep(1.5)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=30)
-    assert p.returncode == 0, err
+    rc, out, err = interrupted(["bench", "-c", "monotonic", "-d", "20", "-s"], after=1.5, env=env)
+    assert rc == 0, err
     assert "CLOCK_MONOTONIC" in out

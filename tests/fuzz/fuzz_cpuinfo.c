@@ -7,23 +7,10 @@
  * then a NUL-terminated copy, and must give the same answer both times.  The
  * CPUID table must also survive cd_format_cpuid_txt and come back unchanged.
  */
+#include "fuzz.h"
 #include "probe/probe.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_str(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-	if (n == cap)
-		abort(); /* not terminated */
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
-			abort();
-}
 
 static void check_cpu(const struct cd_cpu *a, const struct cd_cpu *b, int ra, int rb)
 {
@@ -31,9 +18,9 @@ static void check_cpu(const struct cd_cpu *a, const struct cd_cpu *b, int ra, in
 	    a->flags != b->flags || a->flags_all != b->flags_all || a->mhz != b->mhz ||
 	    strcmp(a->arch, b->arch) || strcmp(a->vendor, b->vendor) || strcmp(a->model, b->model))
 		abort();
-	check_str(a->arch, sizeof(a->arch));
-	check_str(a->vendor, sizeof(a->vendor));
-	check_str(a->model, sizeof(a->model));
+	fuzz_check_str(a->arch, sizeof(a->arch));
+	fuzz_check_str(a->vendor, sizeof(a->vendor));
+	fuzz_check_str(a->model, sizeof(a->model));
 	if ((a->flags_all & ~a->flags) || a->count < 0 || (ra == 0) != (a->count > 0) ||
 	    !(a->mhz >= 0 && a->mhz < 1e9))
 		abort();
@@ -46,7 +33,7 @@ static void check_cpuid(const struct cd_cpuid *a, const struct cd_cpuid *b, int 
 		abort();
 	if (a->n < 0 || a->n > CD_MAX_CPUID_LEAVES || a->have != (a->n > 0))
 		abort();
-	check_str(a->hv_signature, sizeof(a->hv_signature));
+	fuzz_check_str(a->hv_signature, sizeof(a->hv_signature));
 
 	/* Round trip through the text form. */
 	static char buf[CD_MAX_CPUID_LEAVES * 128];
@@ -67,14 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Large structs: static, not on the fuzzer's stack. */
 	static struct cd_cpu cpu_a, cpu_b;
 	static struct cd_cpuid id_a, id_b;
-	char *exact = malloc(size ? size : 1);
-	char *termed = malloc(size + 1);
-	if (!exact || !termed)
-		abort();
-	if (size)
-		memcpy(exact, data, size);
-	memcpy(termed, exact, size);
-	termed[size] = '\0';
+	char *exact = fuzz_exact(data, size);
+	char *termed = fuzz_text(data, size);
 
 	int ra = cd_parse_cpuinfo(exact, size, &cpu_a);
 	int rb = cd_parse_cpuinfo(termed, size, &cpu_b);

@@ -6,18 +6,11 @@
  * does.) */
 #include "fastclock.h"
 #include "fastclock_trust.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *exact = malloc(size ? size : 1);
-	if (!exact)
-		return 0;
-	memcpy(exact, data, size);
+	char *exact = fuzz_exact(data, size);
 	struct fc_verdict v;
 	if (fc_verdict_parse(exact, size, &v) == 0) {
 		/* what it accepted is well-formed */
@@ -26,11 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(exact);
 
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	(void)fc_trust_listed(text, "tsc");
 	(void)fc_trust_listed(text, "");
 	(void)fc_trust_vdso_fast(text, 6, 1, 0);

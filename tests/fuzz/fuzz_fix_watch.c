@@ -2,13 +2,9 @@
  * trusts nothing of (any bytes: refused or parsed, and a parsed record
  * formats back into one that parses the same), and kernel log lines as watch
  * groups them (each input line fed as a record, at advancing times). */
+#include "fuzz.h"
 #include "persist/persist.h"
 #include "probe/kmsg.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void record(const char *text)
 {
@@ -45,11 +41,7 @@ static void lines(char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	record(text);
 	lines(text);
 	free(text);

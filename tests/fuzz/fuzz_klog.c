@@ -7,23 +7,10 @@
  * Every event must stay within its bounds: a known kind, at most
  * CD_MAX_EVENTS of them, names and lines terminated and printable.
  */
+#include "fuzz.h"
 #include "probe/probe.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_str(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-	if (n == cap)
-		abort(); /* not terminated */
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
-			abort();
-}
 
 static void check_log(const struct cd_klog *l, size_t size)
 {
@@ -36,22 +23,17 @@ static void check_log(const struct cd_klog *l, size_t size)
 		if (e->kind < CD_EV_CS_SWITCHED || e->kind > CD_EV_CMDLINE || !isfinite(e->ts) ||
 		    (e->ts < 0 && e->ts != -1) || e->cpu_a < -1 || e->cpu_b < -1)
 			abort();
-		check_str(e->name, sizeof e->name);
-		check_str(e->name2, sizeof e->name2);
-		check_str(e->line, sizeof e->line);
+		fuzz_check_str(e->name, sizeof e->name);
+		fuzz_check_str(e->name2, sizeof e->name2);
+		fuzz_check_str(e->line, sizeof e->line);
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct cd_klog a, b;
-	char *exact = malloc(size ? size : 1), *term = malloc(size + 1);
+	char *exact = fuzz_exact(data, size), *term = fuzz_text(data, size);
 
-	if (!exact || !term)
-		abort();
-	memcpy(exact, data, size);
-	memcpy(term, data, size);
-	term[size] = 0;
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	cd_klog_parse(exact, size, &a);

@@ -7,16 +7,11 @@
  * not change when redacted again (a marker is never taken for an
  * identifier), and must never hold a name it was given as a word.
  */
+#include "fuzz.h"
 #include "util/redact.h"
 
 #include <stdbool.h>
-#include <stdint.h>
-
-#include <stdlib.h>
-#include <string.h>
 #include <strings.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A byte that continues a word for redact.c. */
 static bool word_byte(char c)
@@ -48,11 +43,7 @@ static void check_redact(const char *exact, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *exact = malloc(size ? size : 1);
-	if (!exact)
-		abort();
-	if (size)
-		memcpy(exact, data, size);
+	char *exact = fuzz_exact(data, size);
 	check_redact(exact, size);
 	free(exact);
 	return 0;

@@ -3,20 +3,12 @@
  * fed a NUL-terminated copy of the input, as they receive text from
  * cd_read_small/cd_read_file.  adjtimex.txt must also survive
  * cd_format_adjtimex_txt and come back unchanged. */
+#include "fuzz.h"
 #include "probe/probe.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	struct cd_kernel k;
 	memset(&k, 0, sizeof k);
 	cd_parse_cmdline(text, &k);

@@ -22,6 +22,10 @@ import os
 from lab import REPO
 
 INVTSC_CPU = "max,+invtsc,x-force-features=on"
+# The guest of the scenarios that run the library on the counter: two vCPUs
+# with that bit (a scenario that imports SMP and CPU boots it).
+SMP = 2
+CPU = INVTSC_CPU
 
 FC_STEP_CHECK_NS = 1000000      # include/fastclock.h
 MAX_INTERVAL_NS = 250000000     # lib/fastclock.c: the longest re-anchor period
@@ -100,6 +104,32 @@ class Follow:
                            c, i[c]["err"], i[c]["err_signed"], i[c]["excess"], i[c]["back"])
                            for c in clocks))
         return "\n".join(out)
+
+
+def follow_around(args, out, events, after=""):
+    """The script of a follow step that changes something while the library
+    is followed: `fcprobe follow ARGS` on CPU 0 in the background (its lines
+    in the file OUT); for each (pause, mark, command) of events, a sleep of
+    pause seconds, then command between the kernel instants MARK0 and MARK1
+    (Follow.marks); then the wait for fcprobe, after, fcprobe's lines, and
+    its exit status."""
+    lines = ["taskset 1 fcprobe follow %s > %s & P=$!" % (args, out)]
+    for pause, mark, command in events:
+        lines += ["sleep %s" % pause, 'echo "%s0 $(fcprobe now)"; %s; echo "%s1 $(fcprobe now)"' % (mark, command, mark)]
+    lines += ["wait $P; rc=$?"] + ([after] if after else []) + ["cat %s" % out, "exit $rc"]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def followed(r, clocks):
+    """The follow step's Follow, after what a scenario that follows the
+    library on tsc asserts first: the kernel was on tsc (the wait step) and
+    fcprobe exited 0.  Prints the table of clocks."""
+    assert r["wait"].stdout == "tsc\n"
+    f = r["follow"]
+    assert f.rc == 0, f.stderr
+    fo = Follow(f.stdout)
+    print(fo.table(clocks))
+    return fo
 
 
 def json_lines(text):

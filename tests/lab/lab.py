@@ -509,6 +509,35 @@ HIGH_RES = ("CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW",
             "CLOCK_BOOTTIME", "CLOCK_TAI")
 COARSE = ("CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "time")
 
+# Steps scenarios share: waiting for the kernel's switch from tsc-early to
+# tsc after boot, and `check --json` (its result: check_step()).
+WAIT_TSC = ("wait", "wait-clocksource tsc 20")
+CHECK = ("check", "clockdoctor check --json")
+
+
+def critical_on(r, clocksource):
+    """The check step on a clocksource the vDSO cannot read: exit 2, status
+    critical, on that clocksource, and every high-resolution clock (and
+    gettimeofday) a system call.  Returns the step's result and its JSON."""
+    c = r["check"]
+    j = c.json
+    assert c.rc == 2
+    assert j["status"] == "critical"
+    assert j["clocksource"]["current"] == clocksource
+    for cid in HIGH_RES + ("gettimeofday",):
+        assert j["measurements"][cid]["syscall"] is True, cid
+    return c, j
+
+
+def on_tsc(r):
+    """The check step on tsc (or on tsc-early, if the kernel has not switched
+    yet): no clock a system call.  Returns the step's result and its JSON."""
+    c = r["check"]
+    j = c.json
+    assert j["clocksource"]["current"] in ("tsc", "tsc-early")
+    assert c.syscall_ids == set()
+    return c, j
+
 
 class StepResult:
     """One step's output.  .json parses stdout (failing with the output

@@ -19,6 +19,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "ways.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,23 +36,6 @@ static long long raw_ns(void)
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
-
-static const struct {
-	const char *name;
-	int kind;  /* 0 clock_gettime(id), 1 gettimeofday, 2 time, 3 timespec_get */
-	clockid_t id;
-} ways[] = {
-	{ "realtime", 0, CLOCK_REALTIME },
-	{ "monotonic", 0, CLOCK_MONOTONIC },
-	{ "raw", 0, CLOCK_MONOTONIC_RAW },
-	{ "boottime", 0, CLOCK_BOOTTIME },
-	{ "tai", 0, CLOCK_TAI },
-	{ "coarse", 0, CLOCK_MONOTONIC_COARSE },
-	{ "cputime", 0, CLOCK_PROCESS_CPUTIME_ID },
-	{ "gettimeofday", 1, 0 },
-	{ "time", 2, 0 },
-	{ "timespec_get", 3, 0 },
-};
 
 int main(int argc, char **argv)
 {
@@ -70,11 +55,8 @@ int main(int argc, char **argv)
 	}
 	long long (*spy)(void) = (long long (*)(void))dlsym(RTLD_DEFAULT, "cdspy_calls");
 	for (int a = optind; a < argc; a++) {
-		int w = -1;
-		for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++)
-			if (strcmp(argv[a], ways[i].name) == 0)
-				w = (int)i;
-		if (w < 0) {
+		const struct way *w = way_named(argv[a]);
+		if (!w) {
 			fprintf(stderr, "clockloop: unknown way '%s'\n", argv[a]);
 			return 2;
 		}
@@ -85,18 +67,18 @@ int main(int argc, char **argv)
 			for (long i = 0; i < calls; i++) {
 				struct timespec ts;
 				struct timeval tv;
-				switch (ways[w].kind) {
-				case 0: clock_gettime(ways[w].id, &ts); sink += ts.tv_nsec; break;
-				case 1: gettimeofday(&tv, NULL); sink += tv.tv_usec; break;
-				case 2: sink += time(NULL); break;
-				default: timespec_get(&ts, TIME_UTC); sink += ts.tv_nsec; break;
+				switch (w->call) {
+				case WAY_CLOCK_GETTIME: clock_gettime(w->id, &ts); sink += ts.tv_nsec; break;
+				case WAY_GETTIMEOFDAY: gettimeofday(&tv, NULL); sink += tv.tv_usec; break;
+				case WAY_TIME: sink += time(NULL); break;
+				case WAY_TIMESPEC_GET: timespec_get(&ts, TIME_UTC); sink += ts.tv_nsec; break;
 				}
 			}
 			long long d = raw_ns() - t0;
 			if (best < 0 || d < best)
 				best = d;
 		}
-		printf("%s %.1f %lld\n", ways[w].name, (double)best / (double)calls,
+		printf("%s %.1f %lld\n", w->name, (double)best / (double)calls,
 		       spy ? spy() - before : -1LL);
 	}
 	return 0;

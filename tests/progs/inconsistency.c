@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #endif
 #include "fastclock.h"
+#include "ways.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -48,22 +49,6 @@
 #define RING 16
 #define BRACKET_EVERY 64
 #define MAX_THREADS 64
-
-struct way {
-	const char *name;
-	int kind;        /* 0 clock_gettime, 1 gettimeofday (us), 2 time (s) */
-	clockid_t id;    /* the kernel's clock to compare with */
-};
-
-static const struct way ways[] = {
-	{ "realtime", 0, CLOCK_REALTIME },
-	{ "monotonic", 0, CLOCK_MONOTONIC },
-	{ "raw", 0, CLOCK_MONOTONIC_RAW },
-	{ "boottime", 0, CLOCK_BOOTTIME },
-	{ "tai", 0, CLOCK_TAI },
-	{ "gettimeofday", 1, CLOCK_REALTIME },
-	{ "time", 2, CLOCK_REALTIME },
-};
 
 static const struct way *way;
 static _Atomic int64_t published;   /* the largest value any thread saw */
@@ -98,23 +83,16 @@ static int64_t read_way(void)
 {
 	struct timespec ts;
 	struct timeval tv;
-	switch (way->kind) {
-	case 0:
+	switch (way->call) {
+	case WAY_CLOCK_GETTIME:
 		clock_gettime(way->id, &ts);
 		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	case 1:
+	case WAY_GETTIMEOFDAY:
 		gettimeofday(&tv, NULL);
 		return (int64_t)tv.tv_sec * 1000000000 + tv.tv_usec * 1000;
 	default:
 		return (int64_t)time(NULL) * 1000000000;
 	}
-}
-
-/* The resolution below which a truncated value may sit under the kernel's
- * (gettimeofday drops the ns, time the fraction). */
-static int64_t truncation(void)
-{
-	return way->kind == 1 ? 1000 : way->kind == 2 ? 1000000000 : 0;
 }
 
 static void dump(struct result *r, int64_t v, const char *what)
@@ -131,6 +109,16 @@ static void dump(struct result *r, int64_t v, const char *what)
 	        (long long)(v % 1000000000));
 }
 
+/* v read after ref, and below it: counted in *count, the worst kept, the
+ * thread's last values shown (once). */
+static void went_back(struct result *r, long long *count, int64_t ref, int64_t v, const char *what)
+{
+	(*count)++;
+	if (ref - v > r->worst_back)
+		r->worst_back = ref - v;
+	dump(r, v, what);
+}
+
 static void *worker(void *arg)
 {
 	struct result *r = arg;
@@ -141,18 +129,10 @@ static void *worker(void *arg)
 			int64_t before = atomic_load_explicit(&published, memory_order_acquire);
 			int64_t v = read_way();
 			r->calls++;
-			if (v < last) {
-				r->back++;
-				if (last - v > r->worst_back)
-					r->worst_back = last - v;
-				dump(r, v, "went backwards within a thread");
-			}
-			if (v < before) {
-				r->cross_back++;
-				if (before - v > r->worst_back)
-					r->worst_back = before - v;
-				dump(r, v, "below a value another thread saw earlier");
-			}
+			if (v < last)
+				went_back(r, &r->back, last, v, "went backwards within a thread");
+			if (v < before)
+				went_back(r, &r->cross_back, before, v, "below a value another thread saw earlier");
 			r->ring[r->ring_at++ % RING] = v;
 			last = v;
 			int64_t p = before;
@@ -167,7 +147,7 @@ static void *worker(void *arg)
 		if (k2 - k1 < r->narrowest)
 			r->narrowest = k2 - k1;
 		/* gettimeofday and time truncate: compare what they can show */
-		int64_t lo = k1 - truncation(), hi = k2;
+		int64_t lo = k1 - way->dropped_ns, hi = k2;
 		int64_t out = v < lo ? lo - v : v > hi ? v - hi : 0;
 		if (out > r->worst_outside)
 			r->worst_outside = out;
@@ -225,7 +205,7 @@ static int run_way(const struct way *w, int threads, double seconds)
 	 * same anchors with the same kind of kernel reads as the line, so it is
 	 * taken as the line's own bound again, plus the narrowest bracket of
 	 * two system calls seen here. */
-	int64_t allowed = bound + (w->id == CLOCK_MONOTONIC && w->kind == 0 ? 0 : bound + 2 * t.narrowest);
+	int64_t allowed = bound + (w->id == CLOCK_MONOTONIC && w->call == WAY_CLOCK_GETTIME ? 0 : bound + 2 * t.narrowest);
 	allowed += bound * slack_percent / 100;
 	if (allowed < min_allowed_ns)
 		allowed = min_allowed_ns;
@@ -261,16 +241,13 @@ int main(int argc, char **argv)
 	int failed = 0;
 	if (optind == argc) {
 		for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++)
-			if (ways[i].kind != 2)
+			if (ways[i].checked && ways[i].call != WAY_TIME)
 				failed |= run_way(&ways[i], threads, seconds);
 		return failed;
 	}
 	for (int a = optind; a < argc; a++) {
-		const struct way *w = NULL;
-		for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++)
-			if (strcmp(argv[a], ways[i].name) == 0)
-				w = &ways[i];
-		if (!w) {
+		const struct way *w = way_named(argv[a]);
+		if (!w || !w->checked) {
 			fprintf(stderr, "inconsistency: unknown way '%s'\n", argv[a]);
 			return 2;
 		}

@@ -106,13 +106,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sigforkexec [-t SECONDS]\n");
 		return 2;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 200 }, { 0, 200 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm, .sa_flags = SA_RESTART }, NULL);
+	setitimer(ITIMER_REAL, &(struct itimerval){ { 0, 200 }, { 0, 200 } }, NULL);
 	/* The reader thread starts with SIGALRM blocked, so that the handler
 	 * runs on the main thread only: handler_last is then read and written
 	 * in order (two handlers on two threads could interleave, and a

@@ -19,6 +19,16 @@ static struct cd_acc_stats *new_stats(void)
 	return s;
 }
 
+/* The statistics of readings { kernel before, library, kernel after }, all
+ * with that cut and bound. */
+static struct cd_acc_stats *stats_of(const struct cd_acc_sample *r, size_t n, int64_t cut, int64_t bound)
+{
+	struct cd_acc_stats *s = new_stats();
+	for (size_t i = 0; i < n; i++)
+		cd_acc_add(s, &r[i], cut, bound);
+	return s;
+}
+
 static void test_percentiles(void)
 {
 	struct cd_acc_hist *h = calloc(1, sizeof *h);
@@ -58,20 +68,23 @@ static void test_percentiles(void)
 
 static void test_add(void)
 {
-	struct cd_acc_stats *s = new_stats();
+	static const struct cd_acc_sample r[] = {
+		/* Error exactly 0: f in the middle of a 40 ns bracket. */
+		{ 1000, 1020, 1040 },
+		/* Error +5.5: midpoint 1020, f 1025.5 cannot be; use f 1026,
+		 * bracket 1001..1040 (midpoint 1020.5). */
+		{ 1001, 1026, 1040 },
+		/* Error -1500 ns: over 1 us, and beyond a bound of 100 even with
+		 * the bracket's 20 ns. */
+		{ 5000, 3520, 5040 },
+		/* A wide bracket (200 > cut 80): left out of the figures; f
+		 * inside it. */
+		{ 9000, 9190, 9200 },
+		/* A wide bracket whose f is beyond the bound all the same. */
+		{ 20000, 20400, 20200 },
+	};
+	struct cd_acc_stats *s = stats_of(r, UNIT_COUNT(r), 80, 100);
 	struct cd_acc_summary sum;
-	/* Error exactly 0: f in the middle of a 40 ns bracket. */
-	cd_acc_add(s, &(struct cd_acc_sample){ 1000, 1020, 1040 }, 80, 100);
-	/* Error +5.5: midpoint 1020, f 1025.5 cannot be; use f 1026, bracket
-	 * 1001..1040 (midpoint 1020.5). */
-	cd_acc_add(s, &(struct cd_acc_sample){ 1001, 1026, 1040 }, 80, 100);
-	/* Error -1500 ns: over 1 us, and beyond a bound of 100 even with the
-	 * bracket's 20 ns. */
-	cd_acc_add(s, &(struct cd_acc_sample){ 5000, 3520, 5040 }, 80, 100);
-	/* A wide bracket (200 > cut 80): left out of the figures; f inside it. */
-	cd_acc_add(s, &(struct cd_acc_sample){ 9000, 9190, 9200 }, 80, 100);
-	/* A wide bracket whose f is beyond the bound all the same. */
-	cd_acc_add(s, &(struct cd_acc_sample){ 20000, 20400, 20200 }, 80, 100);
 	CHECK_INT(s->reads, 5);
 	CHECK_INT(s->kept, 3);
 	CHECK_INT(s->wide, 2);
@@ -157,10 +170,9 @@ static void test_thresholds(void)
  * more than the largest value seen. */
 static void test_inexact_clamped(void)
 {
-	struct cd_acc_stats *s = new_stats();
+	static const struct cd_acc_sample r[] = { { 0, 20010, 20 }, { 0, 10, 20 } };
+	struct cd_acc_stats *s = stats_of(r, UNIT_COUNT(r), 40, 0);
 	struct cd_acc_summary sum;
-	cd_acc_add(s, &(struct cd_acc_sample){ 0, 20010, 20 }, 40, 0);
-	cd_acc_add(s, &(struct cd_acc_sample){ 0, 10, 20 }, 40, 0);
 	cd_acc_summarize(s, &sum);
 	CHECK(!sum.percentiles_exact);
 	CHECK(sum.max_abs_ns == 20000);

@@ -88,9 +88,7 @@ static void test_steps(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/cd-atomic-XXXXXX");
-	if (!mkdtemp(dir))
-		return 2;
+	unit_tempdir(dir, sizeof dir, "atomic");
 	char path[128], sub[128], link_path[128];
 	snprintf(path, sizeof path, "%s/a.prom", dir);
 	mode_t old = umask(077); /* the mode asked for wins over the umask */
@@ -136,9 +134,5 @@ int main(void)
 	test_steps();
 	test_dirs();
 	CHECK_INT(cd_sync_dir(dir), 0);
-	char cmd[96];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		return 2;
 	return unit_done("atomicfile");
 }

@@ -16,46 +16,34 @@ static char root[64];
 static char *listing;
 static size_t listing_len, listing_cap;
 
+/* root/rel, in one of two buffers used in turn */
+static const char *at(const char *rel)
+{
+	static char p[2][256];
+	static int i;
+	i ^= 1;
+	snprintf(p[i], sizeof p[i], "%s%s", root, rel);
+	return p[i];
+}
+
 static void put(const char *rel, const char *text, mode_t mode)
 {
-	char p[256];
-	snprintf(p, sizeof p, "%s%s", root, rel);
-	FILE *f = fopen(p, "w");
-	if (!f) {
-		perror(p);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
-	chmod(p, mode);
+	unit_put_mode(at(rel), text, mode);
 }
 
 static void dir(const char *rel)
 {
-	char p[256];
-	snprintf(p, sizeof p, "%s%s", root, rel);
-	mkdir(p, 0755);
+	mkdir(at(rel), 0755);
 }
 
 static const char *get(const char *rel)
 {
-	static char buf[4096];
-	char p[256];
-	snprintf(p, sizeof p, "%s%s", root, rel);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return "(absent)";
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return unit_get(at(rel));
 }
 
 static bool exists(const char *rel)
 {
-	char p[256];
-	snprintf(p, sizeof p, "%s%s", root, rel);
-	return access(p, F_OK) == 0;
+	return unit_exists(at(rel));
 }
 
 static int add_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -95,10 +83,9 @@ static char *snapshot(void)
 
 static void fresh(void)
 {
-	char cmd[200];
-	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s/etc/default", root, root);
-	if (system(cmd) != 0)
+	if (unit_rmtree(root) != 0)
 		exit(2);
+	unit_mkdirs(at("/etc/default"));
 	put("/etc/default/grub", "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"
 	    "GRUB_CMDLINE_LINUX=\"console=ttyS0 clocksource=acpi_pm\"\n", 0640);
 }
@@ -135,10 +122,7 @@ static const char *as_grub_sees(void)
 
 static bool steps_have(const struct cd_steps *s, const char *text)
 {
-	for (int i = 0; i < s->n; i++)
-		if (strstr(s->line[i], text))
-			return true;
-	return false;
+	return UNIT_ROWS_HAVE(s->line, s->n, text);
 }
 
 static void test_debian_persist_undo(void)
@@ -424,17 +408,11 @@ static void test_in_place(void)
 
 int main(void)
 {
-	snprintf(root, sizeof root, "/tmp/cd-bootcfg-XXXXXX");
-	if (!mkdtemp(root))
-		return 2;
+	unit_tempdir(root, sizeof root, "bootcfg");
 	test_debian_persist_undo();
 	test_foreign_and_edited();
 	test_warnings_and_failure();
 	test_other_families();
 	test_in_place();
-	char cmd[96];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-	if (system(cmd) != 0)
-		return 2;
 	return unit_done("bootcfg");
 }

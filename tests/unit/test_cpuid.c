@@ -10,29 +10,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static char *read_fixture(const char *rel, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		fprintf(stderr, "cannot open %s (run from the top of the tree)\n", path);
-		return NULL;
-	}
-	char *buf = malloc(1 << 20);
-	*len = buf ? fread(buf, 1, (1 << 20) - 1, fp) : 0;
-	fclose(fp);
-	return buf;
-}
-
 /* Through a heap copy of exactly len bytes: ASan sees any read past it. */
 static int parse_exact(const char *text, size_t len, struct cd_cpuid *c)
 {
-	char *copy = malloc(len ? len : 1);
-	memcpy(copy, text, len);
-	int rc = cd_parse_cpuid_txt(copy, len, c);
-	free(copy);
-	return rc;
+	return cd_parse_cpuid_txt(unit_exact(text, len), len, c);
 }
 
 static int parse_str(const char *text, struct cd_cpuid *c)
@@ -64,14 +45,22 @@ static void guest_table(struct cd_cpuid *c)
 	add(c, 0x80000007, 0, 0, 0, 0, 0x100);
 }
 
+/* Intel's TSC leaves: leaf 0 up to max, leaf 0x15 (2/numerator of the
+ * crystal), and the extended range up to ext_max with an invariant TSC. */
+static void intel_tsc(struct cd_cpuid *c, uint32_t max, uint32_t numerator, uint32_t crystal, uint32_t ext_max)
+{
+	memset(c, 0, sizeof(*c));
+	add(c, 0, 0, max, 0x756e6547, 0x6c65746e, 0x49656e69);
+	add(c, 0x15, 0, 2, numerator, crystal, 0);
+	add(c, 0x80000000, 0, ext_max, 0, 0, 0);
+	add(c, 0x80000007, 0, 0, 0, 0, 0x100);
+}
+
 static void test_fixture(const char *dir)
 {
-	char rel[256];
 	size_t len;
 	struct cd_cpuid c, again;
-	snprintf(rel, sizeof(rel), "%s/cpuid.txt", dir);
-	char *text = read_fixture(rel, &len);
-	CHECK(text != NULL);
+	char *text = unit_need_fixture(dir, "cpuid.txt", &len);
 	if (!text)
 		return;
 	CHECK_INT(parse_exact(text, len, &c), 27);
@@ -205,23 +194,15 @@ static void test_tsc_leaves(void)
 	CHECK(!c.has_invariant); /* no extended range at all */
 
 	/* And with the crystal given (client parts: 24 MHz). */
-	memset(&c, 0, sizeof(c));
-	add(&c, 0, 0, 0x16, 0x756e6547, 0x6c65746e, 0x49656e69);
-	add(&c, 0x15, 0, 2, 250, 24000000, 0);
-	add(&c, 0x80000000, 0, 0x80000008, 0, 0, 0);
-	add(&c, 0x80000007, 0, 0, 0, 0, 0x100);
+	intel_tsc(&c, 0x16, 250, 24000000, 0x80000008);
 	cd_cpuid_derive(&c);
 	CHECK_INT(c.l15_crystal_hz, 24000000);
 	CHECK_INT(c.l15_numerator, 250);
 	CHECK(c.has_invariant && c.invariant_tsc);
 
 	/* Leaves past their range's maximum are Intel's echo of the last one. */
-	memset(&c, 0, sizeof(c));
-	add(&c, 0, 0, 0x14, 0, 0, 0);
-	add(&c, 0x15, 0, 2, 176, 0, 0);
+	intel_tsc(&c, 0x14, 176, 0, 0x80000006);
 	add(&c, 0x16, 0, 2100, 0, 0, 0);
-	add(&c, 0x80000000, 0, 0x80000006, 0, 0, 0);
-	add(&c, 0x80000007, 0, 0, 0, 0, 0x100);
 	cd_cpuid_derive(&c);
 	CHECK_INT(c.l15_numerator, 0);
 	CHECK_INT(c.l16_base_mhz, 0);

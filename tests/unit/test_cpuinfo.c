@@ -10,28 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static char *read_fixture(const char *rel, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		fprintf(stderr, "cannot open %s (run from the top of the tree)\n", path);
-		return NULL;
-	}
-	char *buf = malloc(1 << 20);
-	*len = buf ? fread(buf, 1, (1 << 20) - 1, fp) : 0;
-	fclose(fp);
-	return buf;
-}
-
 static int parse_exact(const char *text, size_t len, struct cd_cpu *cpu)
 {
-	char *copy = malloc(len ? len : 1);
-	memcpy(copy, text, len);
-	int rc = cd_parse_cpuinfo(copy, len, cpu);
-	free(copy);
-	return rc;
+	return cd_parse_cpuinfo(unit_exact(text, len), len, cpu);
 }
 
 static int parse_str(const char *text, struct cd_cpu *cpu)
@@ -42,12 +23,9 @@ static int parse_str(const char *text, struct cd_cpu *cpu)
 static void test_fixture(const char *dir, int count, const char *vendor, const char *model,
                          double mhz, unsigned flags)
 {
-	char rel[256];
 	size_t len;
 	struct cd_cpu cpu;
-	snprintf(rel, sizeof(rel), "%s/proc/cpuinfo", dir);
-	char *text = read_fixture(rel, &len);
-	CHECK(text != NULL);
+	char *text = unit_need_fixture(dir, "proc/cpuinfo", &len);
 	if (!text)
 		return;
 	CHECK_INT(parse_exact(text, len, &cpu), 0);
@@ -79,26 +57,18 @@ static void test_fixtures(void)
 	test_fixture("virtualbox-debian7-smp8-tsc-reliable-3.11", 8, "GenuineIntel", "", 0, vbox);
 }
 
-/* AWS Graviton2 (Neoverse N1), as its kernel prints it. */
-static const char graviton2[] =
-	"processor\t: 0\n"
-	"BogoMIPS\t: 243.75\n"
-	"Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\n"
-	"CPU implementer\t: 0x41\n"
-	"CPU architecture: 8\n"
-	"CPU variant\t: 0x3\n"
-	"CPU part\t: 0xd0c\n"
-	"CPU revision\t: 1\n"
+/* AWS Graviton2 (Neoverse N1), as its kernel prints it: two CPUs alike. */
+#define GRAVITON2_CPU(n) \
+	"processor\t: " #n "\n" \
+	"BogoMIPS\t: 243.75\n" \
+	"Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\n" \
+	"CPU implementer\t: 0x41\n" \
+	"CPU architecture: 8\n" \
+	"CPU variant\t: 0x3\n" \
+	"CPU part\t: 0xd0c\n" \
+	"CPU revision\t: 1\n" \
 	"\n"
-	"processor\t: 1\n"
-	"BogoMIPS\t: 243.75\n"
-	"Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\n"
-	"CPU implementer\t: 0x41\n"
-	"CPU architecture: 8\n"
-	"CPU variant\t: 0x3\n"
-	"CPU part\t: 0xd0c\n"
-	"CPU revision\t: 1\n"
-	"\n";
+static const char graviton2[] = GRAVITON2_CPU(0) GRAVITON2_CPU(1);
 
 /* Raspberry Pi 4 on a 64-bit kernel: "Model" is not "model name". */
 static const char rpi4_64[] =

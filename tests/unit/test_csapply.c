@@ -11,18 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CS_DIR "/devices/system/clocksource/clocksource0"
-
-static char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
+static struct unit_cs_tree tree;
+static const char *const sysfs = tree.sysfs, *const state = tree.state, *const cur = tree.cur,
+                  *const record = tree.record;
 
 static void fresh(const char *current)
 {
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf %s/sys %s/state && mkdir -p %s%s", root, root, sysfs, CS_DIR);
-	if (system(cmd) != 0)
-		exit(2);
-	unit_put(cur, current);
-	unit_put(avail, "hpet acpi_pm \n");
+	unit_cs_fresh(&tree, current, "hpet acpi_pm \n");
 }
 
 /* A script of costs: the first call returns costs[0], the second costs[1].
@@ -55,69 +50,75 @@ static void run(const char *target, double min_gain, struct script *s, struct cd
 	CHECK(!cs.begun);
 }
 
-static void test_kept(void)
+/* What is left besides the outcome: after a kept switch, */
+static void kept(const struct cd_apply_result *res)
 {
-	struct cd_apply_result res;
-	struct script s = { .costs = { 2000, 900 } };
-	fresh("acpi_pm\n");
-	run("hpet", 0.2, &s, &res);
-	CHECK_INT(res.outcome, CD_APPLY_KEPT);
-	CHECK_STR(res.from, "acpi_pm");
-	CHECK_STR(res.now, "hpet");
-	CHECK_STR(res.seen, "hpet");
-	CHECK_STR(unit_get(cur), "hpet\n");
+	CHECK_STR(res->from, "acpi_pm");
+	CHECK_STR(res->now, "hpet");
+	CHECK_STR(res->seen, "hpet");
 	CHECK(access(record, F_OK) != 0);            /* the record is gone: nothing restores */
-	CHECK(res.gain > 0.54 && res.gain < 0.56);
-	CHECK(strstr(res.msg, "55% cheaper") != NULL);
-	CHECK_STR(cd_apply_outcome_name(res.outcome), "kept");
+	CHECK(res->gain > 0.54 && res->gain < 0.56);
+	CHECK_STR(cd_apply_outcome_name(res->outcome), "kept");
 	struct sigaction sa;
 	sigaction(SIGTERM, NULL, &sa);
 	CHECK(sa.sa_handler == SIG_DFL);             /* handlers put back */
 }
 
-static void test_not_cheaper(void)
+/* after one not cheaper enough, */
+static void not_cheaper(const struct cd_apply_result *res)
 {
-	struct cd_apply_result res;
-	struct script s = { .costs = { 1000, 900 } };
-	fresh("acpi_pm\n");
-	run("hpet", 0.2, &s, &res);
-	CHECK_INT(res.outcome, CD_APPLY_NOT_CHEAPER);
-	CHECK_STR(res.now, "acpi_pm");
-	CHECK_STR(unit_get(cur), "acpi_pm\n");
+	CHECK_STR(res->now, "acpi_pm");
 	CHECK(access(record, F_OK) != 0);
-	CHECK(strstr(res.msg, "did not get cheaper enough") != NULL);
-	CHECK(strstr(res.msg, "(10% cheaper; at least 20% cheaper needed)") != NULL);
-	/* Dearer: the same. */
-	s = (struct script){ .costs = { 900, 2000 } };
-	fresh("hpet\n");
-	run("acpi_pm", 0.2, &s, &res);
-	CHECK_INT(res.outcome, CD_APPLY_NOT_CHEAPER);
-	CHECK(strstr(res.msg, "(122% dearer;") != NULL);
-	CHECK_STR(unit_get(cur), "hpet\n");
-	/* Unmeasurable is never kept. */
-	s = (struct script){ .costs = { 1000, 10 }, .unmeasured = true };
-	fresh("acpi_pm\n");
-	run("hpet", 0.2, &s, &res);
-	CHECK_INT(res.outcome, CD_APPLY_NOT_CHEAPER);
-	CHECK(strstr(res.msg, "could not be measured") != NULL);
-	CHECK_STR(unit_get(cur), "acpi_pm\n");
+	CHECK(strstr(res->msg, "did not get cheaper enough") != NULL);
 }
 
-static void test_kernel_goes_back(void)
+/* after the kernel went back while it was measured. */
+static void went_back(const struct cd_apply_result *res)
 {
-	/* The kernel took hpet, then went back to acpi_pm while it was
-	 * measured: refused, and switched back explicitly (the kernel's
-	 * override named hpet). */
-	struct cd_apply_result res;
-	struct script s = { .costs = { 2000, 900 }, .go_back = true };
-	fresh("acpi_pm\n");
-	run("hpet", 0.2, &s, &res);
-	CHECK_INT(res.outcome, CD_APPLY_REFUSED);
-	CHECK_STR(res.seen, "acpi_pm");
-	CHECK_STR(res.now, "acpi_pm");
-	CHECK(strstr(res.msg, "did not stay on hpet") != NULL);
-	CHECK_STR(unit_get(cur), "acpi_pm\n");
+	CHECK_STR(res->seen, "acpi_pm");
+	CHECK_STR(res->now, "acpi_pm");
 	CHECK(access(record, F_OK) != 0);
+}
+
+/* A switch from one clocksource to another with made-up costs: its outcome,
+ * a part of what it says, the clocksource the fake sysfs is left on, and
+ * more checks of the result where there are more. */
+static void test_outcomes(void)
+{
+	static const struct {
+		const char *from, *to;
+		struct script s;
+		enum cd_apply_outcome outcome;
+		const char *says, *left;
+		void (*more)(const struct cd_apply_result *);
+	} cases[] = {
+		{ "acpi_pm\n", "hpet", { .costs = { 2000, 900 } }, CD_APPLY_KEPT, "55% cheaper", "hpet\n", kept },
+		{ "acpi_pm\n", "hpet", { .costs = { 1000, 900 } }, CD_APPLY_NOT_CHEAPER,
+		  "(10% cheaper; at least 20% cheaper needed)", "acpi_pm\n", not_cheaper },
+		/* Dearer: the same. */
+		{ "hpet\n", "acpi_pm", { .costs = { 900, 2000 } }, CD_APPLY_NOT_CHEAPER, "(122% dearer;", "hpet\n", NULL },
+		/* Unmeasurable is never kept. */
+		{ "acpi_pm\n", "hpet", { .costs = { 1000, 10 }, .unmeasured = true }, CD_APPLY_NOT_CHEAPER,
+		  "could not be measured", "acpi_pm\n", NULL },
+		/* The kernel took hpet, then went back to acpi_pm while it was
+		 * measured: refused, and switched back explicitly (the kernel's
+		 * override named hpet). */
+		{ "acpi_pm\n", "hpet", { .costs = { 2000, 900 }, .go_back = true }, CD_APPLY_REFUSED,
+		  "did not stay on hpet", "acpi_pm\n", went_back },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(cases); i++) {
+		unit_case("%zu: to %s", i, cases[i].to);
+		struct cd_apply_result res;
+		struct script s = cases[i].s;
+		fresh(cases[i].from);
+		run(cases[i].to, 0.2, &s, &res);
+		CHECK_INT(res.outcome, cases[i].outcome);
+		CHECK(strstr(res.msg, cases[i].says) != NULL);
+		CHECK_STR(unit_get(cur), cases[i].left);
+		if (cases[i].more)
+			cases[i].more(&res);
+	}
+	unit_case(NULL);
 }
 
 static void test_errors(void)
@@ -163,22 +164,9 @@ static void test_real_measurement(void)
 
 int main(void)
 {
-	snprintf(root, sizeof root, "/tmp/cd-csapply-XXXXXX");
-	if (!mkdtemp(root))
-		return 2;
-	snprintf(sysfs, sizeof sysfs, "%s/sys", root);
-	snprintf(state, sizeof state, "%s/state", root);
-	snprintf(cur, sizeof cur, "%s%s/current_clocksource", sysfs, CS_DIR);
-	snprintf(avail, sizeof avail, "%s%s/available_clocksource", sysfs, CS_DIR);
-	snprintf(record, sizeof record, "%s/%s", state, CD_CS_RECORD_NAME);
-	test_kept();
-	test_not_cheaper();
-	test_kernel_goes_back();
+	unit_cs_tree(&tree, "csapply", CD_CS_RECORD_NAME);
+	test_outcomes();
 	test_errors();
 	test_real_measurement();
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-	if (system(cmd) != 0)
-		return 2;
 	return unit_done("csapply");
 }

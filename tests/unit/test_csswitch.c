@@ -16,28 +16,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CS_DIR "/devices/system/clocksource/clocksource0"
-
-static char root[64], sysfs[128], state[128], cur[256], avail[256], record[256];
-
-static bool exists(const char *path)
-{
-	return access(path, F_OK) == 0;
-}
+static struct unit_cs_tree tree;
+static const char *const root = tree.root, *const sysfs = tree.sysfs, *const state = tree.state,
+                  *const cur = tree.cur, *const avail = tree.avail,
+                  *const record = tree.record;
 
 /* A fresh fake tree: on tsc, with tsc hpet acpi_pm available. */
 static void fresh(void)
 {
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf %s/sys %s/state", root, root);
-	if (system(cmd) != 0)
-		exit(2);
-	snprintf(cmd, sizeof cmd, "mkdir -p %s%s", sysfs, CS_DIR);
-	if (system(cmd) != 0)
-		exit(2);
-	unit_put(cur, "tsc\n");
-	unit_put(avail, "tsc hpet acpi_pm \n");
+	unit_cs_fresh(&tree, "tsc\n", "tsc hpet acpi_pm \n");
 }
+
+/* Nothing left to restore: the fake sysfs on name, no record. */
+#define settled_on(name) do { \
+	CHECK_STR(unit_get(cur), name); \
+	CHECK(!unit_exists(record)); \
+} while (0)
 
 static void init(struct cd_cs *cs)
 {
@@ -75,7 +69,7 @@ static void test_switch_and_end(void)
 	init(&cs);
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), -EINVAL); /* before begin */
 	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
-	CHECK(exists(record));
+	CHECK(unit_exists(record));
 	CHECK(strstr(unit_get(record), "original tsc\n") != NULL);
 	/* The handlers are in place while switched. */
 	struct sigaction sa;
@@ -90,8 +84,7 @@ static void test_switch_and_end(void)
 	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "acpi_pm", err, sizeof err), 0); /* already: nothing written */
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!exists(record));
+	settled_on("tsc\n");
 	sigaction(SIGTERM, NULL, &sa);
 	CHECK(sa.sa_handler == SIG_DFL);
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0); /* twice is harmless */
@@ -102,9 +95,9 @@ static void test_switch_and_end(void)
 	snprintf(deep, sizeof deep, "%s/run/clockdoctor", state);
 	CHECK_INT(cd_cs_init(&cs, sysfs, deep), 0);
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), 0);
-	CHECK(exists(cs.record_path));
+	CHECK(unit_exists(cs.record_path));
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK(!exists(cs.record_path));
+	CHECK(!unit_exists(cs.record_path));
 }
 
 /* The kernel keeps another clocksource than the one written: simulated by
@@ -123,12 +116,11 @@ static void test_kernel_refuses(void)
 	CHECK(strstr(err, "read") != NULL);
 	/* end cannot confirm either: the record stays for --restore. */
 	CHECK(cd_cs_end(&cs, err, sizeof err) < 0);
-	CHECK(exists(record));
+	CHECK(unit_exists(record));
 	unlink(cur);
 	unit_put(cur, "hpet\n");
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!exists(record));
+	settled_on("tsc\n");
 }
 
 /* cd_cs_keep: the switch stays, the record goes, the handlers go, and a
@@ -143,8 +135,7 @@ static void test_keep(void)
 	CHECK_INT(cd_cs_begin(&cs, true, err, sizeof err), 0);
 	CHECK_INT(cd_cs_switch(&cs, "hpet", err, sizeof err), 0);
 	CHECK_INT(cd_cs_keep(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "hpet\n");
-	CHECK(!exists(record));
+	settled_on("hpet\n");
 	CHECK(!cs.begun);
 	struct sigaction sa;
 	sigaction(SIGTERM, NULL, &sa);
@@ -169,8 +160,7 @@ static void test_keep(void)
 	int st = 0;
 	waitpid(pid, &st, 0);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
-	CHECK_STR(unit_get(cur), "acpi_pm\n");
-	CHECK(!exists(record));
+	settled_on("acpi_pm\n");
 }
 
 /* A write the kernel took but did not act on leaves the kernel's override
@@ -188,8 +178,7 @@ static void test_end_after_unacted_write(void)
 	CHECK(cs.wrote);
 	unit_put(cur, "tsc \n"); /* the kernel went back by itself */
 	CHECK_INT(cd_cs_end(&cs, err, sizeof err), 0);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!exists(record));
+	settled_on("tsc\n");
 	/* Without a write, end() leaves current_clocksource alone. */
 	fresh();
 	unit_put(cur, "tsc \n");
@@ -235,8 +224,7 @@ static void test_signals_restore(void)
 		int st = child_switches(sigs[i], true);
 		CHECK(WIFSIGNALED(st));
 		CHECK_INT(WIFSIGNALED(st) ? WTERMSIG(st) : -1, sigs[i]);
-		CHECK_STR(unit_get(cur), "tsc\n");
-		CHECK(!exists(record));
+		settled_on("tsc\n");
 	}
 	/* An ignored signal stays ignored (nohup): no handler, no death. */
 	fresh();
@@ -245,7 +233,7 @@ static void test_signals_restore(void)
 	signal(SIGHUP, SIG_DFL);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 4);
 	CHECK_STR(unit_get(cur), "hpet\n"); /* the child then "crashed" with _exit(4) */
-	CHECK(exists(record));
+	CHECK(unit_exists(record));
 }
 
 static void test_crash_then_recover(void)
@@ -257,14 +245,13 @@ static void test_crash_then_recover(void)
 	int st = child_switches(SIGKILL, true);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	CHECK_STR(unit_get(cur), "hpet\n");
-	CHECK(exists(record));
+	CHECK(unit_exists(record));
 	init(&cs);
 	char err[512];
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EEXIST); /* never over a record */
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
 	CHECK(strstr(msg, "restored clocksource tsc") != NULL);
-	CHECK_STR(unit_get(cur), "tsc\n");
-	CHECK(!exists(record));
+	settled_on("tsc\n");
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_NO_RECORD);
 	CHECK(strstr(msg, "nothing to restore") != NULL);
 
@@ -280,7 +267,7 @@ static void test_crash_then_recover(void)
 	child_switches(SIGKILL, false);
 	unit_put(cur, "tsc\n");
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
-	CHECK(!exists(record));
+	CHECK(!unit_exists(record));
 }
 
 static void test_record_unavailable(void)
@@ -293,8 +280,7 @@ static void test_record_unavailable(void)
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_UNAVAILABLE);
 	CHECK(strstr(msg, "no longer offers it") != NULL);
-	CHECK_STR(unit_get(cur), "hpet\n"); /* left alone */
-	CHECK(!exists(record));
+	settled_on("hpet\n"); /* left alone */
 }
 
 static void test_record_corrupt(void)
@@ -318,9 +304,8 @@ static void test_record_corrupt(void)
 		init(&cs);
 		CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_CORRUPT);
 		CHECK(strstr(msg, "corrupt") != NULL);
-		CHECK_STR(unit_get(cur), "hpet\n");
-		CHECK(!exists(record));
-		CHECK(exists(aside));
+		settled_on("hpet\n");
+		CHECK(unit_exists(aside));
 	}
 }
 
@@ -353,7 +338,7 @@ static void test_owner_running(void)
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_OWNER_RUNNING);
 	CHECK(strstr(msg, "still running") != NULL);
 	CHECK_STR(unit_get(cur), "hpet\n");
-	CHECK(exists(record));
+	CHECK(unit_exists(record));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_RESTORED);
@@ -382,7 +367,7 @@ static void test_unsafe_state_dir(void)
 	init(&cs);
 	CHECK_INT(cd_cs_begin(&cs, false, err, sizeof err), -EPERM);
 	CHECK(strstr(err, "not a folder of ours alone") != NULL);
-	CHECK(!exists(record));
+	CHECK(!unit_exists(record));
 	CHECK_STR(unit_get(cur), "tsc\n");
 
 	/* A safe folder, with the temporary file's name planted as a symlink. */
@@ -405,7 +390,7 @@ static void test_record_from_another_boot(void)
 	char msg[1024];
 	fresh();
 	child_switches(SIGKILL, false);
-	CHECK(exists(record));
+	CHECK(unit_exists(record));
 	char text[1024];
 	snprintf(text, sizeof text, "%s", unit_get(record));
 	char *boot = strstr(text, "boot ");
@@ -417,8 +402,7 @@ static void test_record_from_another_boot(void)
 	init(&cs);
 	CHECK_INT(cd_cs_recover(&cs, msg, sizeof msg), CD_CS_WAS_ORIGINAL);
 	CHECK(strstr(msg, "another boot") != NULL);
-	CHECK_STR(unit_get(cur), "acpi_pm\n"); /* left as this boot has it */
-	CHECK(!exists(record));
+	settled_on("acpi_pm\n"); /* left as this boot has it */
 }
 
 /* A record whose pid is alive but started at another time (a reused pid) is
@@ -450,16 +434,7 @@ static void test_reused_pid(void)
 
 int main(void)
 {
-	snprintf(root, sizeof root, "/tmp/cd-csswitch-XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		return 2;
-	}
-	snprintf(sysfs, sizeof sysfs, "%s/sys", root);
-	snprintf(state, sizeof state, "%s/state", root);
-	snprintf(cur, sizeof cur, "%s%s/current_clocksource", sysfs, CS_DIR);
-	snprintf(avail, sizeof avail, "%s%s/available_clocksource", sysfs, CS_DIR);
-	snprintf(record, sizeof record, "%s/%s", state, CD_CS_RECORD_NAME);
+	unit_cs_tree(&tree, "csswitch", CD_CS_RECORD_NAME);
 	test_names_and_reads();
 	test_switch_and_end();
 	test_kernel_refuses();
@@ -473,9 +448,5 @@ int main(void)
 	test_unsafe_state_dir();
 	test_record_from_another_boot();
 	test_reused_pid();
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", root);
 	return unit_done("csswitch");
 }

@@ -246,13 +246,8 @@ static void on_alarm(int sig)
 
 static void test_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 100 }, { 0, 100 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm, .sa_flags = SA_RESTART }, NULL);
+	setitimer(ITIMER_REAL, &(struct itimerval){ { 0, 100 }, { 0, 100 } }, NULL);
 	/* the main thread re-anchors without pause: handlers land inside
 	 * re-anchors, where the writer holds the lock */
 	int64_t end = vdso_ns(CLOCK_MONOTONIC) + 500000000;
@@ -290,16 +285,6 @@ static int child_info(char *const envp[], struct fc_info *out)
 	return n == (ssize_t)sizeof *out && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	chmod(path, 0644);
-}
-
 static void test_environment(void)
 {
 	struct fc_info in;
@@ -308,23 +293,16 @@ static void test_environment(void)
 	CHECK_INT(in.source, FC_SOURCE_KERNEL);
 	CHECK_INT(in.reason, FC_REASON_OFF);
 
-	/* a fake sysfs where the kernel is on hpet, as after a rejected TSC */
-	char dir[] = "/tmp/fctestXXXXXX";
-	if (!mkdtemp(dir)) {
-		CHECK(0);
-		return;
-	}
-	char path[512], cs[600], env_sysfs[600], env_verdict[600], text[512], boot[64] = "";
-	snprintf(path, sizeof path, "%s/devices/system/clocksource/clocksource0", dir);
-	char cmd[700];
-	snprintf(cmd, sizeof cmd, "mkdir -p %s", path);
-	CHECK_INT(system(cmd), 0);
-	snprintf(cs, sizeof cs, "%s/current_clocksource", path);
-	write_file(cs, "hpet\n");
-	snprintf(cs, sizeof cs, "%s/available_clocksource", path);
-	write_file(cs, "hpet acpi_pm \n");
-	snprintf(env_sysfs, sizeof env_sysfs, "FASTCLOCK_SYSFS=%s", dir);
-	snprintf(env_verdict, sizeof env_verdict, "FASTCLOCK_VERDICT=%s/verdict", dir);
+	/* a fake sysfs where the kernel is on hpet, as after a rejected TSC;
+	 * the verdict in the state folder beside it */
+	struct unit_cs_tree tree;
+	unit_cs_tree(&tree, "fastclock", "tsc-verdict");
+	unit_cs_fresh(&tree, "hpet\n", "hpet acpi_pm \n");
+	unit_mkdirs(tree.state);
+	const char *path = tree.record;
+	char env_sysfs[600], env_verdict[600], text[512], boot[64] = "";
+	snprintf(env_sysfs, sizeof env_sysfs, "FASTCLOCK_SYSFS=%s", tree.sysfs);
+	snprintf(env_verdict, sizeof env_verdict, "FASTCLOCK_VERDICT=%s", path);
 
 	char *hpet[] = { env_sysfs, env_verdict, NULL };
 	CHECK_INT(child_info(hpet, &in), 0);
@@ -341,9 +319,8 @@ static void test_environment(void)
 		fclose(b);
 		boot[strcspn(boot, "\n")] = '\0';
 	}
-	snprintf(path, sizeof path, "%s/verdict", dir);
 	snprintf(text, sizeof text, "boot_id=%s\nverdict=sound\nclocksource=hpet\n", boot);
-	write_file(path, text);
+	unit_put_mode(path, text, 0644);
 	/* a machine whose CPU the library refuses whatever the verdict (a VM
 	 * without the invariant-TSC bit) says so instead */
 	struct fc_trust_facts here;
@@ -359,20 +336,20 @@ static void test_environment(void)
 		CHECK_INT(in.source, FC_SOURCE_COUNTER);
 
 	snprintf(text, sizeof text, "boot_id=%s\nverdict=unsound\n", boot);
-	write_file(path, text);
+	unit_put_mode(path, text, 0644);
 	CHECK_INT(child_info(hpet, &in), 0);
 	CHECK_INT(in.source, FC_SOURCE_KERNEL);
 	CHECK_INT(in.reason, FC_REASON_VERDICT_UNSOUND);
 
 	/* another boot's verdict is no verdict */
-	write_file(path, "boot_id=00000000-0000-0000-0000-000000000000\nverdict=sound\n");
+	unit_put_mode(path, "boot_id=00000000-0000-0000-0000-000000000000\nverdict=sound\n", 0644);
 	CHECK_INT(child_info(hpet, &in), 0);
 	CHECK_INT(in.reason, FC_REASON_UNVERIFIED);
 	CHECK(strstr(in.reason_text, "another boot") != NULL);
 
 	/* writable by others: not trusted */
 	snprintf(text, sizeof text, "boot_id=%s\nverdict=sound\n", boot);
-	write_file(path, text);
+	unit_put_mode(path, text, 0644);
 	chmod(path, 0666);
 	CHECK_INT(child_info(hpet, &in), 0);
 	CHECK_INT(in.reason, FC_REASON_UNVERIFIED);
@@ -380,9 +357,6 @@ static void test_environment(void)
 	char *forced[] = { env_sysfs, "FASTCLOCK=force", "FASTCLOCK_VERDICT=/nonexistent", NULL };
 	CHECK_INT(child_info(forced, &in), 0);
 	CHECK_INT(in.reason, cpu_ok ? FC_REASON_FORCED : refused);
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
 }
 
 /* ---- the writer held up between its two steps ---- */

@@ -27,95 +27,84 @@ static void base_facts(struct fc_trust_facts *f, const char *cs, const char *ava
 	f->kernel_minor = 1;
 }
 
+/* f judged: whether the counter is used and why, checked as at the caller's
+ * line; the judgement, for more checks. */
+#define JUDGED(f, use, reason) judged((f), (use), (reason), __LINE__)
+static const struct fc_trust *judged(const struct fc_trust_facts *f, bool use, enum fc_reason reason, int line)
+{
+	static struct fc_trust t;
+	fc_trust_judge(f, &t);
+	unit_check_int(t.use_counter, use, "t.use_counter", use ? "true" : "false", __FILE__, line);
+	unit_check_int(t.reason, reason, "t.reason", fc_reason_name(reason), __FILE__, line);
+	return &t;
+}
+
 static void test_judge(void)
 {
 	struct fc_trust_facts f;
-	struct fc_trust t;
+	const struct fc_trust *t;
 
 	base_facts(&f, "tsc", "tsc hpet acpi_pm");
-	fc_trust_judge(&f, &t);
-	CHECK(t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_KERNEL_USES_COUNTER);
-	CHECK(t.watch_current);
-	CHECK_INT(t.vdso_fast, 1);
+	t = JUDGED(&f, true, FC_REASON_KERNEL_USES_COUNTER);
+	CHECK(t->watch_current);
+	CHECK_INT(t->vdso_fast, 1);
 
 	/* the kernel dropped the TSC for hpet; no verdict: refuse */
 	base_facts(&f, "hpet", "hpet acpi_pm");
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_UNVERIFIED);
-	CHECK(strstr(t.text, "hpet") != NULL);
-	CHECK(strstr(t.text, "no verdict file") != NULL);
-	CHECK_INT(t.vdso_fast, 0);
+	t = JUDGED(&f, false, FC_REASON_UNVERIFIED);
+	CHECK(strstr(t->text, "hpet") != NULL);
+	CHECK(strstr(t->text, "no verdict file") != NULL);
+	CHECK_INT(t->vdso_fast, 0);
 
 	f.verdict = 0;
-	fc_trust_judge(&f, &t);
-	CHECK(t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_VERIFIED);
-	CHECK(!t.watch_current);
-	CHECK(!t.watch_available);  /* tsc not listed: nothing to watch */
+	t = JUDGED(&f, true, FC_REASON_VERIFIED);
+	CHECK(!t->watch_current);
+	CHECK(!t->watch_available);  /* tsc not listed: nothing to watch */
 
 	f.verdict = 2;
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_VERDICT_UNSOUND);
+	JUDGED(&f, false, FC_REASON_VERDICT_UNSOUND);
 
 	f.mode = FC_MODE_FORCE;
-	fc_trust_judge(&f, &t);
-	CHECK(t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_FORCED);
+	JUDGED(&f, true, FC_REASON_FORCED);
 
 	/* forced, but the TSC's rate follows power states: still refused */
 	f.invariant = false;
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_NOT_INVARIANT);
+	JUDGED(&f, false, FC_REASON_NOT_INVARIANT);
 
 	base_facts(&f, "tsc", "tsc hpet");
 	f.mode = FC_MODE_OFF;
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_OFF);
+	JUDGED(&f, false, FC_REASON_OFF);
 
 	base_facts(&f, "tsc", "tsc hpet");
 	f.counter_usable = -EPERM;
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_NO_COUNTER);
-	CHECK(strstr(t.text, "PR_SET_TSC") != NULL);
+	t = JUDGED(&f, false, FC_REASON_NO_COUNTER);
+	CHECK(strstr(t->text, "PR_SET_TSC") != NULL);
 
 	/* a container without /sys */
 	base_facts(&f, NULL, NULL);
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_NO_SYSFS);
-	CHECK_INT(t.vdso_fast, -1);
+	t = JUDGED(&f, false, FC_REASON_NO_SYSFS);
+	CHECK_INT(t->vdso_fast, -1);
 	f.verdict = 0;
-	fc_trust_judge(&f, &t);
-	CHECK(t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_VERIFIED);
+	JUDGED(&f, true, FC_REASON_VERIFIED);
 
 	/* the kernel on kvm-clock with the TSC still listed: verified TSC,
 	 * and the library leaves if the kernel withdraws it */
 	base_facts(&f, "kvm-clock", "kvm-clock tsc hpet acpi_pm");
 	f.verdict = 0;
-	fc_trust_judge(&f, &t);
-	CHECK(t.use_counter);
-	CHECK(t.watch_available);
-	CHECK_INT(t.vdso_fast, 1);
+	struct fc_trust kv;
+	fc_trust_judge(&f, &kv);
+	CHECK(kv.use_counter);
+	CHECK(kv.watch_available);
+	CHECK_INT(kv.vdso_fast, 1);
 
 	/* arm64 */
 	base_facts(&f, "arch_sys_counter", "arch_sys_counter");
 	f.counter_kind = FC_COUNTER_ARM64_CNTVCT;
-	fc_trust_judge(&f, &t);
-	CHECK(t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_KERNEL_USES_COUNTER);
+	JUDGED(&f, true, FC_REASON_KERNEL_USES_COUNTER);
 
 	base_facts(&f, "tsc", "tsc");
 	f.counter_kind = FC_COUNTER_NONE;
-	fc_trust_judge(&f, &t);
-	CHECK(!t.use_counter);
-	CHECK_INT(t.reason, FC_REASON_UNSUPPORTED);
+	JUDGED(&f, false, FC_REASON_UNSUPPORTED);
 }
 
 static void test_lists(void)
@@ -179,11 +168,19 @@ static void test_verdict(void)
 
 static void test_names(void)
 {
-	CHECK_STR(fc_source_name(FC_SOURCE_COUNTER), "counter");
-	CHECK_STR(fc_source_name(FC_SOURCE_KERNEL), "kernel");
-	CHECK_STR(fc_reason_name(FC_REASON_UNVERIFIED), "unverified");
-	CHECK_STR(fc_reason_name(FC_REASON_KERNEL_LEFT), "kernel-left");
-	CHECK_STR(fc_reason_name((enum fc_reason)999), "unknown");
+	static const char *const sources[] = { "kernel", "counter" };   /* in enum order */
+	for (int k = FC_SOURCE_KERNEL; k <= FC_SOURCE_COUNTER; k++)
+		CHECK_STR(fc_source_name((enum fc_source)k), sources[k]);
+	static const struct {
+		enum fc_reason reason;
+		const char *name;
+	} reasons[] = {
+		{ FC_REASON_UNVERIFIED, "unverified" },
+		{ FC_REASON_KERNEL_LEFT, "kernel-left" },
+		{ (enum fc_reason)999, "unknown" },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(reasons); i++)
+		CHECK_STR(fc_reason_name(reasons[i].reason), reasons[i].name);
 }
 
 static void test_elf(void)

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/cd-fsread-XXXXXX";
+static char dir[64];
 
 static void test_join(void)
 {
@@ -92,15 +92,8 @@ static void test_read(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	unit_tempdir(dir, sizeof dir, "fsread");
 	test_join();
 	test_read();
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
 	return unit_done("fsread");
 }

@@ -14,11 +14,8 @@ static void test_print(void)
 	for (int i = 0; i < 10; i++)
 		cd_hist_add(&h, 40);  /* 32 -> 63 */
 	cd_hist_add(&h, 5000);        /* 4096 -> 8191, with empty buckets between */
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	cd_hist_print(f, &h, "nsecs");
-	fclose(f);
+	char *text;
+	UNIT_CAPTURE(text, cd_hist_print(out, &h, "nsecs"));
 	const char *want =
 	        "     nsecs               : count     distribution\n"
 	        "        16 -> 31         : 100      |****************************************|\n"
@@ -37,20 +34,14 @@ static void test_print(void)
 
 	/* An empty histogram prints nothing. */
 	struct cd_hist empty = { { 0 }, 0, 0 };
-	text = NULL;
-	f = open_memstream(&text, &len);
-	cd_hist_print(f, &empty, "nsecs");
-	fclose(f);
+	UNIT_CAPTURE(text, cd_hist_print(out, &empty, "nsecs"));
 	CHECK_STR(text, "");
 	free(text);
 
 	/* Past 2^32 bcc widens the columns and halves the bar. */
 	struct cd_hist wide = { { 0 }, 0, 0 };
 	cd_hist_add(&wide, (uint64_t)1 << 40);
-	text = NULL;
-	f = open_memstream(&text, &len);
-	cd_hist_print(f, &wide, "nsecs");
-	fclose(f);
+	UNIT_CAPTURE(text, cd_hist_print(out, &wide, "nsecs"));
 	CHECK(strstr(text, "               nsecs                         : count     distribution\n") == text);
 	CHECK(strstr(text, "       1099511627776 -> 2199023255551        : 1        |********************|\n") != NULL);
 	free(text);

@@ -8,21 +8,6 @@
 
 #include <stdlib.h>
 
-static char *read_fixture(const char *rel, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	char *buf = malloc(1 << 20);
-	*len = buf ? fread(buf, 1, (1 << 20) - 1, fp) : 0;
-	if (buf)
-		buf[*len] = '\0';
-	fclose(fp);
-	return buf;
-}
-
 /* Facts are large: one static copy, zeroed for each case. */
 static struct cd_facts facts;
 
@@ -127,25 +112,29 @@ static void test_single_sources(void)
 	DECIDED(f, CD_HV_OTHER, "cpuinfo flag");
 	CHECK_STR(f->hv.display, "a hypervisor of unknown kind");
 
-	f = blank();
-	set_sig(f, "VMwareVMware");
-	DECIDED(f, CD_HV_VMWARE, "cpuid");
-	CHECK_STR(f->hv.cpuid_signature, "VMwareVMware");
-	CHECK_STR(f->hv.display, "VMware");
-
-	f = blank();
-	set_sig(f, "bhyve bhyve ");
-	DECIDED(f, CD_HV_BHYVE, "cpuid");
-	CHECK_STR(f->hv.cpuid_signature, "bhyve bhyve ");
-
-	f = blank();
-	set_sig(f, "FooBarBazQux");
-	DECIDED(f, CD_HV_OTHER, "cpuid");
-	CHECK_STR(f->hv.display, "hypervisor \"FooBarBazQux\"");
-	f = blank();
-	set_sig(f, " lrpepyh  vr");
-	DECIDED(f, CD_HV_OTHER, "cpuid");
-	CHECK_STR(f->hv.display, "Parallels");
+	/* CPUID's signature: the kind, the signature kept and the name shown
+	 * (each checked where given). */
+	static const struct {
+		const char *sig;
+		enum cd_hv kind;
+		const char *kept, *display;
+	} sigs[] = {
+		{ "VMwareVMware", CD_HV_VMWARE, "VMwareVMware", "VMware" },
+		{ "bhyve bhyve ", CD_HV_BHYVE, "bhyve bhyve ", NULL },
+		{ "FooBarBazQux", CD_HV_OTHER, NULL, "hypervisor \"FooBarBazQux\"" },
+		{ " lrpepyh  vr", CD_HV_OTHER, NULL, "Parallels" },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(sigs); i++) {
+		unit_case("signature \"%s\"", sigs[i].sig);
+		f = blank();
+		set_sig(f, sigs[i].sig);
+		DECIDED(f, sigs[i].kind, "cpuid");
+		if (sigs[i].kept)
+			CHECK_STR(f->hv.cpuid_signature, sigs[i].kept);
+		if (sigs[i].display)
+			CHECK_STR(f->hv.display, sigs[i].display);
+	}
+	unit_case(NULL);
 
 	/* A signature without cpuid.have is not evidence. */
 	f = blank();
@@ -156,60 +145,65 @@ static void test_single_sources(void)
 	f = blank();
 	snprintf(f->hv.sys_hypervisor_type, sizeof(f->hv.sys_hypervisor_type), "xen\n");
 	DECIDED(f, CD_HV_XEN, "sys/hypervisor/type");
+}
 
-	/* DMI. */
+static void test_dmi(void)
+{
+	struct cd_facts *f;
+
+	/* DMI, alone or with a clocksource (current and two listed) and
+	 * cpuinfo's hypervisor flag (0: not read, 1: clear, 2: set); decided
+	 * from DMI unless from says otherwise, the name shown checked where
+	 * given. */
 	static const struct {
 		const char *vendor, *product;
 		enum cd_hv kind;
+		const char *from, *cs[3];
+		int flag;
+		const char *display;
 	} dmi[] = {
-		{ "innotek GmbH", "VirtualBox", CD_HV_VIRTUALBOX },
-		{ "Oracle Corporation", "VirtualBox", CD_HV_VIRTUALBOX },
-		{ "VMware, Inc.", "VMware Virtual Platform", CD_HV_VMWARE },
-		{ "VMware, Inc.", "VMware20,1", CD_HV_VMWARE },
-		{ "Microsoft Corporation", "Virtual Machine", CD_HV_HYPERV },
-		{ "Xen", "HVM domU", CD_HV_XEN },
-		{ "Amazon EC2", "m5.large", CD_HV_KVM },
-		{ "Google", "Google Compute Engine", CD_HV_KVM },
-		{ "Red Hat", "KVM", CD_HV_KVM },
+		{ "innotek GmbH", "VirtualBox", .kind = CD_HV_VIRTUALBOX },
+		{ "Oracle Corporation", "VirtualBox", .kind = CD_HV_VIRTUALBOX },
+		{ "VMware, Inc.", "VMware Virtual Platform", .kind = CD_HV_VMWARE },
+		{ "VMware, Inc.", "VMware20,1", .kind = CD_HV_VMWARE },
+		{ "Microsoft Corporation", "Virtual Machine", .kind = CD_HV_HYPERV },
+		{ "Xen", "HVM domU", .kind = CD_HV_XEN },
+		{ "Amazon EC2", "m5.large", .kind = CD_HV_KVM },
+		{ "Google", "Google Compute Engine", .kind = CD_HV_KVM },
+		{ "Red Hat", "KVM", .kind = CD_HV_KVM },
+		/* A Surface laptop is Microsoft hardware, not Hyper-V. */
+		{ "Microsoft Corporation", "Surface Pro 7", CD_HV_NONE, .from = "cpuinfo flag", .flag = 1 },
+		{ "Dell Inc.", "PowerEdge R640", CD_HV_UNKNOWN, .from = "" },
+		/* QEMU's DMI is KVM only with kvm-clock; else just "QEMU". */
+		{ "QEMU", "Standard PC (Q35 + ICH9, 2009)", CD_HV_KVM, .cs = { "tsc", "kvm-clock", "tsc" } },
+		{ "QEMU", "Standard PC (i440FX + PIIX, 1996)", CD_HV_OTHER, .cs = { "hpet", "hpet", "acpi_pm" },
+		  .flag = 2, .display = "QEMU" },
+		/* OpenStack's libvirt guests name themselves in the product
+		 * alone: read like QEMU's DMI, KVM with kvm-clock. */
+		{ "", "OpenStack Nova", CD_HV_OTHER, .cs = { "hpet", "hpet", "acpi_pm" } },
+		{ "OpenStack Foundation", "OpenStack Compute", CD_HV_KVM, .cs = { "kvm-clock", "kvm-clock", "acpi_pm" },
+		  .display = "KVM" },
+		{ "OpenStack Foundation", "Nova Scheduler", CD_HV_UNKNOWN, .from = "" },
 	};
-	for (size_t i = 0; i < sizeof(dmi) / sizeof(dmi[0]); i++) {
+	for (size_t i = 0; i < UNIT_COUNT(dmi); i++) {
+		unit_case("%s %s", dmi[i].vendor, dmi[i].product);
 		f = blank();
 		set_dmi(f, dmi[i].vendor, dmi[i].product);
-		DECIDED(f, dmi[i].kind, "dmi");
+		if (dmi[i].cs[0])
+			set_cs(f, dmi[i].cs[0], dmi[i].cs[1], dmi[i].cs[2]);
+		if (dmi[i].flag)
+			set_cpuinfo(f, dmi[i].flag == 2);
+		DECIDED(f, dmi[i].kind, dmi[i].from ? dmi[i].from : "dmi");
+		if (dmi[i].display)
+			CHECK_STR(f->hv.display, dmi[i].display);
 	}
-	/* A Surface laptop is Microsoft hardware, not Hyper-V. */
-	f = blank();
-	set_dmi(f, "Microsoft Corporation", "Surface Pro 7");
-	set_cpuinfo(f, false);
-	DECIDED(f, CD_HV_NONE, "cpuinfo flag");
-	f = blank();
-	set_dmi(f, "Dell Inc.", "PowerEdge R640");
-	DECIDED(f, CD_HV_UNKNOWN, "");
+	unit_case(NULL);
+}
 
-	/* QEMU's DMI is KVM only with kvm-clock; else just "QEMU". */
-	f = blank();
-	set_dmi(f, "QEMU", "Standard PC (Q35 + ICH9, 2009)");
-	set_cs(f, "tsc", "kvm-clock", "tsc");
-	DECIDED(f, CD_HV_KVM, "dmi");
-	f = blank();
-	set_dmi(f, "QEMU", "Standard PC (i440FX + PIIX, 1996)");
-	set_cs(f, "hpet", "hpet", "acpi_pm");
-	set_cpuinfo(f, true);
-	DECIDED(f, CD_HV_OTHER, "dmi");
-	CHECK_STR(f->hv.display, "QEMU");
-	/* OpenStack's libvirt guests name themselves in the product alone:
-	 * read like QEMU's DMI, KVM with kvm-clock. */
-	static const char *const openstack[] = { "OpenStack Nova", "OpenStack Compute" };
-	for (size_t i = 0; i < sizeof openstack / sizeof openstack[0]; i++) {
-		f = blank();
-		set_dmi(f, i ? "OpenStack Foundation" : "", openstack[i]);
-		set_cs(f, i ? "kvm-clock" : "hpet", i ? "kvm-clock" : "hpet", "acpi_pm");
-		DECIDED(f, i ? CD_HV_KVM : CD_HV_OTHER, "dmi");
-	}
-	CHECK_STR(f->hv.display, "KVM");
-	f = blank();
-	set_dmi(f, "OpenStack Foundation", "Nova Scheduler");
-	DECIDED(f, CD_HV_UNKNOWN, "");
+/* The kernel log, the clocksources, CPUID's leaf 1. */
+static void test_other_sources(void)
+{
+	struct cd_facts *f;
 
 	/* The kernel log. */
 	static const struct {
@@ -231,15 +225,20 @@ static void test_single_sources(void)
 	CHECK_STR(facts.hv.display, "Jailhouse");
 
 	/* Paravirtual clocksources. */
-	f = blank();
-	set_cs(f, "kvm-clock", "kvm-clock", "tsc");
-	DECIDED(f, CD_HV_KVM, "clocksource");
-	f = blank();
-	set_cs(f, "tsc", "tsc", "xen");
-	DECIDED(f, CD_HV_XEN, "clocksource");
-	f = blank();
-	set_cs(f, "hyperv_clocksource_tsc_page", "hyperv_clocksource_tsc_page", "acpi_pm");
-	DECIDED(f, CD_HV_HYPERV, "clocksource");
+	static const struct {
+		const char *current;   /* listed, with other */
+		const char *other;
+		enum cd_hv kind;
+	} pv[] = {
+		{ "kvm-clock", "tsc", CD_HV_KVM },
+		{ "tsc", "xen", CD_HV_XEN },
+		{ "hyperv_clocksource_tsc_page", "acpi_pm", CD_HV_HYPERV },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(pv); i++) {
+		f = blank();
+		set_cs(f, pv[i].current, pv[i].current, pv[i].other);
+		DECIDED(f, pv[i].kind, "clocksource");
+	}
 	f = blank();
 	set_cs(f, "tsc", "tsc", "hpet");
 	set_cpuinfo(f, false);
@@ -369,20 +368,40 @@ static void test_interfaces(void)
 	CHECK_STR(f->hv.display, "Parallels");
 	CHECK_STR(cd_hv_name(f->hv.interface), "unknown");
 
-	/* The same from a log alone: no sysfs, no CPUID, the log's DMI line. */
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "KVM");
-	add_klog_line(f, CD_EV_DMI, "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
-	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
-	CHECK_STR(f->hv.klog_dmi, "innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
-	CHECK_STR(cd_hv_name(f->hv.interface), "kvm");
-
-	/* ... and from a backtrace's "Hardware name:" */
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "Microsoft Hyper-V");
-	add_klog_line(f, CD_EV_DMI, "CPU: 0 PID: 1 Comm: swapper Hardware name: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006");
-	DECIDED(f, CD_HV_VIRTUALBOX, "dmi");
-	CHECK_STR(cd_hv_name(f->hv.interface), "hyperv");
+	/* The same from a log alone: no sysfs, no CPUID, the kernel's
+	 * "Hypervisor detected" and the log's DMI line; the interface, and the
+	 * DMI line kept, checked where given. */
+	static const struct {
+		const char *detected, *line;
+		enum cd_hv kind;
+		const char *from, *interface, *kept;
+	} logs[] = {
+		{ "KVM", "DMI: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006", CD_HV_VIRTUALBOX, "dmi",
+		  "kvm", "innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006" },
+		/* ... and from a backtrace's "Hardware name:" */
+		{ "Microsoft Hyper-V",
+		  "CPU: 0 PID: 1 Comm: swapper Hardware name: innotek GmbH VirtualBox/VirtualBox, BIOS VirtualBox 12/01/2006",
+		  CD_HV_VIRTUALBOX, "dmi", "hyperv", NULL },
+		/* QEMU's DMI line with the kernel's KVM is KVM, from the log, with
+		 * no interface */
+		{ "KVM", "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014",
+		  CD_HV_KVM, "kernel log", "unknown", NULL },
+		/* A vendor the table does not know decides nothing. */
+		{ "KVM", "DMI: Dell Inc. PowerEdge R640/0H28RR, BIOS 2.10.2 02/24/2021", CD_HV_KVM, "kernel log",
+		  NULL, NULL },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(logs); i++) {
+		unit_case("%s", logs[i].line);
+		f = blank();
+		add_klog(f, CD_EV_HYPERVISOR, logs[i].detected);
+		add_klog_line(f, CD_EV_DMI, logs[i].line);
+		DECIDED(f, logs[i].kind, logs[i].from);
+		if (logs[i].kept)
+			CHECK_STR(f->hv.klog_dmi, logs[i].kept);
+		if (logs[i].interface)
+			CHECK_STR(cd_hv_name(f->hv.interface), logs[i].interface);
+	}
+	unit_case(NULL);
 
 	/* QEMU's firmware with Hyper-V's interface: KVM with enlightenments. */
 	f = blank();
@@ -391,23 +410,12 @@ static void test_interfaces(void)
 	DECIDED(f, CD_HV_KVM, "dmi");
 	CHECK_STR(cd_hv_name(f->hv.interface), "hyperv");
 
-	/* Sources that agree keep no interface; the log's QEMU DMI line with the
-	 * kernel's KVM is KVM, from the log. */
+	/* Sources that agree keep no interface. */
 	f = blank();
 	set_sig(f, "VBoxVBoxVBox");
 	set_dmi(f, "innotek GmbH", "VirtualBox");
 	DECIDED(f, CD_HV_VIRTUALBOX, "cpuid");
 	CHECK_INT(f->hv.interface, CD_HV_UNKNOWN);
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "KVM");
-	add_klog_line(f, CD_EV_DMI, "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014");
-	DECIDED(f, CD_HV_KVM, "kernel log");
-	CHECK_INT(f->hv.interface, CD_HV_UNKNOWN);
-	/* A vendor the table does not know decides nothing. */
-	f = blank();
-	add_klog(f, CD_EV_HYPERVISOR, "KVM");
-	add_klog_line(f, CD_EV_DMI, "DMI: Dell Inc. PowerEdge R640/0H28RR, BIOS 2.10.2 02/24/2021");
-	DECIDED(f, CD_HV_KVM, "kernel log");
 	/* sysfs DMI wins over the log's line */
 	f = blank();
 	set_dmi(f, "VMware, Inc.", "VMware7,1");
@@ -415,38 +423,45 @@ static void test_interfaces(void)
 	DECIDED(f, CD_HV_VMWARE, "dmi");
 }
 
+/* The fixture's file dir/rel up to the first of stop (NUL-terminated,
+ * malloc'd), or NULL when it has none. */
+static char *fixture_text(const char *dir, const char *rel, const char *stop, size_t *len)
+{
+	char *t = unit_read_fixture(dir, rel, len);
+	if (t && stop)
+		t[strcspn(t, stop)] = '\0';
+	return t;
+}
+
 /* The fixtures, as cd_probe would fill the facts from them. */
 static void fixture(const char *dir, enum cd_hv want, const char *from)
 {
+	static const char cs[] = "sys/devices/system/clocksource/clocksource0/";
 	char rel[256];
 	size_t len;
 	char *t;
 	struct cd_facts *f = blank();
 
-	snprintf(rel, sizeof(rel), "%s/proc/cpuinfo", dir);
-	if ((t = read_fixture(rel, &len)))
+	if ((t = fixture_text(dir, "proc/cpuinfo", NULL, &len)))
 		cd_parse_cpuinfo(t, len, &f->cpu);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/cpuid.txt", dir);
-	if ((t = read_fixture(rel, &len)))
+	if ((t = fixture_text(dir, "cpuid.txt", NULL, &len)))
 		cd_parse_cpuid_txt(t, len, &f->cpuid);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/class/dmi/id/sys_vendor", dir);
-	if ((t = read_fixture(rel, &len)))
-		snprintf(f->hv.dmi_sys_vendor, CD_NAME_MAX, "%.*s", (int)strcspn(t, "\n"), t);
+	if ((t = fixture_text(dir, "sys/class/dmi/id/sys_vendor", "\n", &len)))
+		snprintf(f->hv.dmi_sys_vendor, CD_NAME_MAX, "%s", t);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/class/dmi/id/product_name", dir);
-	if ((t = read_fixture(rel, &len)))
-		snprintf(f->hv.dmi_product_name, CD_NAME_MAX, "%.*s", (int)strcspn(t, "\n"), t);
+	if ((t = fixture_text(dir, "sys/class/dmi/id/product_name", "\n", &len)))
+		snprintf(f->hv.dmi_product_name, CD_NAME_MAX, "%s", t);
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/devices/system/clocksource/clocksource0/current_clocksource", dir);
-	if ((t = read_fixture(rel, &len))) {
+	snprintf(rel, sizeof(rel), "%scurrent_clocksource", cs);
+	if ((t = fixture_text(dir, rel, " \n", &len))) {
 		f->cs.have_current = true;
-		snprintf(f->cs.current, CD_NAME_MAX, "%.*s", (int)strcspn(t, " \n"), t);
+		snprintf(f->cs.current, CD_NAME_MAX, "%s", t);
 	}
 	free(t);
-	snprintf(rel, sizeof(rel), "%s/sys/devices/system/clocksource/clocksource0/available_clocksource", dir);
-	if ((t = read_fixture(rel, &len))) {
+	snprintf(rel, sizeof(rel), "%savailable_clocksource", cs);
+	if ((t = fixture_text(dir, rel, NULL, &len))) {
 		f->cs.have_available = true;
 		for (char *p = strtok(t, " \n"); p && f->cs.n_available < CD_MAX_CLOCKSOURCES; p = strtok(NULL, " \n"))
 			snprintf(f->cs.available[f->cs.n_available++], CD_NAME_MAX, "%s", p);
@@ -514,6 +529,8 @@ int main(void)
 {
 	test_names();
 	test_single_sources();
+	test_dmi();
+	test_other_sources();
 	test_conflicts();
 	test_interfaces();
 	test_fixtures();

@@ -136,84 +136,82 @@ static void test_clocksource_files(void)
 	CHECK_INT(cd_parse_clocksource_current(longname, &cs), -22);
 }
 
+/* The distribution, read into a blank cd_os: from os-release's text, from
+ * the kernel's release, or from a file older than os-release. */
+static struct cd_os os;
+
+static const struct cd_os *os_release(const char *text)
+{
+	memset(&os, 0, sizeof os);
+	cd_parse_os_release(text, &os);
+	return &os;
+}
+
+static const struct cd_os *guess(const char *release)
+{
+	memset(&os, 0, sizeof os);
+	cd_os_guess_from_release(release, &os);
+	return &os;
+}
+
+static const struct cd_os *legacy(const char *path, const char *text)
+{
+	memset(&os, 0, sizeof os);
+	cd_parse_os_legacy(path, text, &os);
+	return &os;
+}
+
 static void test_os(void)
 {
-	struct cd_os os;
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nID=debian\n", &os);
-	CHECK_INT(os.family, CD_OS_DEBIAN);
-	CHECK_STR(os.id, "debian");
-	CHECK_STR(os.pretty, "Debian GNU/Linux 12 (bookworm)");
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("ID=\"almalinux\"\nID_LIKE=\"rhel centos fedora\"\n", &os);
-	CHECK_INT(os.family, CD_OS_REDHAT);
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("ID=pop\nID_LIKE=\"ubuntu debian\"\n", &os);
-	CHECK_INT(os.family, CD_OS_DEBIAN);
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("ID=opensuse-leap\nID_LIKE=\"suse opensuse\"\n", &os);
-	CHECK_INT(os.family, CD_OS_SUSE);
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("garbage\n\n=\nID\n", &os);
-	CHECK_INT(os.family, CD_OS_UNKNOWN);
-	cd_os_guess_from_release("2.6.32-358.18.1.el6.x86_64", &os);
-	CHECK_INT(os.family, CD_OS_REDHAT);
-	memset(&os, 0, sizeof os);
-	cd_os_guess_from_release("3.2.0-4-686-pae", &os);
-	CHECK_INT(os.family, CD_OS_DEBIAN);
-	memset(&os, 0, sizeof os);
-	cd_os_guess_from_release("6.18.44-fc-v669", &os);
-	CHECK_INT(os.family, CD_OS_UNKNOWN);
+	const struct cd_os *o;
+	o = os_release("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nID=debian\n");
+	CHECK_INT(o->family, CD_OS_DEBIAN);
+	CHECK_STR(o->id, "debian");
+	CHECK_STR(o->pretty, "Debian GNU/Linux 12 (bookworm)");
+	CHECK_INT(os_release("ID=\"almalinux\"\nID_LIKE=\"rhel centos fedora\"\n")->family, CD_OS_REDHAT);
+	CHECK_INT(os_release("ID=pop\nID_LIKE=\"ubuntu debian\"\n")->family, CD_OS_DEBIAN);
+	CHECK_INT(os_release("ID=opensuse-leap\nID_LIKE=\"suse opensuse\"\n")->family, CD_OS_SUSE);
+	CHECK_INT(os_release("garbage\n\n=\nID\n")->family, CD_OS_UNKNOWN);
+	CHECK_INT(guess("2.6.32-358.18.1.el6.x86_64")->family, CD_OS_REDHAT);
+	CHECK_INT(guess("3.2.0-4-686-pae")->family, CD_OS_DEBIAN);
+	CHECK_INT(guess("6.18.44-fc-v669")->family, CD_OS_UNKNOWN);
 	CHECK(!os.guessed);
 
 	/* The release, for advice of its era */
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"18.04\"\n", &os);
-	CHECK_STR(os.version, "18.04");
-	CHECK(!os.guessed);
-	memset(&os, 0, sizeof os);
-	cd_parse_os_release("ID=ubuntu\nVERSION_ID=\"18.04\033[31m\"\n", &os);
-	CHECK_STR(os.version, "");   /* not a release: never printed */
-	memset(&os, 0, sizeof os);
-	cd_os_guess_from_release("2.6.32-358.18.1.el6.x86_64", &os);
-	CHECK_STR(os.id, "rhel");
-	CHECK_STR(os.version, "6");
-	CHECK(os.guessed);
-	memset(&os, 0, sizeof os);
-	cd_os_guess_from_release("3.2.0-4-686-pae", &os);
-	CHECK(os.guessed && !os.version[0]);
+	o = os_release("ID=ubuntu\nVERSION_ID=\"18.04\"\n");
+	CHECK_STR(o->version, "18.04");
+	CHECK(!o->guessed);
+	CHECK_STR(os_release("ID=ubuntu\nVERSION_ID=\"18.04\033[31m\"\n")->version, "");   /* not a release: never printed */
+	o = guess("2.6.32-358.18.1.el6.x86_64");
+	CHECK_STR(o->id, "rhel");
+	CHECK_STR(o->version, "6");
+	CHECK(o->guessed);
+	o = guess("3.2.0-4-686-pae");
+	CHECK(o->guessed && !o->version[0]);
 
 	/* Before os-release: the distribution's own files */
-	memset(&os, 0, sizeof os);
-	cd_parse_os_legacy("/etc/lsb-release", "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\nDISTRIB_CODENAME=hardy\n"
-	                   "DISTRIB_DESCRIPTION=\"Ubuntu 8.04.4 LTS\"\n", &os);
-	CHECK_INT(os.family, CD_OS_DEBIAN);
-	CHECK_STR(os.id, "ubuntu");
-	CHECK_STR(os.version, "8.04");
-	CHECK_STR(os.pretty, "Ubuntu 8.04.4 LTS");
-	memset(&os, 0, sizeof os);
-	cd_parse_os_legacy("/etc/debian_version", "7.11\n", &os);
-	CHECK_STR(os.id, "debian");
-	CHECK_STR(os.version, "7");
-	memset(&os, 0, sizeof os);
-	cd_parse_os_legacy("/etc/debian_version", "lenny/sid\n", &os);
-	CHECK_INT(os.family, CD_OS_DEBIAN);
-	CHECK_STR(os.version, "");
-	memset(&os, 0, sizeof os);
-	cd_parse_os_legacy("/etc/redhat-release", "CentOS release 6.5 (Final)\n", &os);
-	CHECK_INT(os.family, CD_OS_REDHAT);
-	CHECK_STR(os.id, "centos");
-	CHECK_STR(os.version, "6");
-	CHECK_STR(os.pretty, "CentOS release 6.5 (Final)");
-	memset(&os, 0, sizeof os);
-	cd_parse_os_legacy("/etc/redhat-release", "", &os);
-	CHECK_STR(os.version, "");
-	memset(&os, 0, sizeof os);
-	cd_parse_os_legacy("/etc/SuSE-release", "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\n"
-	                   "PATCHLEVEL = 4\n", &os);
-	CHECK_INT(os.family, CD_OS_SUSE);
-	CHECK_STR(os.id, "sles");
-	CHECK_STR(os.version, "11");
+	o = legacy("/etc/lsb-release", "DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=8.04\nDISTRIB_CODENAME=hardy\n"
+	           "DISTRIB_DESCRIPTION=\"Ubuntu 8.04.4 LTS\"\n");
+	CHECK_INT(o->family, CD_OS_DEBIAN);
+	CHECK_STR(o->id, "ubuntu");
+	CHECK_STR(o->version, "8.04");
+	CHECK_STR(o->pretty, "Ubuntu 8.04.4 LTS");
+	o = legacy("/etc/debian_version", "7.11\n");
+	CHECK_STR(o->id, "debian");
+	CHECK_STR(o->version, "7");
+	o = legacy("/etc/debian_version", "lenny/sid\n");
+	CHECK_INT(o->family, CD_OS_DEBIAN);
+	CHECK_STR(o->version, "");
+	o = legacy("/etc/redhat-release", "CentOS release 6.5 (Final)\n");
+	CHECK_INT(o->family, CD_OS_REDHAT);
+	CHECK_STR(o->id, "centos");
+	CHECK_STR(o->version, "6");
+	CHECK_STR(o->pretty, "CentOS release 6.5 (Final)");
+	CHECK_STR(legacy("/etc/redhat-release", "")->version, "");
+	o = legacy("/etc/SuSE-release", "SUSE Linux Enterprise Server 11 (x86_64)\nVERSION = 11\nPATCHLEVEL = 4\n");
+	CHECK_INT(o->family, CD_OS_SUSE);
+	CHECK_STR(o->id, "sles");
+	CHECK_STR(o->version, "11");
 }
 
 int main(void)

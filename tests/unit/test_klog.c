@@ -153,33 +153,10 @@ static void test_layouts(void)
 
 /* ---- the fixtures ---- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0) {
-		long n = ftell(f);
-		buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-		rewind(f);
-		if (buf)
-			*len = fread(buf, 1, (size_t)n, f);
-	}
-	fclose(f);
-	return buf;
-}
-
 static const struct cd_klog *fixture(const char *name)
 {
-	char path[512];
 	size_t len;
-	snprintf(path, sizeof path, "tests/fixtures/%s/dmesg.txt", name);
-	char *text = slurp(path, &len);
-	CHECK(text != NULL);
-	if (!text)
-		fprintf(stderr, "  cannot read %s (run from the top of the repository)\n", path);
+	char *text = unit_need_fixture(name, "dmesg.txt", &len);
 	parse_n(text, len);
 	free(text);
 	return &L;
@@ -193,10 +170,8 @@ static void test_fixtures_all(void)
 	int n = 0, n_with_events = 0;
 	CHECK(d != NULL);
 	while (d && (de = readdir(d))) {
-		char path[512];
 		size_t len;
-		snprintf(path, sizeof path, "tests/fixtures/%s/dmesg.txt", de->d_name);
-		char *text = slurp(path, &len);
+		char *text = unit_read_fixture(de->d_name, "dmesg.txt", &len);
 		if (!text)
 			continue;
 		parse_n(text, len);
@@ -264,15 +239,12 @@ static void test_fixture_cases(void)
 	CHECK_INT(l->reaches_boot, 1);
 	CHECK_INT(l->n_events, 3);
 	CHECK((e = find(l, CD_EV_TSC_SYNC_HEADER, 0)) && e->cpu_a == 0 && e->cpu_b == 1);
-	e = find(l, CD_EV_TSC_WARP, 0);
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_INT(e->value, 66930);
-		CHECK_INT(e->cpu_a, 0);
-		CHECK_INT(e->cpu_b, 1);
-		CHECK(near(e->ts, 0.144008));
-		CHECK_STR(e->line, "Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.");
-	}
+	e = UNIT_FOUND(find(l, CD_EV_TSC_WARP, 0));
+	CHECK_INT(e->value, 66930);
+	CHECK_INT(e->cpu_a, 0);
+	CHECK_INT(e->cpu_b, 1);
+	CHECK(near(e->ts, 0.144008));
+	CHECK_STR(e->line, "Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.");
 	CHECK((e = find(l, CD_EV_TSC_UNSTABLE, 0)) && strcmp(e->name, "check_tsc_sync_source failed") == 0);
 
 	l = fixture("virtualbox-debian7-smp8-tsc-reliable-3.11");
@@ -287,30 +259,24 @@ static void test_fixture_cases(void)
 
 	l = fixture("kvm-rhel6-kvm-clock-old-watchdog");
 	CHECK_INT(l->reaches_boot, 0);
-	e = find(l, CD_EV_CS_UNSTABLE_DELTA, 0);
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_STR(e->name, "tsc");
-		CHECK_INT(e->value, 6824818792LL);
-		CHECK(near(e->ts, 2423264.824259));
-	}
+	e = UNIT_FOUND(find(l, CD_EV_CS_UNSTABLE_DELTA, 0));
+	CHECK_STR(e->name, "tsc");
+	CHECK_INT(e->value, 6824818792LL);
+	CHECK(near(e->ts, 2423264.824259));
 
 	l = fixture("server-watchdog-tsc-to-acpi_pm");
 	CHECK_INT(l->lines, 6);
 	CHECK_INT(l->reaches_boot, 0);
 	CHECK_INT(l->n_events, 4);
-	e = find(l, CD_EV_WATCHDOG_SKEW, 0);
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_INT(e->cpu_a, 0);
-		CHECK_STR(e->name, "tsc");
-		CHECK_STR(e->name2, "acpi_pm");
-		CHECK_INT(e->wd_cycles, 1940462);        /* (0x13f3cd - 0xf657df) & 0xffffff */
-		CHECK_INT(e->cs_cycles, 49767030994LL);  /* 0x96685727fda - 0x95aef19df08 */
-		CHECK_INT(e->value, 0);                  /* no wd_nsec/cs_nsec before 5.14 */
-		CHECK_INT(e->value2, 0);
-		CHECK(near(e->ts, 3007.005852));
-	}
+	e = UNIT_FOUND(find(l, CD_EV_WATCHDOG_SKEW, 0));
+	CHECK_INT(e->cpu_a, 0);
+	CHECK_STR(e->name, "tsc");
+	CHECK_STR(e->name2, "acpi_pm");
+	CHECK_INT(e->wd_cycles, 1940462);        /* (0x13f3cd - 0xf657df) & 0xffffff */
+	CHECK_INT(e->cs_cycles, 49767030994LL);  /* 0x96685727fda - 0x95aef19df08 */
+	CHECK_INT(e->value, 0);                  /* no wd_nsec/cs_nsec before 5.14 */
+	CHECK_INT(e->value2, 0);
+	CHECK(near(e->ts, 3007.005852));
 	CHECK((e = find(l, CD_EV_TSC_UNSTABLE, 0)) && strcmp(e->name, "clocksource watchdog") == 0);
 	CHECK((e = find(l, CD_EV_SCHED_CLOCK_UNSTABLE, 0)) && near(e->ts, 3007.006767));
 	CHECK((e = find(l, CD_EV_CS_SWITCHED, 0)) && strcmp(e->name, "acpi_pm") == 0);
@@ -447,6 +413,14 @@ static void test_watchdog(void)
 	CHECK_INT(e->wd_cycles, 9196225);
 	CHECK_INT(e->cs_cycles, 1105959342);
 	CHECK(near(e->ts, 26977.145667));
+
+}
+
+/* The watchdog's report in pieces: cut, without its header, alone, twice. */
+static void test_watchdog_pieces(void)
+{
+	const struct cd_klog *l;
+	const struct cd_event *e;
 
 	/* Cut after the header: an event, with the counters unknown */
 	l = parse("[ 3007.005852] clocksource: timekeeping watchdog on CPU0: Marking clocksource 'tsc' as unstable because the skew is too large:");
@@ -726,6 +700,11 @@ static void test_bad_input(void)
 	CHECK_INT(strlen(l->events[0].line), CD_LINE_MAX - 1);
 	CHECK(strncmp(l->events[0].line, "tsc: Marking TSC unstable due to AAA", 36) == 0);
 	free(big);
+}
+
+static void test_too_many_events(void)
+{
+	const struct cd_klog *l;
 	/* More events than CD_MAX_EVENTS: the first kept, the rest counted out,
 	 * and a watchdog block past the end harms nothing */
 	char *many = malloc(200 * 64 + 1000), *p = many;
@@ -747,7 +726,11 @@ static void test_bad_input(void)
 		p += sprintf(p, "Switched to clocksource tsc\n");
 	CHECK(parse(many)->n_events == CD_MAX_EVENTS && !L.truncated_events);
 	free(many);
-	/* Truncated prefixes */
+}
+
+static void test_truncated_prefixes(void)
+{
+	const struct cd_klog *l;
 	static const char *const cuts[] = {
 		"[", "[ ", "[ 1", "[ 1.", "[ 1.5", "<", "<6", "<6>", "<6>[", "6,", "6,1", "6,1,2",
 		"6,1,2,", "6,1,2,-", "May", "May  6 11:52", "May  6 11:52:52", "2023-09-11T", "[Mon Sep 11",
@@ -796,10 +779,9 @@ static void test_append_and_names(void)
 	cd_klog_parse(a, strlen(a), l);
 	CHECK(l->n_events == 2 && l->lines == 2 && !l->reaches_boot);
 	free(l);
-	CHECK_STR(cd_klog_source_name(CD_KLOG_NONE), "none");
-	CHECK_STR(cd_klog_source_name(CD_KLOG_FILE), "file");
-	CHECK_STR(cd_klog_source_name(CD_KLOG_RING), "ring");
-	CHECK_STR(cd_klog_source_name(CD_KLOG_JOURNAL), "journal");
+	static const char *const sources[] = { "none", "file", "ring", "journal" };   /* in enum order */
+	for (int k = CD_KLOG_NONE; k <= CD_KLOG_JOURNAL; k++)
+		CHECK_STR(cd_klog_source_name((enum cd_klog_source)k), sources[k]);
 	CHECK_STR(cd_klog_source_name((enum cd_klog_source)42), "none");
 }
 
@@ -838,6 +820,7 @@ int main(void)
 	test_fixture_qemu();
 	test_fixture_cases();
 	test_watchdog();
+	test_watchdog_pieces();
 	test_dmi_and_32bit();
 	test_readback();
 	test_old_watchdog();
@@ -845,6 +828,8 @@ int main(void)
 	test_platforms();
 	test_boot();
 	test_bad_input();
+	test_too_many_events();
+	test_truncated_prefixes();
 	test_huge();
 	test_append_and_names();
 	test_live();

@@ -13,15 +13,6 @@
 
 static char dir[64];
 
-static void append(const char *path, const char *text, bool truncate)
-{
-	FILE *f = fopen(path, truncate ? "w" : "a");
-	if (!f)
-		exit(2);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_prefix(void)
 {
 	int fac, lev;
@@ -43,20 +34,20 @@ static void test_follow_file(void)
 {
 	char path[128], line[256];
 	snprintf(path, sizeof path, "%s/log", dir);
-	append(path, "old line 1\nold line 2\n", true);
+	unit_put(path, "old line 1\nold line 2\n");
 	struct cd_kmsg k;
 	CHECK_INT(cd_kmsg_open(&k, path, false), 0);
 	CHECK(!k.device);
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 0); /* history skipped */
-	append(path, "new 1\nnew", false);
+	unit_append(path, "new 1\nnew");
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 1);
 	CHECK_STR(line, "new 1");
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 0); /* "new" waits for its end */
-	append(path, " 2\n", false);
+	unit_append(path, " 2\n");
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 1);
 	CHECK_STR(line, "new 2");
 	/* Cleared (shorter than what was read): from the start again. */
-	append(path, "after clear\n", true);
+	unit_put(path, "after clear\n");
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 1);
 	CHECK_STR(line, "after clear");
 	CHECK_INT(k.resets, 1);
@@ -64,7 +55,7 @@ static void test_follow_file(void)
 	char moved[160];
 	snprintf(moved, sizeof moved, "%s.1", path);
 	CHECK_INT(rename(path, moved), 0);
-	append(path, "rotated and longer than before\n", true);
+	unit_put(path, "rotated and longer than before\n");
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 1);
 	CHECK_STR(line, "rotated and longer than before");
 	CHECK_INT(k.resets, 2);
@@ -73,8 +64,8 @@ static void test_follow_file(void)
 	memset(big, 'x', sizeof big - 2);
 	big[sizeof big - 2] = '\n';
 	big[sizeof big - 1] = '\0';
-	append(path, big, false);
-	append(path, "next\n", false);
+	unit_append(path, big);
+	unit_append(path, "next\n");
 	char small[32];
 	CHECK_INT(cd_kmsg_line(&k, small, sizeof small), 1);
 	CHECK_INT(strlen(small), 31);
@@ -84,7 +75,7 @@ static void test_follow_file(void)
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), -EBADF);
 
 	/* From the start: the history too. */
-	append(path, "a\nb\n", true);
+	unit_put(path, "a\nb\n");
 	CHECK_INT(cd_kmsg_open(&k, path, true), 0);
 	CHECK_INT(cd_kmsg_line(&k, line, sizeof line), 1);
 	CHECK_STR(line, "a");
@@ -265,18 +256,12 @@ static void test_group_other(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/cd-kmsg-XXXXXX");
-	if (!mkdtemp(dir))
-		return 2;
+	unit_tempdir(dir, sizeof dir, "kmsg");
 	test_prefix();
 	test_follow_file();
 	test_follow_fifo();
 	test_dev_kmsg();
 	test_group_watchdog();
 	test_group_other();
-	char cmd[96];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		return 2;
 	return unit_done("kmsg");
 }

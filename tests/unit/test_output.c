@@ -7,22 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Run fn on a memory stream and return what it wrote (caller frees). */
-static char *capture(void (*fn)(FILE *, const void *), const void *arg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	fn(f, arg);
-	fclose(f);
-	return buf;
-}
-
-static void escape_fn(FILE *f, const void *arg)
-{
-	cd_json_escape(f, arg);
-}
-
 static void test_escape(void)
 {
 	struct { const char *in, *out; } cases[] = {
@@ -38,15 +22,15 @@ static void test_escape(void)
 		{ "del\x7f" "c1\xc2\x9b" "nbsp\xc2\xa0", "del\\u007fc1\\u009bnbsp\xc2\xa0" }, /* DEL, C1 escaped */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *got = capture(escape_fn, cases[i].in);
+		char *got;
+		UNIT_CAPTURE(got, cd_json_escape(out, cases[i].in));
 		CHECK_STR(got, cases[i].out);
 		free(got);
 	}
 }
 
-static void nested_fn(FILE *f, const void *arg)
+static void nested(FILE *f)
 {
-	(void)arg;
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, f, 0);
 	cd_jsonw_begin_object(&w, NULL);
@@ -69,18 +53,19 @@ static void nested_fn(FILE *f, const void *arg)
 
 static void test_nesting(void)
 {
-	char *got = capture(nested_fn, NULL);
+	char *got;
+	UNIT_CAPTURE(got, nested(out));
 	CHECK_STR(got, "{\"s\":\"x\",\"n\":null,\"a\":[1,0.5,null,true,{}],\"empty\":[],\"z\":null,"
 	               "\"p\":1,\"q\":0.5,\"r\":null}");
 	free(got);
 }
 
-static void number_text_fn(FILE *f, const void *arg)
+static void number_texts(FILE *f, const char *const *texts)
 {
 	struct cd_jsonw w;
 	cd_jsonw_init(&w, f, 0);
 	cd_jsonw_begin_array(&w, NULL);
-	for (const char *const *t = arg; *t; t++)
+	for (const char *const *t = texts; *t; t++)
 		cd_jsonw_number_text(&w, NULL, *t);
 	cd_jsonw_end_array(&w);
 }
@@ -89,7 +74,8 @@ static void test_number_text(void)
 {
 	static const char *const nums[] = { "1767225600.250", "-3", "0", "1e9", "2.5E-3", "01", "1.", "x",
 	                                    "", "1 2", "--1", NULL };
-	char *got = capture(number_text_fn, nums);
+	char *got;
+	UNIT_CAPTURE(got, number_texts(out, nums));
 	CHECK_STR(got, "[1767225600.250,-3,0,1e9,2.5E-3,null,null,null,null,null,null]");
 	free(got);
 }
@@ -107,19 +93,6 @@ static void test_prom_label(void)
 	cd_prom_label(f, "a\\b\"c\nd-tsc");
 	fclose(f);
 	CHECK_STR(buf, "a\\\\b\\\"c\\nd-tsc");
-}
-
-struct prom_args {
-	const struct cd_facts *f;
-	const struct cd_report *r;
-	const struct cd_prom_times *t;
-};
-
-static void prom_fn(FILE *f, const void *arg)
-{
-	const struct prom_args *a = arg;
-	struct cd_measurements m = { .done = false };
-	cd_output_prometheus(f, a->f, &m, a->r, a->t);
 }
 
 /* check's textfile: the version, whether the vDSO reads each clocksource
@@ -147,23 +120,27 @@ static void test_prometheus(void)
 	snprintf(f->cs.available[2], sizeof f->cs.available[2], "kvm-clock");
 	r->status = CD_STATUS_CRITICAL;
 	struct cd_prom_times t = { .last_run = 1767225600.25, .last_success = 0 };
-	struct prom_args a = { f, r, &t };
-	char *got = capture(prom_fn, &a);
-	CHECK(strstr(got, "\nclockdoctor_build_info{version=\"" CD_VERSION "\"} 1\n") != NULL);
-	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"tsc\"} 1\n") != NULL);
-	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"hpet\"} 0\n") != NULL);
-	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"kvm-clock\"} -1\n") != NULL);
-	CHECK(strstr(got, "\nclockdoctor_clocksource_vdso{clocksource=\"jiffies\"} 0\n") != NULL);
-	CHECK(strstr(got, "current_info") == NULL);
-	CHECK(strstr(got, "\nclockdoctor_check_last_run_timestamp_seconds 1767225600.250\n") != NULL);
-	CHECK(strstr(got, "\nclockdoctor_check_last_success_timestamp_seconds 0.000\n") != NULL);
+	struct cd_measurements m = { .done = false };
+	char *got;
+	UNIT_CAPTURE(got, cd_output_prometheus(out, f, &m, r, &t));
+	static const char *const want[] = {
+		"\nclockdoctor_build_info{version=\"" CD_VERSION "\"} 1\n",
+		"\nclockdoctor_clocksource_vdso{clocksource=\"tsc\"} 1\n",
+		"\nclockdoctor_clocksource_vdso{clocksource=\"hpet\"} 0\n",
+		"\nclockdoctor_clocksource_vdso{clocksource=\"kvm-clock\"} -1\n",
+		"\nclockdoctor_clocksource_vdso{clocksource=\"jiffies\"} 0\n",
+		"\nclockdoctor_check_last_run_timestamp_seconds 1767225600.250\n",
+		"\nclockdoctor_check_last_success_timestamp_seconds 0.000\n",
+	};
+	CHECK_HAS_ALL(got, want);
+	CHECK_LACKS(got, "current_info");
 	/* What a later run reads back from this file. */
 	CHECK(cd_prom_last_success(got) == 0);
 	free(got);
 	f->cs.n_available = 1;
 	snprintf(f->cs.current, sizeof f->cs.current, "tsc");
 	t.last_success = 1767225000.5;
-	got = capture(prom_fn, &a);
+	UNIT_CAPTURE(got, cd_output_prometheus(out, f, &m, r, &t));
 	CHECK(strstr(got, "jiffies") == NULL && strstr(got, "hpet") == NULL);
 	CHECK(strstr(got, "clocksource=\"tsc\"} 1\nclockdoctor_clocksource_vdso") == NULL); /* once */
 	CHECK(cd_prom_last_success(got) == 1767225000.5);

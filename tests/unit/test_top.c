@@ -348,20 +348,20 @@ static void test_report_text(void)
 	cd_top_keep_pid(&t, 42);
 	t.lost = 7;
 	char *text = NULL;
-	UNIT_CAPTURE(text, cd_top_print_text(f, &iv));
+	UNIT_CAPTURE(text, cd_top_print_text(out, &iv));
 	CHECK(strstr(text, "time system calls of PID 42 (exact, its threads): 1200/s") != NULL);
 	CHECK(strstr(text, "  every process: 5000/s\n") != NULL);
 	CHECK(strstr(text, "7 samples lost: the kernel's buffer was full") != NULL);
 	CHECK(strstr(text, "CALLS/s~") != NULL && strstr(text, "~ estimated: 1 samples") != NULL);
 	free(text);
 	iv.exact_procs = true;
-	UNIT_CAPTURE(text, cd_top_print_text(f, &iv));
+	UNIT_CAPTURE(text, cd_top_print_text(out, &iv));
 	CHECK(strstr(text, "CALLS/s ") != NULL && strstr(text, "CALLS/s~") == NULL);
 	CHECK(strstr(text, "calls per process: exact (counted in the kernel)") != NULL);
 	free(text);
 	iv.exact_procs = false;
 	/* JSON: "report" counts, "interval" is seconds, "total" is the pid's */
-	UNIT_CAPTURE(text, cd_top_print_json(f, &iv));
+	UNIT_CAPTURE(text, cd_top_print_json(out, &iv));
 	CHECK(strstr(text, "\"report\":1,\"interval\":1,") != NULL);
 	CHECK(strstr(text, "\"total\":{\"estimated\":false,\"pid\":42,\"calls\":1200,") != NULL);
 	CHECK(strstr(text, "\"every_process\":{\"calls\":5000,") != NULL);

@@ -90,10 +90,15 @@ static void done(struct cd_facts *f, struct cd_tsc_report *t)
 
 static bool reasons_have(const struct cd_tsc_report *t, const char *needle)
 {
-	for (int i = 0; i < t->n_reasons; i++)
-		if (strstr(t->reasons[i], needle))
-			return true;
-	return false;
+	return UNIT_ROWS_HAVE(t->reasons, t->n_reasons, needle);
+}
+
+/* The sync test untested, its detail saying why; so the verdict unknown. */
+static void sync_untested(const struct cd_tsc_report *t, const char *why)
+{
+	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_UNTESTED);
+	CHECK(strstr(t->test[CD_TSC_T_SYNC].detail, why) != NULL);
+	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
 }
 
 static void test_sound(void)
@@ -157,9 +162,7 @@ static void test_one_cpu(void)
 	cd_tsc_report_free(t);
 	t->cpus_online = t->cpus_allowed = 1;
 	cd_tsc_judge(f, t);
-	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_UNTESTED);
-	CHECK(strstr(t->test[CD_TSC_T_SYNC].detail, "one CPU: no cross-CPU test") != NULL);
-	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
+	sync_untested(t, "one CPU: no cross-CPU test");
 	done(f, t);
 
 	/* taskset -c 0 on two CPUs */
@@ -197,9 +200,7 @@ static void test_pinning_refused(void)
 	struct cd_tsc_report *t = report();
 	t->pairs[0].err = -EINVAL;
 	cd_tsc_judge(f, t);
-	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_UNTESTED);
-	CHECK(strstr(t->test[CD_TSC_T_SYNC].detail, "pinning") != NULL);
-	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
+	sync_untested(t, "pinning");
 	done(f, t);
 }
 
@@ -212,9 +213,7 @@ static void test_pairs_timed_out(void)
 	cd_tsc_judge(f, t);
 	CHECK_INT(t->pairs_timed_out, 1);
 	CHECK_INT(t->pairs_refused, 0);
-	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_UNTESTED);
-	CHECK(strstr(t->test[CD_TSC_T_SYNC].detail, "time ran out") != NULL);
-	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
+	sync_untested(t, "time ran out");
 	done(f, t);
 }
 
@@ -227,9 +226,7 @@ static void test_cut_short(void)
 	t->pairs[0].r.rounds = 75;
 	t->pairs[0].r.elapsed_s = 0.7;
 	cd_tsc_judge(f, t);
-	CHECK_INT(t->test[CD_TSC_T_SYNC].status, CD_TSC_UNTESTED);
-	CHECK(strstr(t->test[CD_TSC_T_SYNC].detail, "cut short (CPU 0-1: 75 rounds") != NULL);
-	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
+	sync_untested(t, "cut short (CPU 0-1: 75 rounds");
 	/* ...but a warp seen in those few rounds still fails. */
 	add_pair(t, 0, 2, 3000);
 	t->pairs[1].r.cut_short = true;
@@ -405,14 +402,11 @@ static void test_rule(void)
 	CHECK_INT(t->verdict, CD_TSC_UNSOUND);
 
 	cd_diagnose_deep(f, NULL, t, r);
-	const struct cd_finding *x = cd_report_find(r, "tsc-unsound");
-	CHECK(x != NULL);
-	if (x) {
-		CHECK_INT(x->severity, CD_SEV_CRITICAL);   /* the clocksource is tsc */
-		CHECK(x->n_evidence >= 2);
-		CHECK(strstr(x->evidence[0], "6900 cycles") != NULL);
-		CHECK(strstr(x->fix_now, "hpet") != NULL);
-	}
+	const struct cd_finding *x = UNIT_FOUND(cd_report_find(r, "tsc-unsound"));
+	CHECK_INT(x->severity, CD_SEV_CRITICAL);   /* the clocksource is tsc */
+	CHECK(x->n_evidence >= 2);
+	CHECK(strstr(x->evidence[0], "6900 cycles") != NULL);
+	CHECK(strstr(x->fix_now, "hpet") != NULL);
 	CHECK_INT(r->status, CD_STATUS_CRITICAL);
 
 	cd_parse_clocksource_current("hpet", &f->cs);

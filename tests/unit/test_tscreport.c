@@ -101,7 +101,7 @@ static char *render(void (*writer)(FILE *, const struct cd_facts *, const struct
                     const struct cd_tsc_report *t)
 {
 	char *text = NULL;
-	UNIT_CAPTURE(text, writer(f, &facts, t));
+	UNIT_CAPTURE(text, writer(out, &facts, t));
 	return text;
 }
 

@@ -20,19 +20,6 @@
 
 static char base[64];
 
-static int slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return (int)n;
-}
-
 static void test_format(void)
 {
 	char buf[512];
@@ -68,7 +55,7 @@ static void test_format(void)
 
 static void test_write(void)
 {
-	char dir[128], file[160], buf[512], err[512];
+	char dir[128], file[160], err[512];
 	snprintf(dir, sizeof dir, "%s/run/clockdoctor", base);
 	snprintf(file, sizeof file, "%s/tsc-verdict", dir);
 	const char *text = "boot_id=ab\nverdict=sound\ncounter_hz=1\nclocksource=hpet\ntime=1\n";
@@ -82,7 +69,7 @@ static void test_write(void)
 	CHECK_INT(st.st_mode & 07777, 0755);
 	CHECK_INT(stat(file, &st), 0);
 	CHECK_INT(st.st_mode & 07777, 0644);
-	CHECK(slurp(file, buf, sizeof buf) > 0 && strcmp(buf, text) == 0);
+	CHECK_STR(unit_get(file), text);
 
 	/* written again: replaced whole (a new inode), nothing left behind */
 	ino_t ino = st.st_ino;
@@ -90,7 +77,7 @@ static void test_write(void)
 	CHECK_INT(cd_verdict_write(dir, text2, strlen(text2), err, sizeof err), 0);
 	CHECK_INT(stat(file, &st), 0);
 	CHECK(st.st_ino != ino);
-	CHECK(slurp(file, buf, sizeof buf) > 0 && strcmp(buf, text2) == 0);
+	CHECK_STR(unit_get(file), text2);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) = 1", dir);
 	CHECK(system(cmd) == 0);
@@ -106,7 +93,7 @@ static void test_write(void)
 	CHECK_INT(cd_verdict_write(dir, text, strlen(text), err, sizeof err), 0);
 	CHECK_INT(lstat(file, &st), 0);
 	CHECK(S_ISREG(st.st_mode));
-	CHECK(slurp(target, buf, sizeof buf) == 5 && strcmp(buf, "keep\n") == 0);
+	CHECK_STR(unit_get(target), "keep\n");
 
 	/* a folder made 0700 (by the bench record) is opened to readers */
 	CHECK_INT(chmod(dir, 0700), 0);
@@ -175,7 +162,7 @@ static void test_save_and_load(void)
 	CHECK(v.counter_hz == 2596130166.0);
 	CHECK_STR(v.clocksource, "hpet");
 	CHECK(strstr(why, "says sound on this boot") != NULL);
-	CHECK(slurp(path, buf, sizeof buf) > 0 && strstr(buf, "counter=x86-tsc\n") != NULL);
+	CHECK(strstr(unit_get(path), "counter=x86-tsc\n") != NULL);
 
 	/* without a measurement, the kernel's frequency */
 	t.src[CD_SRC_MEASURED].have = false;
@@ -233,16 +220,9 @@ static void test_save_and_load(void)
 
 int main(void)
 {
-	snprintf(base, sizeof base, "/tmp/cd-test-verdict-XXXXXX");
-	if (!mkdtemp(base)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	unit_tempdir(base, sizeof base, "test-verdict");
 	test_format();
 	test_write();
 	test_save_and_load();
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", base);
-	CHECK(system(cmd) == 0);
 	return unit_done("test_verdictfile");
 }

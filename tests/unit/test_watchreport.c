@@ -7,16 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static char *capture_event(void (*fn)(FILE *, const struct cd_watch_event *), const struct cd_watch_event *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	fn(f, e);
-	fclose(f);
-	return buf;
-}
-
 /* The watchdog's report, grouped as kmsg.c does. */
 static void skew_event(struct cd_watch_event *e)
 {
@@ -43,26 +33,31 @@ static void test_skew(void)
 {
 	struct cd_watch_event e;
 	skew_event(&e);
-	char *text = capture_event(cd_watch_text, &e);
+	char *text;
+	UNIT_CAPTURE(text, cd_watch_text(out, &e));
 	CHECK(strncmp(text, "2026-01-01T00:00:00.250Z watchdog-skew source=kmsg clocksource=tsc watchdog=hpet "
 	              "cpu=1 wd_nsec=500000000 cs_nsec=1000000000 skew_ns=500000000 ", 115) == 0);
 	CHECK(strstr(text, " from_kernel=false\n") != NULL);
 	CHECK(strstr(text, "\n    | clocksource: timekeeping watchdog on CPU1: Marking") != NULL);
 	free(text);
-	char *json = capture_event(cd_watch_json, &e);
+	char *json;
+	UNIT_CAPTURE(json, cd_watch_json(out, &e));
 	CHECK(json[0] == '{' && strchr(json, '\n') == json + strlen(json) - 1); /* one line */
-	CHECK(strstr(json, "\"event\":\"watchdog-skew\"") != NULL);
-	CHECK(strstr(json, "\"time\":\"2026-01-01T00:00:00.250Z\"") != NULL);
-	CHECK(strstr(json, "\"unix_time\":1767225600.250,") != NULL);
-	CHECK(strstr(json, "\"uptime\":5.000000,") != NULL);
-	CHECK(strstr(json, "\"wd_nsec\":500000000,") != NULL);
-	CHECK(strstr(json, "\"cs_nsec\":1000000000,") != NULL);
-	CHECK(strstr(json, "\"skew_ns\":500000000,") != NULL);
-	CHECK(strstr(json, "\"cpu\":1,") != NULL);
-	CHECK(strstr(json, "\"facility\":1,") != NULL);
-	CHECK(strstr(json, "\"from_kernel\":false,") != NULL);
-	CHECK(strstr(json, "\"raw\":\"clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as "
-	              "unstable because the skew is too large:\\nclocksource:") != NULL);
+	static const char *const fields[] = {
+		"\"event\":\"watchdog-skew\"",
+		"\"time\":\"2026-01-01T00:00:00.250Z\"",
+		"\"unix_time\":1767225600.250,",
+		"\"uptime\":5.000000,",
+		"\"wd_nsec\":500000000,",
+		"\"cs_nsec\":1000000000,",
+		"\"skew_ns\":500000000,",
+		"\"cpu\":1,",
+		"\"facility\":1,",
+		"\"from_kernel\":false,",
+		"\"raw\":\"clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as "
+		"unstable because the skew is too large:\\nclocksource:",
+	};
+	CHECK_HAS_ALL(json, fields);
 	free(json);
 
 	char *base[] = { "PATH=/bin", "CLOCKDOCTOR_EVENT=stale", "HOME=/root", NULL };
@@ -90,10 +85,12 @@ static void test_changed_and_textfile(void)
 {
 	struct cd_watch_event e = { .type = "clocksource-changed", .source = "sysfs", .unix_time = 1767225601.5,
 	                            .from = "hpet", .to = "acpi_pm" };
-	char *text = capture_event(cd_watch_text, &e);
+	char *text;
+	UNIT_CAPTURE(text, cd_watch_text(out, &e));
 	CHECK_STR(text, "2026-01-01T00:00:01.500Z clocksource-changed source=sysfs from=hpet to=acpi_pm\n");
 	free(text);
-	char *json = capture_event(cd_watch_json, &e);
+	char *json;
+	UNIT_CAPTURE(json, cd_watch_json(out, &e));
 	CHECK_STR(json, "{\"tool\":\"clockdoctor\",\"version\":\"" CD_VERSION "\",\"command\":\"watch\","
 	          "\"schema_version\":1,\"exit_status\":null,"
 	          "\"event\":\"clocksource-changed\",\"time\":\"2026-01-01T00:00:01.500Z\","
@@ -107,24 +104,24 @@ static void test_changed_and_textfile(void)
 	skew_event(&s);
 	cd_watch_count(&st, &s);
 	CHECK(st.changes == 1);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cd_watch_textfile(f, &st, 1767225602);
-	fclose(f);
+	char *buf;
+	UNIT_CAPTURE(buf, cd_watch_textfile(out, &st, 1767225602));
 	/* The clocksource's name is node_exporter's to export, not watch's. */
-	CHECK(strstr(buf, "current_info") == NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_changes_total 1\n") != NULL);
-	CHECK(strstr(buf, "# TYPE clockdoctor_watch_clocksource_changes_total counter\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_last_change_timestamp_seconds 1767225601.500\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_events_total{event=\"watchdog-skew\"} 1\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_events_total{event=\"tsc-unstable\"} 0\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_last_event_timestamp_seconds{event=\"watchdog-skew\"} 1767225600.250\n") != NULL);
-	CHECK(strstr(buf, "last_event_timestamp_seconds{event=\"tsc-unstable\"}") == NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso 0\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_kernel_log_readable 1\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_last_update_timestamp_seconds 1767225602.000\n") != NULL);
-	CHECK(strstr(buf, "time_syscalls") == NULL);   /* not counted: not there */
+	CHECK_LACKS(buf, "current_info");
+	static const char *const metrics[] = {
+		"\nclockdoctor_watch_clocksource_changes_total 1\n",
+		"# TYPE clockdoctor_watch_clocksource_changes_total counter\n",
+		"\nclockdoctor_watch_last_change_timestamp_seconds 1767225601.500\n",
+		"\nclockdoctor_watch_events_total{event=\"watchdog-skew\"} 1\n",
+		"\nclockdoctor_watch_events_total{event=\"tsc-unstable\"} 0\n",
+		"\nclockdoctor_watch_last_event_timestamp_seconds{event=\"watchdog-skew\"} 1767225600.250\n",
+		"\nclockdoctor_watch_clocksource_vdso 0\n",
+		"\nclockdoctor_watch_kernel_log_readable 1\n",
+		"\nclockdoctor_watch_last_update_timestamp_seconds 1767225602.000\n",
+	};
+	CHECK_HAS_ALL(buf, metrics);
+	CHECK_LACKS(buf, "last_event_timestamp_seconds{event=\"tsc-unstable\"}");
+	CHECK_LACKS(buf, "time_syscalls");   /* not counted: not there */
 	/* Every sample line is NAME{labels} VALUE or NAME VALUE. */
 	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		CHECK(l[0] == '#' || (strncmp(l, "clockdoctor_", 12) == 0 && strchr(l, ' ')));
@@ -133,10 +130,7 @@ static void test_changed_and_textfile(void)
 	st.cs_readable = false;
 	st.have_syscall_rate = true;
 	st.syscall_rate = 523456.25;
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	cd_watch_textfile(f, &st, 1);
-	fclose(f);
+	UNIT_CAPTURE(buf, cd_watch_textfile(out, &st, 1));
 	CHECK(strstr(buf, "current_info{") == NULL);
 	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_readable 0\n") != NULL);
 	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso -1\n") != NULL);
@@ -155,13 +149,15 @@ static void test_escaping(void)
 	e.k.facility = -1;
 	snprintf(e.k.ev.name, sizeof e.k.ev.name, "a \"quoted\" \\ reason");
 	snprintf(e.k.raw, sizeof e.k.raw, "tsc: Marking TSC unstable due to a \"quoted\" \\ reason\x01");
-	char *json = capture_event(cd_watch_json, &e);
+	char *json;
+	UNIT_CAPTURE(json, cd_watch_json(out, &e));
 	CHECK(strstr(json, "\"reason\":\"a \\\"quoted\\\" \\\\ reason\"") != NULL);
 	CHECK(strstr(json, "\\u0001") != NULL);
 	CHECK(strchr(json, '\n') == json + strlen(json) - 1);
 	CHECK(strstr(json, "uptime") == NULL);  /* no time in the line: none given */
 	free(json);
-	char *text = capture_event(cd_watch_text, &e);
+	char *text;
+	UNIT_CAPTURE(text, cd_watch_text(out, &e));
 	CHECK(strstr(text, "reason=\"a \"quoted\" \\ reason\"") != NULL);
 	free(text);
 }

@@ -12,7 +12,7 @@
 static void test_paragraph(void)
 {
 	char *got = NULL;
-	UNIT_CAPTURE(got, cd_wrap(f, "one two three four five six seven eight nine ten eleven\n"
+	UNIT_CAPTURE(got, cd_wrap(out, "one two three four five six seven eight nine ten eleven\n"
 	                             "$ a command that is much longer than forty columns stays whole\n"
 	                             "short", 4, 40));
 	CHECK_STR(got, "    one two three four five six seven\n"
@@ -24,13 +24,13 @@ static void test_paragraph(void)
 	char word[200];
 	memset(word, 'w', sizeof word - 1);
 	word[sizeof word - 1] = '\0';
-	UNIT_CAPTURE(got, cd_wrap(f, word, 4, 40));
+	UNIT_CAPTURE(got, cd_wrap(out, word, 4, 40));
 	size_t lines = 0;
 	for (char *p = got; *p; p++)
 		lines += *p == '\n';
 	CHECK_INT(lines, 6); /* 199 characters, 36 a line */
 	free(got);
-	UNIT_CAPTURE(got, cd_wrap(f, "", 4, 40));
+	UNIT_CAPTURE(got, cd_wrap(out, "", 4, 40));
 	CHECK_STR(got, "");
 	free(got);
 }
@@ -40,27 +40,27 @@ static void test_paragraph(void)
 static void test_lead(void)
 {
 	char *got = NULL;
-	UNIT_CAPTURE(got, cd_wrap_with(f, "[    0.000000] tsc: Fast TSC calibration using PIT  and more words",
+	UNIT_CAPTURE(got, cd_wrap_with(out, "[    0.000000] tsc: Fast TSC calibration using PIT  and more words",
 	                               &(struct cd_wrap_opts){ .width = 40, .indent = 6, .lead = "    - " }));
 	CHECK_STR(got, "    - [    0.000000] tsc: Fast TSC\n"
 	               "      calibration using PIT  and more\n"
 	               "      words\n");
 	free(got);
 	/* The lead may be longer than the indent: the first line is shorter. */
-	UNIT_CAPTURE(got, cd_wrap_with(f, "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk",
+	UNIT_CAPTURE(got, cd_wrap_with(out, "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk",
 	                               &(struct cd_wrap_opts){ .width = 40, .indent = 2, .lead = "  a long label: " }));
 	CHECK_STR(got, "  a long label: aaaa bbbb cccc dddd eeee\n"
 	               "  ffff gggg hhhh iiii jjjj kkkk\n");
 	free(got);
 	/* Colour codes in the lead take no columns. */
-	UNIT_CAPTURE(got, cd_wrap_with(f, "one two three four five six",
+	UNIT_CAPTURE(got, cd_wrap_with(out, "one two three four five six",
 	                               &(struct cd_wrap_opts){ .width = 24, .indent = 4, .lead = "\033[1mOK\033[0m: ",
 	                                                       .lead_cols = 4 }));
 	CHECK_STR(got, "\033[1mOK\033[0m: one two three four\n"
 	               "    five six\n");
 	free(got);
 	/* No text: the label alone, without its trailing blanks. */
-	UNIT_CAPTURE(got, cd_wrap_with(f, "", &(struct cd_wrap_opts){ .indent = 12, .lead = "  pass      drift: " }));
+	UNIT_CAPTURE(got, cd_wrap_with(out, "", &(struct cd_wrap_opts){ .indent = 12, .lead = "  pass      drift: " }));
 	CHECK_STR(got, "  pass      drift:\n");
 	free(got);
 }
@@ -69,7 +69,7 @@ static void test_lead(void)
 static void test_whole_words(void)
 {
 	char *got = NULL;
-	UNIT_CAPTURE(got, cd_wrap_with(f, "write /a/very/long/path/that/does/not/fit/in/the/line.cfg (adds x)",
+	UNIT_CAPTURE(got, cd_wrap_with(out, "write /a/very/long/path/that/does/not/fit/in/the/line.cfg (adds x)",
 	                               &(struct cd_wrap_opts){ .width = 30, .indent = 2, .whole_words = true }));
 	CHECK_STR(got, "  write\n"
 	               "  /a/very/long/path/that/does/not/fit/in/the/line.cfg\n"
@@ -81,7 +81,7 @@ static void test_whole_words(void)
 	for (size_t i = 9; i < sizeof text; i += 10)
 		text[i] = ' ';
 	text[sizeof text - 1] = '\0';
-	UNIT_CAPTURE(got, cd_wrap_with(f, text, &(struct cd_wrap_opts){ .whole_words = true }));
+	UNIT_CAPTURE(got, cd_wrap_with(out, text, &(struct cd_wrap_opts){ .whole_words = true }));
 	CHECK_INT(strcspn(got, "\n"), CD_TEXT_WIDTH);
 	free(got);
 }

@@ -682,6 +682,17 @@ static int usage(void)
 	return 1;
 }
 
+/* The value of the last "FLAG VALUE" pair of argv[from...] (the pairs are
+ * read two by two, as given), or dflt. */
+static const char *pair_value(int argc, char **argv, int from, const char *flag, const char *dflt)
+{
+	const char *v = dflt;
+	for (int a = from; a + 1 < argc; a += 2)
+		if (!strcmp(argv[a], flag))
+			v = argv[a + 1];
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -694,30 +705,20 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(m, "follow") && argc >= 3) {
-		int iv = 200;
-		for (int a = 3; a + 1 < argc; a += 2) {
-			if (!strcmp(argv[a], "-i"))
-				iv = atoi(argv[a + 1]);
-			else if (!strcmp(argv[a], "-r"))
-				run_report_ns = atoll(argv[a + 1]);
-			else if (!strcmp(argv[a], "-s") && nsteps < MAXSTEPS &&
-			         sscanf(argv[a + 1], "%lf:%lf", &step_at[nsteps], &step_delta[nsteps]) == 2)
+		int iv = atoi(pair_value(argc, argv, 3, "-i", "200"));
+		const char *r = pair_value(argc, argv, 3, "-r", NULL);
+		if (r)
+			run_report_ns = atoll(r);
+		for (int a = 3; a + 1 < argc; a += 2)
+			if (!strcmp(argv[a], "-s") && nsteps < MAXSTEPS &&
+			    sscanf(argv[a + 1], "%lf:%lf", &step_at[nsteps], &step_delta[nsteps]) == 2)
 				nsteps++;
-		}
 		return cmd_follow(atof(argv[2]), iv > 0 ? iv : 200);
 	}
 	if (!strcmp(m, "cost")) {
-		long n = 1000000;
-		int b = 9;
-		double ms = 5;
-		for (int a = 2; a + 1 < argc; a += 2) {
-			if (!strcmp(argv[a], "-n"))
-				n = atol(argv[a + 1]);
-			else if (!strcmp(argv[a], "-b"))
-				b = atoi(argv[a + 1]);
-			else if (!strcmp(argv[a], "-d"))
-				ms = atof(argv[a + 1]);
-		}
+		long n = atol(pair_value(argc, argv, 2, "-n", "1000000"));
+		int b = atoi(pair_value(argc, argv, 2, "-b", "9"));
+		double ms = atof(pair_value(argc, argv, 2, "-d", "5"));
 		return cmd_cost(n > 0 ? n : 1000000, b > 0 ? b : 9, ms > 0 ? ms : 5);
 	}
 	if (!strcmp(m, "warp") && argc >= 3) {

@@ -17,25 +17,17 @@ every re-anchor (every 10-250 ms), so:
   - MONOTONIC_RAW is untouched by NTP: within its bound throughout;
   - nothing goes backwards.
 The last step puts the kernel's frequency back (tick 10000, freq 0)."""
-from fastclock_lab import INVTSC_CPU, MAX_INTERVAL_NS, PROGRAMS, Follow  # noqa: F401
+from fastclock_lab import CPU, MAX_INTERVAL_NS, PROGRAMS, SMP, follow_around, followed  # noqa: F401
+from lab import WAIT_TSC
 
-SMP = 2
-CPU = INVTSC_CPU
 TIMEOUT = 60
 
 STEPS = [
-    ("wait", "wait-clocksource tsc 20"),
-    ("follow", """
-taskset 1 fcprobe follow 8 -i 250 > /tmp/fa.out & P=$!
-sleep 2
-echo "freq0 $(fcprobe now)"; taskset 2 adjtimex -q -f 3276800; echo "freq1 $(fcprobe now)"
-sleep 2.5
-echo "tick0 $(fcprobe now)"; taskset 2 adjtimex -q -t 10010; echo "tick1 $(fcprobe now)"
-wait $P; rc=$?
-adjtimex -q -f 0 -t 10000
-cat /tmp/fa.out
-exit $rc
-""", 40),
+    WAIT_TSC,
+    ("follow", follow_around("8 -i 250", "/tmp/fa.out", [
+        ("2", "freq", "taskset 2 adjtimex -q -f 3276800"),
+        ("2.5", "tick", "taskset 2 adjtimex -q -t 10010"),
+    ], after="adjtimex -q -f 0 -t 10000"), 40),
     ("restore", "adjtimex -q -f 0 -t 10000; adjtimex | grep -E '^-[ft] '"),
 ]
 
@@ -43,11 +35,7 @@ CLOCKS = ("mono", "rt", "raw", "tai")
 
 
 def check(r):
-    assert r["wait"].stdout == "tsc\n"
-    f = r["follow"]
-    assert f.rc == 0, f.stderr
-    fo = Follow(f.stdout)
-    print(fo.table(CLOCKS))
+    fo = followed(r, CLOCKS)
     m = fo.marks
     assert fo.start["source"] == "counter" and fo.start["reason"] == "kernel-uses-counter", fo.start
     assert fo.changes == [], fo.changes          # on the counter throughout

@@ -3,24 +3,15 @@ fc_info reports.  Two vCPUs with the invariant-TSC bit, kernel and library on
 tsc; fcprobe follows for 2 s.  The guest never slept, so BOOTTIME -
 MONOTONIC is 0 in the kernel; the library's BOOTTIME is its MONOTONIC plus an
 offset it brackets between two kernel reads."""
-from fastclock_lab import INVTSC_CPU, PROGRAMS, Follow  # noqa: F401
+from fastclock_lab import CPU, PROGRAMS, SMP, followed  # noqa: F401
+from lab import WAIT_TSC
 
-SMP = 2
-CPU = INVTSC_CPU
 TIMEOUT = 30
-
-STEPS = [
-    ("wait", "wait-clocksource tsc 20"),
-    ("follow", "taskset 1 fcprobe follow 2 -i 250", 20),
-]
+STEPS = [WAIT_TSC, ("follow", "taskset 1 fcprobe follow 2 -i 250", 20)]
 
 
 def check(r):
-    assert r["wait"].stdout == "tsc\n"
-    f = r["follow"]
-    assert f.rc == 0, f.stderr
-    fo = Follow(f.stdout)
-    print(fo.table(("mono", "boot")))
+    fo = followed(r, ("mono", "boot"))
     assert fo.start["source"] == "counter"
     s = fo.summary
     assert s["boot"]["back"] == 0

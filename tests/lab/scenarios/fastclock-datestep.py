@@ -16,24 +16,17 @@ run: the library's check is due at a random instant of its millisecond), or
 the test saw nothing.  REALTIME and TAI go backwards exactly three times
 (the -1 h steps, as the kernel's do); MONOTONIC, RAW and BOOTTIME never, and MONOTONIC stays within
 its bound throughout."""
-from fastclock_lab import FC_STEP_CHECK_NS, INVTSC_CPU, PROGRAMS, Follow  # noqa: F401
+from fastclock_lab import CPU, FC_STEP_CHECK_NS, PROGRAMS, SMP, follow_around, followed  # noqa: F401
+from lab import WAIT_TSC
 
-SMP = 2
-CPU = INVTSC_CPU
 TIMEOUT = 45
 
 STEPS = [
-    ("wait", "wait-clocksource tsc 20"),
-    ("follow", """
-taskset 1 fcprobe follow 5.5 -i 250 -s 3.5:3600 -s 4:-3600 -s 4.5:3600 -s 5:-3600 > /tmp/fd.out & P=$!
-sleep 1.5
-echo "fwd0 $(fcprobe now)"; taskset 2 date -s @$(( $(date +%s) + 3600 )) >/dev/null; echo "fwd1 $(fcprobe now)"
-sleep 1.5
-echo "back0 $(fcprobe now)"; taskset 2 date -s @$(( $(date +%s) - 3600 )) >/dev/null; echo "back1 $(fcprobe now)"
-wait $P; rc=$?
-cat /tmp/fd.out
-exit $rc
-""", 30),
+    WAIT_TSC,
+    ("follow", follow_around("5.5 -i 250 -s 3.5:3600 -s 4:-3600 -s 4.5:3600 -s 5:-3600", "/tmp/fd.out", [
+        ("1.5", "fwd", "taskset 2 date -s @$(( $(date +%s) + 3600 )) >/dev/null"),
+        ("1.5", "back", "taskset 2 date -s @$(( $(date +%s) - 3600 )) >/dev/null"),
+    ]), 30),
 ]
 
 CLOCKS = ("mono", "rt", "raw", "tai")
@@ -41,11 +34,7 @@ SLACK_NS = 200000
 
 
 def check(r):
-    assert r["wait"].stdout == "tsc\n"
-    f = r["follow"]
-    assert f.rc == 0, f.stderr
-    fo = Follow(f.stdout)
-    print(fo.table(CLOCKS))
+    fo = followed(r, CLOCKS)
     m, s = fo.marks, fo.summary
     assert fo.start["source"] == "counter", fo.start
     assert fo.changes == [], fo.changes

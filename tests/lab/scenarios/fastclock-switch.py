@@ -8,23 +8,16 @@ fc_info must say source kernel, reason kernel-left ("the kernel left tsc for
 hpet"), and from then on read the kernel (error 0 once the floor left by the
 counter line is passed).  No clock goes backwards across the transition.
 The last step switches back to tsc."""
-from fastclock_lab import CHECK_NS, CUR, INVTSC_CPU, MAX_INTERVAL_NS, PROGRAMS, Follow  # noqa: F401
+from fastclock_lab import (CHECK_NS, CPU, CUR, MAX_INTERVAL_NS, PROGRAMS, SMP,  # noqa: F401
+                           follow_around, followed)
+from lab import WAIT_TSC
 
-SMP = 2
-CPU = INVTSC_CPU
 TIMEOUT = 45
 
 STEPS = [
-    ("wait", "wait-clocksource tsc 20"),
-    ("follow", """
-taskset 1 fcprobe follow 4 -i 100 > /tmp/fs.out & P=$!
-sleep 1.5
-echo "sw0 $(fcprobe now)"; echo hpet > %(cur)s; echo "sw1 $(fcprobe now)"
-wait $P; rc=$?
-cat %(cur)s
-cat /tmp/fs.out
-exit $rc
-""" % {"cur": CUR}, 30),
+    WAIT_TSC,
+    ("follow", follow_around("4 -i 100", "/tmp/fs.out", [("1.5", "sw", "echo hpet > " + CUR)],
+                             after="cat " + CUR), 30),
     ("back", "echo tsc > %s; cat %s" % (CUR, CUR)),
 ]
 
@@ -32,12 +25,8 @@ CLOCKS = ("mono", "rt", "raw", "boot", "tai")
 
 
 def check(r):
-    assert r["wait"].stdout == "tsc\n"
-    f = r["follow"]
-    assert f.rc == 0, f.stderr
-    assert "\nhpet\n" in "\n" + f.stdout
-    fo = Follow(f.stdout)
-    print(fo.table(CLOCKS))
+    fo = followed(r, CLOCKS)
+    assert "\nhpet\n" in "\n" + r["follow"].stdout
     m, s = fo.marks, fo.summary
     assert (fo.start["source"], fo.start["reason"]) == ("counter", "kernel-uses-counter")
     assert len(fo.changes) == 1, fo.changes

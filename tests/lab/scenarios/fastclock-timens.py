@@ -13,10 +13,9 @@ its own clock.  The library notices the child: the page that holds its
 locks is zeroed in a forked child (MADV_WIPEONFORK), the child's first read
 compares the line with the kernel, and a difference of more than 0.5 ms is
 another clock."""
-from fastclock_lab import INVTSC_CPU, LIBRARY, REPO
+from fastclock_lab import CPU, LIBRARY, REPO, SMP  # noqa: F401
+from lab import WAIT_TSC
 
-SMP = 2
-CPU = INVTSC_CPU
 TIMEOUT = 40
 
 PROGRAMS = {"/usr/local/bin/fctimens": {
@@ -26,7 +25,7 @@ PROGRAMS = {"/usr/local/bin/fctimens": {
 }}
 
 STEPS = [
-    ("wait", "wait-clocksource tsc 20"),
+    WAIT_TSC,
     ("minus", "U=$(cut -d. -f1 /proc/uptime); fctimens -$((U - 2)) 3", 20),
     ("plus1000", "fctimens 1000 3", 20),
 ]

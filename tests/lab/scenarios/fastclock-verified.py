@@ -17,10 +17,8 @@ call to hpet.
   - warp, unpinned and pinned one thread per vCPU: fc_now_ns never goes
     backwards across threads (TCG's TSC is the host's, so the vCPUs agree;
     the raw TSC's own figures are printed)."""
-from fastclock_lab import INVTSC_CPU, PROGRAMS, Follow, json_lines, verdict_cmd  # noqa: F401
+from fastclock_lab import CPU, PROGRAMS, SMP, Follow, json_lines, verdict_cmd  # noqa: F401
 
-SMP = 2
-CPU = INVTSC_CPU
 APPEND = "tsc=unstable"
 TIMEOUT = 90
 
