@@ -6,6 +6,7 @@ the answer is a clear message and exit status 3.
 The traced tests need root (the CI runs as root) and a kernel with syscall
 tracepoints.  If top cannot trace here, they fail on CI (CI set) and skip
 elsewhere, loudly."""
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,11 @@ import pytest
 from conftest import BINARY, default_signals, start_elf32_pause
 
 RATE = 20000          # calls a second, paced by the helper
+# The helper's pace within one interval, against RATE: it catches up after a
+# delay, but one at an interval's edge (a loaded CI host: 50 ms is 1000 calls)
+# moves calls to the next interval.  Top's own counts are held to each other
+# exactly; this is only the check that they are the helper's calls.
+PACE = 0.10
 HELPER = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +151,7 @@ def test_counts_one_process_exactly(traced, helper):
         # -p: the totals are the process's own (its threads', exact)
         exact = d["total"]
         assert exact["pid"] == p.pid and exact["estimated"] is False
-        assert abs(exact["calls_per_s"] - RATE) <= 0.05 * RATE, d
+        assert abs(exact["calls_per_s"] - RATE) <= PACE * RATE, d
         # read one after the other: the edges of an interval may differ by a few calls
         assert d["every_process"]["calls"] >= 0.995 * exact["calls"]
         procs = d["processes"]
@@ -192,7 +198,7 @@ def test_estimate_not_biased_beside_a_heavy_caller(traced, helper):
     for d in docs:
         assert d["sample_period"] >= 20, d      # the heavy caller set it
         exact = d["total"]["calls_per_s"]
-        assert abs(exact - RATE) <= 0.05 * RATE, d
+        assert abs(exact - RATE) <= PACE * RATE, d
         x = d["processes"][0]
         # Counted in the kernel: within 5% (a few calls apart, in fact),
         # where the samples alone came out 7-32% off on a busy machine.
@@ -280,7 +286,7 @@ def test_text_report(traced, helper):
     # process's total beside it
     assert f"time system calls of PID {p.pid} (exact, its threads)" in lines[1]
     rate = float(lines[1].split(": ")[1].split("/s")[0])
-    assert abs(rate - RATE) <= 0.05 * RATE, lines[1]
+    assert abs(rate - RATE) <= PACE * RATE, lines[1]
     assert any(line.startswith("  every process: ") for line in lines)
     assert "estimated" in r.out
     row = next(line for line in lines if line.startswith(str(p.pid) + " "))
@@ -290,11 +296,15 @@ def test_text_report(traced, helper):
 def test_ctrl_c_ends_cleanly(traced):
     proc = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "top", "--json", "1"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    # Ctrl-C once the first interval is out: on a loaded machine top's start
+    # (the events of every CPU, the BPF program, the scan of /proc) can take
+    # longer than an interval, and a Ctrl-C before it would leave nothing
+    first = proc.stdout.readline()
     proc.send_signal(2)
-    out, err = proc.communicate(timeout=10)
+    out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert len(out.splitlines()) >= 1
+    assert first.strip(), err
+    json.loads(first)
 
 
 def test_not_root(cd, helper):
