@@ -48,12 +48,6 @@ struct top_opts {
 	int rows;
 };
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	top_stop = 1;
-}
-
 static void top_usage(FILE *out)
 {
 	fprintf(out,
@@ -345,8 +339,7 @@ int cd_cmd_top(int argc, char **argv)
 		cd_tracer_close(tr);
 		return CD_EXIT_USAGE;
 	}
-	cd_catch_signal(SIGINT, on_signal);
-	cd_catch_signal(SIGTERM, on_signal);
+	cd_catch_stop(&top_stop, (const int[]){ SIGINT, SIGTERM }, 2);
 	if (!o.no_bpf && cd_tracer_exact_why(tr)[0])
 		fprintf(stderr, "clockdoctor top: each process's calls are sampled, not counted: %s\n",
 		        cd_tracer_exact_why(tr));

@@ -86,12 +86,6 @@ struct watcher {
 	double boot_wall;
 };
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	watch_stop = 1;
-}
-
 static void watch_usage(FILE *out)
 {
 	fprintf(out,
@@ -443,9 +437,7 @@ static void open_kmsg(struct watcher *w)
 
 static void install_signals(void)
 {
-	cd_catch_signal(SIGTERM, on_signal);
-	cd_catch_signal(SIGINT, on_signal);
-	cd_catch_signal(SIGHUP, on_signal);
+	cd_catch_stop(&watch_stop, (const int[]){ SIGTERM, SIGINT, SIGHUP }, 3);
 	signal(SIGPIPE, SIG_IGN); /* a reader that went away shows as a write error */
 }
 

@@ -1,6 +1,6 @@
 /*
- * signals.c: a stop signal's handler, installed without SA_RESTART
- * (signals.h).
+ * signals.c: a stop signal's handler, installed without SA_RESTART, and the
+ * one that sets a flag (signals.h).
  */
 #include "util/signals.h"
 
@@ -14,4 +14,19 @@ void cd_catch_signal(int sig, void (*handler)(int))
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(sig, &sa, NULL);
+}
+
+static volatile sig_atomic_t *stop_flag;
+
+static void set_stop_flag(int sig)
+{
+	(void)sig;
+	*stop_flag = 1;
+}
+
+void cd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, int n)
+{
+	stop_flag = flag;
+	for (int i = 0; i < n; i++)
+		cd_catch_signal(sigs[i], set_stop_flag);
 }

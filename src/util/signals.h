@@ -11,7 +11,14 @@
 #ifndef CD_SIGNALS_H
 #define CD_SIGNALS_H
 
+#include <signal.h>
+
 /* Install handler for sig, every other signal unblocked while it runs. */
 void cd_catch_signal(int sig, void (*handler)(int));
+
+/* The commonest handler: each of the n signals in sigs sets *flag to 1,
+ * which the command's loop watches (one flag a process: a second call
+ * replaces the first's). */
+void cd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, int n);
 
 #endif

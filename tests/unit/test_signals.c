@@ -37,5 +37,18 @@ int main(void)
 	CHECK_INT(stopped, SIGALRM);
 	CHECK(left.tv_sec >= 3);
 	signal(SIGALRM, SIG_DFL);
+
+	/* cd_catch_stop: each of its signals sets the flag, without SA_RESTART */
+	static volatile sig_atomic_t flag;
+	cd_catch_stop(&flag, (const int[]){ SIGUSR1, SIGUSR2 }, 2);
+	raise(SIGUSR2);
+	CHECK_INT(flag, 1);
+	flag = 0;
+	raise(SIGUSR1);
+	CHECK_INT(flag, 1);
+	CHECK_INT(sigaction(SIGUSR2, NULL, &sa), 0);
+	CHECK_INT(sa.sa_flags & SA_RESTART, 0);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
 	return unit_done("signals");
 }
