@@ -5,7 +5,8 @@ library's files and /bin/sh for the maintainer scripts, copied from this
 machine), work there at their installed paths (inside a chroot of that root,
 with /proc, /sys and /dev bound in a mount namespace of the test's own), and
 a purge leaves nothing of theirs behind.  lintian reports no error nor
-warning.  `make rpm` builds the same files into RPMs.
+warning.  `make rpm` builds the same files into RPMs, and rpmlint reports
+no error nor warning but those packaging/clockdoctor.rpmlintrc filters.
 
 Run by `make package-test` (part of `make test`), once: the packages are
 built without sanitizers whatever the suite's build.  A missing tool fails
@@ -218,13 +219,27 @@ def test_lintian_finds_no_error_nor_warning(debs):
     assert tags == [], p.stdout
 
 
-def test_rpm_holds_what_make_install_installs(tmp_path):
+@pytest.fixture(scope="module")
+def rpm_build(tmp_path_factory):
+    """The RPMs `make rpm` builds, by name, and the spec it wrote."""
     need("rpmbuild", "rpm")
-    make("rpm", "PKG_DIR=%s" % tmp_path, timeout=900, RPM_FLAGS="--nodeps --nocheck")
-    rpms = {}
-    for p in (tmp_path / "rpm/RPMS").rglob("*.rpm"):
+    out = tmp_path_factory.mktemp("rpm")
+    make("rpm", "PKG_DIR=%s" % out, timeout=900, RPM_FLAGS="--nodeps --nocheck")
+    found = {}
+    for p in (out / "rpm/RPMS").rglob("*.rpm"):
         name = subprocess.run(["rpm", "-qp", "--qf", "%{NAME}", str(p)], capture_output=True, text=True).stdout
-        rpms[name] = set(subprocess.run(["rpm", "-qlp", str(p)], capture_output=True, text=True).stdout.split())
+        found[name] = p
+    return found, out / "rpm/SPECS/clockdoctor.spec"
+
+
+def test_rpm_holds_what_make_install_installs(rpm_build):
+    found, _ = rpm_build
+    rpms = {}
+    for name, p in found.items():
+        # rpm's own build-id links (/usr/lib/.build-id) for each executable
+        # ELF file aside, the files make install writes
+        files = subprocess.run(["rpm", "-qlp", str(p)], capture_output=True, text=True).stdout.split()
+        rpms[name] = {f for f in files if not f.startswith("/usr/lib/.build-id")}
     assert set(rpms) == {"clockdoctor", "libfastclock", "libfastclock-devel"}, rpms
     libdir = subprocess.run(["rpm", "--eval", "%{_libdir}"], capture_output=True, text=True).stdout.strip()
     assert {"/usr/bin/clockdoctor", libdir + "/clockdoctor/libfastclock-preload.so",
@@ -236,3 +251,17 @@ def test_rpm_holds_what_make_install_installs(tmp_path):
     assert {"/usr/include/fastclock.h", libdir + "/libfastclock.so", libdir + "/libfastclock.a",
             libdir + "/pkgconfig/fastclock.pc", "/usr/share/man/man3/fastclock.3",
             "/usr/share/man/man3/fc_now_ns.3"} <= rpms["libfastclock-devel"]
+
+
+def test_rpmlint_finds_no_error_nor_warning(rpm_build):
+    """rpmlint on the RPMs and their spec, with packaging/clockdoctor.rpmlintrc:
+    each of its filters has its reason there (and in docs/operators.md),
+    and a filter that matches nothing is an error itself."""
+    found, spec = rpm_build
+    tool = need("rpmlint", "rpmlint")
+    p = subprocess.run([tool, "-r", str(ROOT / "packaging/clockdoctor.rpmlintrc"), *map(str, found.values()),
+                        str(spec)], capture_output=True, text=True, timeout=300)
+    tags = [line for line in p.stdout.splitlines() if re.match(r"^\S+ [EW]: ", line)]
+    assert tags == [], p.stdout + p.stderr
+    assert "3 packages and 1 specfiles checked; 0 errors, 0 warnings" in p.stdout, p.stdout + p.stderr
+    assert p.returncode == 0, p.stdout + p.stderr
