@@ -86,5 +86,11 @@ def check(r):
         off.json["sync"]["cpus_online"], on.json["summary"], on.json["sync"]["status"]))
     assert off.stderr.strip().endswith("rc=1"), off.stderr
     assert off.json["verdict"] == "unknown" and off.json["sync"]["cpus_online"] == 1, off.json["sync"]
-    assert on.rc == 0 and on.json["verdict"] == "sound", on.json["summary"]
     assert on.json["sync"]["cpus_online"] == 2 and len(on.json["sync"]["pairs"]) == 1, on.json["sync"]
+    # online: sound; or, when the host was too busy for the two vCPUs to run
+    # at once long enough (TCG on a loaded CI host: 116 rounds in 0.72 s),
+    # unknown with the pair cut short and no warp: tsc says what it could
+    # not test, never unsound
+    cut_short = "cut short" in on.json["summary"] and "no warp" in on.json["summary"]
+    assert (on.rc, on.json["verdict"]) == (0, "sound") or \
+        (on.rc, on.json["verdict"]) == (1, "unknown") and cut_short, on.json["summary"]
