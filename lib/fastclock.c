@@ -15,10 +15,19 @@
  *
  *   - Each line is a function of the counter fixed when it is published,
  *     F(t) = the line up to its end H (re-anchoring is due some time before
- *     H), then its value at H.  A new line (any positive slope) is started
- *     at ta at or above F at ta and at H: F being concave and the new line
- *     straight, it is above F for every t >= ta, so nothing the old copy
- *     handed out exceeds what the new one hands out later.
+ *     H), then its value at H.  A new line N (any positive slope) is
+ *     started at ta at or above F at ta and at H, and its own end H' is no
+ *     earlier than H (moved out to H when its period is shorter than what
+ *     was left of the old line's: publish_line).  F being concave and N
+ *     straight, N is above F on [ta, H]; past H, F stands at F(H) <= N(H)
+ *     <= N(min(t, H')) = F'(t).  So F' >= F at every t >= ta: nothing the
+ *     old copy hands out (at any t up to the new one's publication, however
+ *     late a preempted writer publishes) exceeds what the new one hands out
+ *     later, and by induction the F of every copy ever in force is at or
+ *     below the current one's from the current one's anchor on, whichever
+ *     copy a reader paired with whichever counter value.  (Without H' >= H,
+ *     a line with a shorter period, published after its own end, stood
+ *     still below what the old copy had served until then.)
  *   - A read that finds the line due re-anchors if it wins a trylock.  A
  *     read past H while another thread holds the lock (preempted, its vCPU
  *     descheduled) does not stand still on F(H): it reads the kernel's clock

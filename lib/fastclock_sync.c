@@ -426,6 +426,16 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	N.flags = L_COUNTER;
 	N.soft = ns_to_counts((double)a->interval);
 	N.hard = ns_to_counts((double)life_ns);
+	/* The new line ends no earlier than the old one (see the top of
+	 * fastclock.c): past its own end it stands still, and if that came
+	 * before the old line's end, the old copy (still in force until this
+	 * write, however late a preempted writer makes it) may have handed
+	 * out more, up to its own end, than the new one hands out later.  The
+	 * periods vary (a re-anchor's cost sets them), so a shorter line can
+	 * follow a longer one. */
+	uint64_t into_old = a->ta - L->tsc0;
+	if (counter_mode && !j->paused && into_old < L->hard && N.hard < L->hard - into_old)
+		N.hard = L->hard - into_old;
 	fc_int_writer.syncs++;
 	set_source(FC_SOURCE_COUNTER, fc_int_writer.trust.reason, fc_int_writer.trust.text);
 	N.mono.mult = mult_of(j->expired ? a->target : slewed(a->target, j->em, life_ns));
