@@ -48,7 +48,10 @@
  *     marked MADV_WIPEONFORK, zeroed in the child of fork, _Fork or clone
  *     whether or not atfork handlers ran (struct fc_mm).
  *
- * Kernel mode is floored at F's final value and at the floor.  All of this
+ * Kernel mode is floored at F's final value and at the floor, and, unless
+ * it is for good, raises the floor with every kernel value it serves (a
+ * counter line that follows starts from samples a held-up writer took
+ * earlier).  All of this
  * relies, like the kernel's own vDSO, on the counters of all CPUs agreeing
  * (checked by the kernel when its clocksource is the TSC, and by
  * `clockdoctor tsc` otherwise).
@@ -152,12 +155,19 @@ static bool recalibrate(unsigned s)
 }
 
 /* Kernel mode: the kernel's clock, floored at the line's start and the
- * floor (a copy replaced meanwhile may have a higher one). */
-static int64_t serve_kernel(clockid_t id, const struct seg *sg, _Atomic int64_t *floor)
+ * floor (a copy replaced meanwhile may have a higher one).  Unless kernel
+ * mode is for good, a counter line may follow (calibrated at start-up, or
+ * after a spell on the kernel), started from the writer's samples: a kernel
+ * value served while that writer was held up may be above the new line by
+ * its rate error times the delay, so it raises the floor, which every read
+ * of the new line serves at least. */
+static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg *sg, _Atomic int64_t *floor)
 {
 	int64_t k = fc_kclock_ns(id);
 	if (k < sg->ns0)
 		k = sg->ns0;
+	if (L->hard != UINT64_MAX && k != INT64_MIN)
+		raise_i64(floor, k);
 	return serve(k, floor);
 }
 
@@ -228,7 +238,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 			/* kernel mode: hard is when to look again (calibration) */
 			if (round == 0 && d >= L.hard && recalibrate(s))
 				continue;  /* read again: the source may have changed */
-			return serve_kernel(id, sg, floor);
+			return serve_kernel(id, &L, sg, floor);
 		}
 		*kernel_mode = 0;
 		bool gap = (int64_t)(t - atomic_load_explicit(&m->hw, memory_order_relaxed)) >
