@@ -414,8 +414,55 @@ static struct judgement judge_old_line(const struct line *L, const struct anchor
 	return j;
 }
 
-/* Builds the new line at ta and publishes it. */
-static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j)
+/* A writer held up after ta (preempted, or interrupted by its thread's
+ * signal handler) publishes late: the old copy stays in force until the
+ * latch sends readers to the new one, and they may hand out values up to
+ * the old line's end.  A new line that ends before then would stand still
+ * below them (past its end it serves its value there).  So a line
+ * published when half of it is already gone (now: the counter at that
+ * last moment) ends no earlier than the old one, nor than 1 ms past now
+ * (see the top of fastclock.c).  A writer on time keeps the end it chose,
+ * which may be a second's edge where the kernel's rate changes
+ * (choose_rates): run on past it, the line would drift at the change.
+ * (The periods vary, a re-anchor's cost sets them, so a shorter line can
+ * follow a longer one.)  true when N's end moved. */
+static bool end_in_time(struct line *N, const struct line *L, bool paused, uint64_t now)
+{
+	uint64_t into_old = N->tsc0 - L->tsc0, used = now - N->tsc0, hard = N->hard;
+	if (!(L->flags & L_COUNTER) || paused || (int64_t)used < 0 || used < N->hard / 2)
+		return false;
+	if (into_old < L->hard && N->hard < L->hard - into_old)
+		N->hard = L->hard - into_old;
+	if (N->hard < used + ns_to_counts(END_AFTER_DUE_NS))
+		N->hard = used + ns_to_counts(END_AFTER_DUE_NS);
+	return N->hard != hard;
+}
+
+/* latch_write (fastclock_impl.h), with N's end made in time at the last
+ * moment before readers are sent to it: the new copy is written while they
+ * read the other, then checked against the counter (0: read it now), and
+ * written again if its end moved (its bound too, which depends on it).
+ * What is left is a delay of half a line between that read and the next
+ * store. */
+static void latch_write_in_time(struct line *N, const struct line *L, bool paused, uint64_t now,
+                                int64_t worst, int64_t half)
+{
+	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
+	atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_release);
+	fc_fence_release();
+	store_copy(&fc_int_latch.c[s & 1], N);
+	if (end_in_time(N, L, paused, now ? now : fc_counter_read())) {
+		N->err = line_error(worst, half, N->hard) + RATE_STEP_NS;
+		store_copy(&fc_int_latch.c[s & 1], N);
+	}
+	atomic_store_explicit(&fc_int_latch.seq, s + 2, memory_order_release);
+	fc_fence_release();
+	store_copy(&fc_int_latch.c[(s + 1) & 1], N);
+}
+
+/* Builds the new line at ta and publishes it (now: the counter at
+ * publication, for a test; 0: read at the last moment). */
+static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j, uint64_t now)
 {
 	bool counter_mode = (L->flags & L_COUNTER) != 0;
 	int64_t life_ns = a->interval + END_AFTER_DUE_NS;
@@ -426,16 +473,6 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	N.flags = L_COUNTER;
 	N.soft = ns_to_counts((double)a->interval);
 	N.hard = ns_to_counts((double)life_ns);
-	/* The new line ends no earlier than the old one (see the top of
-	 * fastclock.c): past its own end it stands still, and if that came
-	 * before the old line's end, the old copy (still in force until this
-	 * write, however late a preempted writer makes it) may have handed
-	 * out more, up to its own end, than the new one hands out later.  The
-	 * periods vary (a re-anchor's cost sets them), so a shorter line can
-	 * follow a longer one. */
-	uint64_t into_old = a->ta - L->tsc0;
-	if (counter_mode && !j->paused && into_old < L->hard && N.hard < L->hard - into_old)
-		N.hard = L->hard - into_old;
 	fc_int_writer.syncs++;
 	set_source(FC_SOURCE_COUNTER, fc_int_writer.trust.reason, fc_int_writer.trust.text);
 	N.mono.mult = mult_of(j->expired ? a->target : slewed(a->target, j->em, life_ns));
@@ -466,8 +503,9 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
 	/* plus what a change of the kernel's rate (an adjtime slew, an NTP
 	 * frequency step, the PLL) can add before the next check finds it */
-	N.err = line_error(worst, half_m > half_r ? half_m : half_r, N.hard) + RATE_STEP_NS;
-	latch_write(&N);
+	int64_t half = half_m > half_r ? half_m : half_r;
+	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS;
+	latch_write_in_time(&N, L, j->paused, now, worst, half);
 }
 
 /* Still calibrating (the frequency not yet known well enough to start on
@@ -506,5 +544,5 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		return;
 	}
 	struct judgement j = judge_old_line(&L, &a, now, force_hard);
-	publish_line(&L, &a, &j);
+	publish_line(&L, &a, &j, 0);
 }

@@ -6,9 +6,12 @@
  * never-backwards rests on (the top of lib/fastclock.c): the new copy's
  * function of the counter, F' (the line up to its end, then its value
  * there), is at or above the old copy's F at every counter value from the
- * new line's anchor on, so that nothing the old copy served, however late
- * a preempted writer publishes the new one, exceeds what the new one serves
- * later.  The cases: the new period longer, equal and shorter than what was
+ * new line's anchor to its publication (the old copy is in force until
+ * then), so that nothing the old copy served, however late a preempted
+ * writer publishes the new one, exceeds what the new one serves later.
+ * Each case is published on time (0.5 ms after its anchor: the line keeps
+ * the end its writer chose, which may be a second's edge where the
+ * kernel's rate changes) and late (5 ms past both lines' ends).  The cases: the new period longer, equal and shorter than what was
  * left of the old one (a 10 ms line after a 17.8 ms one, the case the
  * ThreadSanitizer test found: the new line stood still below the old one's
  * values), the old line ahead of and behind the kernel, slewing and
@@ -51,9 +54,9 @@ static const struct line_case cases[] = {
 	{ "shortest after longest", 250, 1, 10, 300, false },
 };
 
-static void check_case(const struct line_case *c)
+static void check_case(const struct line_case *c, bool late)
 {
-	unit_case("%s", c->name);
+	unit_case("%s, published %s", c->name, late ? "late" : "on time");
 	memset(&fc_int_writer, 0, sizeof fc_int_writer);
 	fc_int_writer.counts_per_ns = COUNTS_PER_NS;
 	fc_int_writer.r_raw = 1 / COUNTS_PER_NS;
@@ -83,18 +86,22 @@ static void check_case(const struct line_case *c)
 
 	struct judgement j = judge_old_line(&L, &a, a.ta, c->expired);
 	CHECK(!j.paused);
-	publish_line(&L, &a, &j);
+	uint64_t intended = ns_to_counts((double)a.interval + END_AFTER_DUE_NS);
+	uint64_t old_end = L.tsc0 + L.hard;
+	uint64_t now = late ? (old_end > a.ta + intended ? old_end : a.ta + intended) + ns_to_counts(5e6)
+	                    : a.ta + ns_to_counts(0.5e6);
+	publish_line(&L, &a, &j, now);
 	struct line N;
 	current_line(&N);
 	CHECK(N.flags & L_COUNTER);
 	CHECK(N.tsc0 == a.ta);
 
-	/* every counter value from the anchor to well past both ends, and the
-	 * ends themselves and their neighbours */
-	uint64_t ends[] = { L.tsc0 + L.hard, N.tsc0 + N.hard, N.tsc0 + N.soft };
+	/* every counter value from the anchor to the publication, and the ends
+	 * before it and their neighbours */
+	uint64_t ends[] = { L.tsc0 + L.hard, N.tsc0 + N.hard, N.tsc0 + N.soft, now };
 	int bad = 0;
 	uint64_t first_bad = 0;
-	for (uint64_t t = a.ta; t < a.ta + ns_to_counts(300e6); t += 9973) {
+	for (uint64_t t = a.ta; t <= now; t += 997) {
 		if (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) {
 			if (!bad++)
 				first_bad = t;
@@ -103,7 +110,7 @@ static void check_case(const struct line_case *c)
 	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
 		for (int k = -2; k <= 2; k++) {
 			uint64_t t = ends[i] + (uint64_t)(int64_t)k;
-			if (t >= a.ta && (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) && !bad++)
+			if (t >= a.ta && t <= now && (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) && !bad++)
 				first_bad = t;
 		}
 	if (bad)
@@ -111,14 +118,20 @@ static void check_case(const struct line_case *c)
 		        "the anchor, by %lld ns\n", c->name, bad, (double)(first_bad - a.ta) / COUNTS_PER_NS / 1e6,
 		        (long long)(F(&L, first_bad) - F(&N, first_bad)));
 	CHECK_INT(bad, 0);
-	/* and its end is no earlier than the old one's */
-	if (a.ta - L.tsc0 < L.hard)
-		CHECK(N.tsc0 + N.hard >= L.tsc0 + L.hard);
+	if (late) {
+		/* its end no earlier than the old one's, nor than its publication */
+		CHECK(N.tsc0 + N.hard >= old_end);
+		CHECK(N.tsc0 + N.hard > now);
+	} else {
+		CHECK(N.hard == intended);  /* the writer's own end kept */
+	}
 }
 
 int main(void)
 {
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		check_case(&cases[i]);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		check_case(&cases[i], false);
+		check_case(&cases[i], true);
+	}
 	return unit_done("test_fastclock_line");
 }
