@@ -258,6 +258,7 @@ struct anchor {
 	double per_second;  /* the part of it second_overflow applies, as adjtimex says now */
 	double target;  /* MONOTONIC ns per count */
 	int64_t interval;
+	bool at_edge;   /* the interval cut to end at the second's edge where the kernel's rate changes */
 };
 
 /* Once a second: is the counter still to be used?  false (and kernel mode)
@@ -370,8 +371,10 @@ static void choose_rates(struct anchor *a)
 		cost_ns = MAX_INTERVAL_NS / SYNC_BUDGET;
 	int64_t interval = cost_ns * SYNC_BUDGET;
 	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
-	if (until_switch > 0 && until_switch < a->interval)  /* the next line starts with the new rate */
+	if (until_switch > 0 && until_switch < a->interval) {  /* the next line starts with the new rate */
 		a->interval = until_switch > CHECK_EVERY_NS ? until_switch : CHECK_EVERY_NS;
+		a->at_edge = true;
+	}
 	fc_int_writer.interval_ns = a->interval;
 	fc_int_writer.last_sync_ns = a->sm.k;
 	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts(CHECK_EVERY_NS), memory_order_relaxed);
@@ -422,14 +425,16 @@ static struct judgement judge_old_line(const struct line *L, const struct anchor
  * published when half of it is already gone (now: the counter at that
  * last moment) ends no earlier than the old one, nor than 1 ms past now
  * (see the top of fastclock.c).  A writer on time keeps the end it chose,
- * which may be a second's edge where the kernel's rate changes
- * (choose_rates): run on past it, the line would drift at the change.
- * (The periods vary, a re-anchor's cost sets them, so a shorter line can
+ * and so does one whose line ends at a second's edge where the kernel's
+ * rate changes (choose_rates: at_edge): run on past it, the line would
+ * drift at the change (500 ppm through an adjtime slew, 6250 through the
+ * PLL's first second), beyond its bound before the next check.  (The
+ * periods vary, a re-anchor's cost sets them, so a shorter line can
  * follow a longer one.)  true when N's end moved. */
-static bool end_in_time(struct line *N, const struct line *L, bool paused, uint64_t now)
+static bool end_in_time(struct line *N, const struct line *L, bool paused, bool at_edge, uint64_t now)
 {
 	uint64_t into_old = N->tsc0 - L->tsc0, used = now - N->tsc0, hard = N->hard;
-	if (!(L->flags & L_COUNTER) || paused || (int64_t)used < 0 || used < N->hard / 2)
+	if (!(L->flags & L_COUNTER) || paused || at_edge || (int64_t)used < 0 || used < N->hard / 2)
 		return false;
 	if (into_old < L->hard && N->hard < L->hard - into_old)
 		N->hard = L->hard - into_old;
@@ -444,14 +449,14 @@ static bool end_in_time(struct line *N, const struct line *L, bool paused, uint6
  * written again if its end moved (its bound too, which depends on it).
  * What is left is a delay of half a line between that read and the next
  * store. */
-static void latch_write_in_time(struct line *N, const struct line *L, bool paused, uint64_t now,
+static void latch_write_in_time(struct line *N, const struct line *L, bool paused, bool at_edge, uint64_t now,
                                 int64_t worst, int64_t half)
 {
 	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
 	atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_release);
 	fc_fence_release();
 	store_copy(&fc_int_latch.c[s & 1], N);
-	if (end_in_time(N, L, paused, now ? now : fc_counter_read())) {
+	if (end_in_time(N, L, paused, at_edge, now ? now : fc_counter_read())) {
 		N->err = line_error(worst, half, N->hard) + RATE_STEP_NS;
 		store_copy(&fc_int_latch.c[s & 1], N);
 	}
@@ -505,7 +510,7 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	 * frequency step, the PLL) can add before the next check finds it */
 	int64_t half = half_m > half_r ? half_m : half_r;
 	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS;
-	latch_write_in_time(&N, L, j->paused, now, worst, half);
+	latch_write_in_time(&N, L, j->paused, a->at_edge, now, worst, half);
 }
 
 /* Still calibrating (the frequency not yet known well enough to start on
