@@ -189,8 +189,11 @@ def check(r):
     assert s.rc == 0, s.stderr
     assert "accelerating stepwatch" in s.stderr
     kv = dict(x.split("=") for x in s.stdout.split())
-    # +100 s, then back, while it ran: two steps, or one when the guest was
-    # descheduled across both (the offset it samples then moved once, net)
-    assert 1 <= int(kv["kernel_steps"]) <= 2, kv
+    # +100 s, then back, while it ran: each step seen either between two of
+    # its reads (kernel_steps) or inside one read's bracket, as one stale
+    # read (steps_seen: the reader descheduled across it, as on a loaded CI
+    # host, where both came so); one in all when the guest was descheduled
+    # across both (the offset it samples then moved once, net)
+    assert int(kv["kernel_steps"]) + int(kv["steps_seen"]) >= 1 and int(kv["kernel_steps"]) <= 2, kv
     assert int(kv["steps_seen"]) <= 2, kv                    # each seen at most once...
     assert int(kv["longest_stale_ns"]) <= 2 * 10**6, kv     # ...for at most FC_STEP_CHECK_NS (+ reads' cost)
