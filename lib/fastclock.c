@@ -16,18 +16,22 @@
  *   - Each line is a function of the counter fixed when it is published,
  *     F(t) = the line up to its end H (re-anchoring is due some time before
  *     H), then its value at H.  A new line N (any positive slope) is
- *     started at ta at or above F at ta and at H, and its own end H' is no
- *     earlier than H (moved out to H when its period is shorter than what
- *     was left of the old line's: publish_line).  F being concave and N
- *     straight, N is above F on [ta, H]; past H, F stands at F(H) <= N(H)
- *     <= N(min(t, H')) = F'(t).  So F' >= F at every t >= ta: nothing the
- *     old copy hands out (at any t up to the new one's publication, however
- *     late a preempted writer publishes) exceeds what the new one hands out
- *     later, and by induction the F of every copy ever in force is at or
- *     below the current one's from the current one's anchor on, whichever
- *     copy a reader paired with whichever counter value.  (Without H' >= H,
- *     a line with a shorter period, published after its own end, stood
- *     still below what the old copy had served until then.)
+ *     started at ta at or above F at ta and at H.  F being concave and N
+ *     straight, N is above F on [ta, H]; past N's own end H', F' stands at
+ *     N(H').  The old copy is in force until N is published, at t_pub, so
+ *     what matters is F' >= F on [ta, t_pub]: it holds while t_pub <= H'.
+ *     A writer held up past half of its line (the periods vary, so a short
+ *     line can follow a long one) moves H' out, at the last moment before
+ *     readers are sent to N, to no earlier than H and 1 ms past that moment
+ *     (latch_write_in_time, in fastclock_sync.c): then F' >= F from ta on.
+ *     Not when N ends at a second's edge where the kernel's rate changes
+ *     (run on past it, N would drift beyond its bound): a writer late past
+ *     such an end, or held up more than half a line between the last
+ *     counter read and the next store, can still leave a backward step of
+ *     up to the line's lead on the kernel.  (Without the rule, a line with
+ *     a shorter period published after its own end stood still below what
+ *     the old copy had served until then: the never-backwards test under
+ *     ThreadSanitizer found it, by up to 90 us there.)
  *   - A read that finds the line due re-anchors if it wins a trylock.  A
  *     read past H while another thread holds the lock (preempted, its vCPU
  *     descheduled) does not stand still on F(H): it reads the kernel's clock
