@@ -18,20 +18,16 @@
  *     H), then its value at H.  A new line N (any positive slope) is
  *     started at ta at or above F at ta and at H.  F being concave and N
  *     straight, N is above F on [ta, H]; past N's own end H', F' stands at
- *     N(H').  The old copy is in force until N is published, at t_pub, so
- *     what matters is F' >= F on [ta, t_pub]: it holds while t_pub <= H'.
- *     A writer held up past half of its line (the periods vary, so a short
- *     line can follow a long one) moves H' out, at the last moment before
- *     readers are sent to N, to no earlier than H and 1 ms past that moment
- *     (latch_write_in_time, in fastclock_sync.c): then F' >= F from ta on.
- *     Not when N ends at a second's edge where the kernel's rate changes
- *     (run on past it, N would drift beyond its bound): a writer late past
- *     such an end, or held up more than half a line between the last
- *     counter read and the next store, can still leave a backward step of
- *     up to the line's lead on the kernel.  (Without the rule, a line with
- *     a shorter period published after its own end stood still below what
- *     the old copy had served until then: the never-backwards test under
- *     ThreadSanitizer found it, by up to 90 us there.)
+ *     N(H').  The old copy is in force until N is published, however late
+ *     that is, so N ends no earlier than H (the periods vary, so a short
+ *     line can follow a long one: end_no_earlier, in fastclock_sync.c):
+ *     then F' >= F at every counter value from ta on, whenever the writer
+ *     publishes.  (Without that, a line with a shorter period published
+ *     after its own end stood still below what the old copy had served
+ *     until then: the never-backwards test under ThreadSanitizer found it,
+ *     by up to 90 us there.)  A line cut at a second's edge where the
+ *     kernel's rate changes may so run on past the edge while its writer
+ *     is held up; the checks below keep it within its bound.
  *   - A read that finds the line due re-anchors if it wins a trylock.  A
  *     read past H while another thread holds the lock (preempted, its vCPU
  *     descheduled) does not stand still on F(H): it reads the kernel's clock
@@ -42,7 +38,10 @@
  *   - A read more than CHECK_EVERY_NS (250 us) of counter after the last
  *     check (hw) compares the line with the kernel before serving it, so
  *     the kernel changing its rate (an adjtime slew, an NTP frequency step)
- *     is found within that time, and a suspend, a VM paused or migrated, or
+ *     is found within that time (more often near a larger change the
+ *     writer sees coming, the PLL's: check_every_ns), and passes it only
+ *     within the bound at every instant of its bracket (check_verdict: a
+ *     reader held up inside it reads again), and a suspend, a VM paused or migrated, or
  *     a forked child in another time namespace shows as a line ahead of (or
  *     behind) the kernel, replaced at once.  When the line is ahead by more
  *     than a pause between checks could explain, nothing was served past the
@@ -176,16 +175,27 @@ static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg
 }
 
 /* The check: the line against the kernel's k (read here, into *k), within
- * the bound less what a rate change can add before the next one.  true
- * when the line at d holds. */
+ * the bound less what a rate change can add before the next one, at every
+ * instant the kernel's read may have taken its value (check_verdict); a
+ * bracket too wide to say (the reader held up inside it) is read again,
+ * CHECK_TRIES times in all.  true when the line at d holds. */
 static bool line_checks(clockid_t id, const struct line *L, const struct seg *sg, uint64_t d, int64_t *k)
 {
-	*k = fc_kclock_ns(id);
-	uint64_t t1 = counter_now();
-	int64_t lo = seg_at(sg->ns0, sg->frac0, sg->mult, d);
-	int64_t hi = seg_at(sg->ns0, sg->frac0, sg->mult, t1 - L->tsc0);
 	int64_t tol = L->err > RATE_STEP_NS ? L->err - RATE_STEP_NS : 0;
-	return *k != INT64_MIN && *k >= lo - tol && *k <= hi + tol;
+	uint64_t t0 = d;
+	for (int i = 0; i < CHECK_TRIES; i++) {
+		if (i > 0)
+			t0 = counter_now() - L->tsc0;
+		*k = fc_kclock_ns(id);
+		uint64_t t1 = counter_now() - L->tsc0;
+		if (*k == INT64_MIN)
+			return false;
+		enum check_verdict v = check_verdict(seg_at(sg->ns0, sg->frac0, sg->mult, t0),
+		                                     seg_at(sg->ns0, sg->frac0, sg->mult, t1), *k, tol);
+		if (v != CHECK_UNSURE)
+			return v == CHECK_PASS;
+	}
+	return false;
 }
 
 /* Due, past the end, counter back, or the check failed: re-anchor if

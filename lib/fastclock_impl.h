@@ -31,11 +31,16 @@ enum { L_COUNTER = 1 };
 #define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
 #define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
 #define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due
-                                          (or later, when its writer published it late: fastclock_sync.c) */
+                                          (or later: no earlier than the line before, fastclock_sync.c) */
 #define CHECK_EVERY_NS 250000          /* Y: a read this long (of counter) after the last
                                           one checked is checked against the kernel */
 #define RATE_STEP_NS 125               /* what the kernel changing its rate by adjtime's
                                           500 ppm adds over Y: part of every bound */
+#define MIN_CHECK_EVERY_NS 1000        /* Y near a larger change of the kernel's rate
+                                          (the PLL's): RATE_STEP_NS / the change, not below this */
+#define RATE_SETTLE_NS NS_PER_S        /* ...from when it is seen until this long after it
+                                          is due (the kernel's tick may take it late) */
+#define CHECK_TRIES 3                  /* a check whose bracket is too wide to say reads again */
 #define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
                                           sample again */
 #define STEP_FORWARD_NS 100000         /* behind the kernel by more: step forward */
@@ -152,6 +157,9 @@ struct fc_writer {
 	double per_second;      /* the rate second_overflow adds now (PLL chunk, adjtime slew) */
 	double per_second_next; /* what adjtimex says it adds from its next second */
 	int64_t per_second_from;/* MONOTONIC of that second's edge (0: nothing pending) */
+	double base_factor;     /* the part adjtimex applies at once (tick, freq), as last read */
+	double rate_change;     /* the last change of the kernel's rate seen coming (a factor)... */
+	int64_t rate_change_until; /* ...and the MONOTONIC until which the checks follow it */
 	uint64_t test_writer_delay;  /* counts; FASTCLOCK_TEST_WRITER_DELAY_US (tests only) */
 	int test_writer_pid;         /* ...in this process only, not its forked children */
 };
@@ -277,6 +285,36 @@ static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t
 static inline int64_t pause_limit_ns(const struct line *L)
 {
 	return 2 * CHECK_EVERY_NS + L->err;
+}
+
+/* Y, the counter between two checks, in ns: short enough that the largest
+ * change of the kernel's rate in sight (a factor, 0: none) carries a line
+ * at most RATE_STEP_NS between two checks, the part of every bound kept
+ * for it (RATE_STEP_NS / 500 ppm is CHECK_EVERY_NS). */
+static inline int64_t check_every_ns(double rate_change)
+{
+	double r = rate_change < 0 ? -rate_change : rate_change;
+	if (r * CHECK_EVERY_NS <= RATE_STEP_NS)
+		return CHECK_EVERY_NS;
+	double ns = RATE_STEP_NS / r;
+	return ns < MIN_CHECK_EVERY_NS ? MIN_CHECK_EVERY_NS : (int64_t)(ns + 1e-6);  /* not below the exact value by a rounding */
+}
+
+/* A check's verdict on the kernel's value k, read between the counter
+ * values at which the line is at lo and at hi: within tol of the line at
+ * every instant of that bracket (PASS), beyond tol at every instant (FAIL),
+ * or either, the bracket being too wide to say (UNSURE: a reader held up
+ * inside it; read again).  Passing on "within tol somewhere in the
+ * bracket" would vouch for a line up to the bracket's width beyond tol. */
+enum check_verdict { CHECK_PASS, CHECK_FAIL, CHECK_UNSURE };
+
+static inline enum check_verdict check_verdict(int64_t lo, int64_t hi, int64_t k, int64_t tol)
+{
+	if (k >= hi - tol && k <= lo + tol)
+		return CHECK_PASS;
+	if (k < lo - tol || k > hi + tol)
+		return CHECK_FAIL;
+	return CHECK_UNSURE;
 }
 
 static inline struct fc_mm *mm_now(void)

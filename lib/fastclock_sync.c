@@ -258,7 +258,6 @@ struct anchor {
 	double per_second;  /* the part of it second_overflow applies, as adjtimex says now */
 	double target;  /* MONOTONIC ns per count */
 	int64_t interval;
-	bool at_edge;   /* the interval cut to end at the second's edge where the kernel's rate changes */
 };
 
 /* Once a second: is the counter still to be used?  false (and kernel mode)
@@ -313,19 +312,37 @@ static bool sample_kernel(const struct line *L, struct anchor *a)
 	return true;
 }
 
+/* A change of the kernel's rate by the factor change, seen at now (the
+ * sample's MONOTONIC): the checks follow it until `until` (choose_rates,
+ * check_every_ns); one seen while another is followed keeps the larger. */
+static void note_rate_change(struct fc_writer *w, int64_t now, double change, int64_t until)
+{
+	double c = change < 0 ? -change : change;
+	if (now >= w->rate_change_until || c > w->rate_change)
+		w->rate_change = c;
+	if (until > w->rate_change_until)
+		w->rate_change_until = until;
+}
+
 /* The kernel applies the PLL's chunk and adjtime's slew in second_overflow,
  * at the first tick of its next wall-clock second (kernel/time/ntp.c),
- * while adjtimex reports the new state at once (a new frequency applies at
- * once).  So a per-second part that adjtimex reports changed is taken from
- * that second's edge on, and the old one until then; a->factor gets the
- * part in force.  Returns the nanoseconds until the edge when a change is
- * pending (0: none).  (The tick after the edge may come up to 1/HZ later:
- * the checks every CHECK_EVERY_NS find that.) */
+ * while adjtimex reports the new state at once (a new frequency or tick
+ * applies at once: at the next tick).  So a per-second part that adjtimex
+ * reports changed is taken from that second's edge on, and the old one
+ * until then; a->factor gets the part in force.  Returns the nanoseconds
+ * until the edge when a change is pending (0: none).  The kernel's tick
+ * after the edge may come late (a loaded host: milliseconds), and a change
+ * may be seen only after the kernel made it: from when a change is seen
+ * until RATE_SETTLE_NS after it is due, the checks come often enough that
+ * it cannot carry a line beyond its bound between two (note_rate_change). */
 static int64_t factor_in_force(struct anchor *a)
 {
 	struct fc_writer *w = &fc_int_writer;
 	if (a->factor <= 0)
 		return 0;
+	if (w->base_factor > 0 && a->factor != w->base_factor)
+		note_rate_change(w, a->sm.k, a->factor - w->base_factor, a->sm.k + RATE_SETTLE_NS);
+	w->base_factor = a->factor;
 	double f = a->per_second;
 	int64_t left = 0;
 	if (!w->have_per_second || f == w->per_second) {
@@ -339,6 +356,7 @@ static int64_t factor_in_force(struct anchor *a)
 			int64_t edge = rt - (rt % NS_PER_S + NS_PER_S) % NS_PER_S + NS_PER_S;
 			w->per_second_next = f;
 			w->per_second_from = edge - rt_off;
+			note_rate_change(w, a->sm.k, f - w->per_second, w->per_second_from + RATE_SETTLE_NS);
 		}
 		if (a->sm.k >= w->per_second_from) {
 			w->per_second = f;
@@ -373,11 +391,11 @@ static void choose_rates(struct anchor *a)
 	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
 	if (until_switch > 0 && until_switch < a->interval) {  /* the next line starts with the new rate */
 		a->interval = until_switch > CHECK_EVERY_NS ? until_switch : CHECK_EVERY_NS;
-		a->at_edge = true;
 	}
 	fc_int_writer.interval_ns = a->interval;
 	fc_int_writer.last_sync_ns = a->sm.k;
-	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts(CHECK_EVERY_NS), memory_order_relaxed);
+	double change = a->sm.k < fc_int_writer.rate_change_until ? fc_int_writer.rate_change : 0;
+	atomic_store_explicit(&fc_int_latch.hw_step, ns_to_counts((double)check_every_ns(change)), memory_order_relaxed);
 }
 
 /* The old line against the samples: its error now (em, er: positive,
@@ -418,56 +436,30 @@ static struct judgement judge_old_line(const struct line *L, const struct anchor
 }
 
 /* A writer held up after ta (preempted, or interrupted by its thread's
- * signal handler) publishes late: the old copy stays in force until the
- * latch sends readers to the new one, and they may hand out values up to
- * the old line's end.  A new line that ends before then would stand still
- * below them (past its end it serves its value there).  So a line
- * published when half of it is already gone (now: the counter at that
- * last moment) ends no earlier than the old one, nor than 1 ms past now
- * (see the top of fastclock.c).  A writer on time keeps the end it chose,
- * and so does one whose line ends at a second's edge where the kernel's
- * rate changes (choose_rates: at_edge): run on past it, the line would
- * drift at the change (500 ppm through an adjtime slew, 6250 through the
- * PLL's first second), beyond its bound before the next check.  (The
- * periods vary, a re-anchor's cost sets them, so a shorter line can
- * follow a longer one.)  true when N's end moved. */
-static bool end_in_time(struct line *N, const struct line *L, bool paused, bool at_edge, uint64_t now)
+ * signal handler) publishes late, and the old copy stays in force until
+ * the latch sends readers to the new one: readers may hand out values up to
+ * the old line's end H.  A new line that ended before H could stand still
+ * below them (past its end it serves its value there).  So N ends no
+ * earlier than H (see the top of fastclock.c), whenever it is published:
+ * then N's function is at or above the old one at every counter value from
+ * ta on, and no delay of the writer's, before or inside the latch write,
+ * matters.  (The periods vary, a re-anchor's cost sets them, so a shorter
+ * line can follow a longer one.)  A line cut at a second's edge where the
+ * kernel's rate changes may so run on past the edge while its writer is
+ * held up: the checks, made often enough near such a change
+ * (check_every_ns), keep it within its bound.  Not after a pause, when
+ * nothing was served past the kernel plus the bound (start_seg). */
+static void end_no_earlier(struct line *N, const struct line *L, bool paused)
 {
-	uint64_t into_old = N->tsc0 - L->tsc0, used = now - N->tsc0, hard = N->hard;
-	if (!(L->flags & L_COUNTER) || paused || at_edge || (int64_t)used < 0 || used < N->hard / 2)
-		return false;
-	if (into_old < L->hard && N->hard < L->hard - into_old)
+	uint64_t into_old = N->tsc0 - L->tsc0;
+	if (!(L->flags & L_COUNTER) || paused || (int64_t)into_old < 0 || into_old >= L->hard)
+		return;
+	if (N->hard < L->hard - into_old)
 		N->hard = L->hard - into_old;
-	if (N->hard < used + ns_to_counts(END_AFTER_DUE_NS))
-		N->hard = used + ns_to_counts(END_AFTER_DUE_NS);
-	return N->hard != hard;
 }
 
-/* latch_write (fastclock_impl.h), with N's end made in time at the last
- * moment before readers are sent to it: the new copy is written while they
- * read the other, then checked against the counter (0: read it now), and
- * written again if its end moved (its bound too, which depends on it).
- * What is left is a delay of half a line between that read and the next
- * store. */
-static void latch_write_in_time(struct line *N, const struct line *L, bool paused, bool at_edge, uint64_t now,
-                                int64_t worst, int64_t half)
-{
-	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
-	atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_release);
-	fc_fence_release();
-	store_copy(&fc_int_latch.c[s & 1], N);
-	if (end_in_time(N, L, paused, at_edge, now ? now : fc_counter_read())) {
-		N->err = line_error(worst, half, N->hard) + RATE_STEP_NS;
-		store_copy(&fc_int_latch.c[s & 1], N);
-	}
-	atomic_store_explicit(&fc_int_latch.seq, s + 2, memory_order_release);
-	fc_fence_release();
-	store_copy(&fc_int_latch.c[(s + 1) & 1], N);
-}
-
-/* Builds the new line at ta and publishes it (now: the counter at
- * publication, for a test; 0: read at the last moment). */
-static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j, uint64_t now)
+/* Builds the new line at ta and publishes it. */
+static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j)
 {
 	bool counter_mode = (L->flags & L_COUNTER) != 0;
 	int64_t life_ns = a->interval + END_AFTER_DUE_NS;
@@ -484,6 +476,7 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	N.raw.mult = mult_of(j->expired ? fc_int_writer.r_raw : slewed(fc_int_writer.r_raw, j->er, life_ns));
 	uint64_t ta = a->ta;
 	N.tsc0 = ta;
+	end_no_earlier(&N, L, j->paused);
 	/* A hard start is "ahead" of the kernel: at the sample's first counter
 	 * read the kernel's value was at most k; kernel mode adds its floor. */
 	scaled km = to_scaled(a->sm.k + (int64_t)((double)(ta - a->sm.t0) * a->target) + 1);
@@ -507,10 +500,14 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	int64_t e_r = N.raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * fc_int_writer.r_raw));
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
 	/* plus what a change of the kernel's rate (an adjtime slew, an NTP
-	 * frequency step, the PLL) can add before the next check finds it */
+	 * frequency step, the PLL) can add before the next check finds it, and
+	 * room for the check's own bracket: a check passes only a line within
+	 * the bound at every instant of it (check_verdict), so a line at its
+	 * worst passes a bracket up to twice the sample's width, not only one
+	 * as narrow as the narrowest of the writer's tries */
 	int64_t half = half_m > half_r ? half_m : half_r;
-	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS;
-	latch_write_in_time(&N, L, j->paused, a->at_edge, now, worst, half);
+	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS + 2 * half;
+	latch_write(&N);
 }
 
 /* Still calibrating (the frequency not yet known well enough to start on
@@ -549,5 +546,5 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		return;
 	}
 	struct judgement j = judge_old_line(&L, &a, now, force_hard);
-	publish_line(&L, &a, &j, 0);
+	publish_line(&L, &a, &j);
 }

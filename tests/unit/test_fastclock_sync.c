@@ -1,0 +1,231 @@
+/*
+ * test_fastclock_sync.c: libfastclock's writer (lib/fastclock_sync.c,
+ * included here to reach its static functions) and the checks' arithmetic
+ * (lib/fastclock_impl.h), apart from any thread or clock.
+ *
+ * The new line: publish_line given an old line and what a re-anchor
+ * measured, and the latch read back.  The invariant the readers'
+ * never-backwards rests on (the top of lib/fastclock.c): the new copy's
+ * function of the counter, F' (the line up to its end, then its value
+ * there), is at or above the old copy's F at every counter value from the
+ * new line's anchor on, so that nothing the old copy served, however late a
+ * preempted writer publishes the new one, exceeds what the new one serves
+ * later.  The cases: the new period longer, equal and shorter than what was
+ * left of the old one (a 10 ms line after a 17.8 ms one, the case the
+ * ThreadSanitizer test found: the new line stood still below the old one's
+ * values), the old line ahead of and behind the kernel, slewing and
+ * restarted from the kernel, and a line cut short at a second's edge where
+ * the kernel's rate changes (which an earlier rule let end early: a writer
+ * held up past it left a backward step).
+ *
+ * The checks: how often they come near a change of the kernel's rate
+ * (check_every_ns, and the changes factor_in_force notes), and what a
+ * check's bracket lets it say (check_verdict).
+ */
+#include "fastclock_sync.c"
+#include "unit.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define COUNTS_PER_NS 2.3
+
+/* The line and its function as the readers see them. */
+static int64_t F(const struct line *L, uint64_t t)
+{
+	return follow(L, &L->mono, t - L->tsc0);
+}
+
+static int64_t F_raw(const struct line *L, uint64_t t)
+{
+	return follow(L, &L->raw, t - L->tsc0);
+}
+
+struct line_case {
+	const char *name;
+	double old_period_ms;   /* the old line's soft end; hard is 1 ms later */
+	double into_old_ms;     /* the new anchor, this far into the old line */
+	double new_period_ms;   /* the new line's interval */
+	double ahead_us;        /* how far the old line runs ahead of the kernel (<0: behind) */
+	bool expired;           /* restarted from the kernel instead of slewed */
+};
+
+static const struct line_case cases[] = {
+	{ "shorter after longer, ahead (the case found)", 16.8, 0.033, 10, 125, false },
+	{ "shorter after longer, ahead, restarted", 16.8, 0.033, 10, 125, true },
+	{ "shorter after longer, behind", 16.8, 2, 10, -40, false },
+	{ "equal periods", 10, 9, 10, 3, false },
+	{ "longer after shorter", 10, 9.5, 50, 60, false },
+	{ "anchored past the old line's end", 10, 12, 10, 80, true },
+	{ "shortest after longest", 250, 1, 10, 300, false },
+	{ "cut short at a rate change's edge", 16.8, 2, 0.3, 40, false },
+};
+
+static void check_case(const struct line_case *c)
+{
+	unit_case("%s", c->name);
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	fc_int_writer.counts_per_ns = COUNTS_PER_NS;
+	fc_int_writer.r_raw = 1 / COUNTS_PER_NS;
+
+	struct line L;
+	memset(&L, 0, sizeof L);
+	L.flags = L_COUNTER;
+	L.tsc0 = 1000000000ULL;
+	L.soft = ns_to_counts(c->old_period_ms * 1e6);
+	L.hard = ns_to_counts(c->old_period_ms * 1e6 + END_AFTER_DUE_NS);
+	L.err = 300;
+	L.mono.ns0 = L.raw.ns0 = 5000000000LL;
+	/* the old line a little fast (100 ppm), as a line slewing would be */
+	L.mono.mult = L.raw.mult = mult_of(1.0001 / COUNTS_PER_NS);
+
+	struct anchor a;
+	memset(&a, 0, sizeof a);
+	a.ta = L.tsc0 + ns_to_counts(c->into_old_ms * 1e6);
+	/* the samples just before the anchor: the kernel behind the old line
+	 * by ahead_us (an 80-count bracket) */
+	a.sm.t0 = a.sr.t0 = a.ta - 200;
+	a.sm.t1 = a.sr.t1 = a.ta - 120;
+	int64_t at_mid = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, mid(&a.sm) - L.tsc0);
+	a.sm.k = a.sr.k = at_mid - (int64_t)(c->ahead_us * 1000);
+	a.target = 1 / COUNTS_PER_NS;
+	a.interval = (int64_t)(c->new_period_ms * 1e6);
+
+	struct judgement j = judge_old_line(&L, &a, a.ta, c->expired);
+	CHECK(!j.paused);
+	publish_line(&L, &a, &j);
+	struct line N;
+	current_line(&N);
+	CHECK(N.flags & L_COUNTER);
+	CHECK(N.tsc0 == a.ta);
+	CHECK(N.soft == ns_to_counts((double)a.interval));  /* due when its writer chose */
+
+	/* every counter value from the anchor to 5 ms past both ends (a writer
+	 * may publish at any of them), and the ends and their neighbours */
+	uint64_t old_end = L.tsc0 + L.hard, new_end = N.tsc0 + N.hard;
+	uint64_t last = (old_end > new_end ? old_end : new_end) + ns_to_counts(5e6);
+	uint64_t ends[] = { old_end, new_end, N.tsc0 + N.soft };
+	int bad = 0;
+	uint64_t first_bad = 0;
+	for (uint64_t t = a.ta; t <= last; t += 997) {
+		if (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) {
+			if (!bad++)
+				first_bad = t;
+		}
+	}
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+		for (int k = -2; k <= 2; k++) {
+			uint64_t t = ends[i] + (uint64_t)(int64_t)k;
+			if (t >= a.ta && (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) && !bad++)
+				first_bad = t;
+		}
+	if (bad)
+		fprintf(stderr, "  %s: the new copy below the old one at %d counter values, first %.3f ms after "
+		        "the anchor, by %lld ns\n", c->name, bad, (double)(first_bad - a.ta) / COUNTS_PER_NS / 1e6,
+		        (long long)(F(&L, first_bad) - F(&N, first_bad)));
+	CHECK_INT(bad, 0);
+	/* its end no earlier than the old one's, or its writer's own when later */
+	uint64_t intended = ns_to_counts((double)a.interval + END_AFTER_DUE_NS);
+	CHECK(new_end >= old_end || a.ta >= old_end);
+	CHECK(N.hard >= intended);
+	if (a.ta + intended >= old_end)
+		CHECK(N.hard == intended);
+}
+
+/* How often the checks come: every 250 us for changes up to adjtime's
+ * 500 ppm, more often for larger ones (RATE_STEP_NS of drift between two),
+ * never more often than MIN_CHECK_EVERY_NS. */
+static void check_periods(void)
+{
+	unit_case("check periods");
+	CHECK_INT(check_every_ns(0), CHECK_EVERY_NS);
+	CHECK_INT(check_every_ns(500e-6), CHECK_EVERY_NS);
+	CHECK_INT(check_every_ns(-500e-6), CHECK_EVERY_NS);
+	CHECK_INT(check_every_ns(6250e-6), 20000);  /* the PLL's first second, 100 ms offset */
+	CHECK_INT(check_every_ns(0.125), MIN_CHECK_EVERY_NS);  /* the PLL's largest: 500 ms / 4 */
+	for (double r = 1e-4; r < 1; r *= 1.7) {
+		int64_t y = check_every_ns(r);
+		CHECK(y >= MIN_CHECK_EVERY_NS && y <= CHECK_EVERY_NS);
+		CHECK(y == MIN_CHECK_EVERY_NS || r * (double)y <= RATE_STEP_NS + 1e-3);
+	}
+}
+
+/* A check says PASS only when the kernel's value is within tol of the line
+ * at every instant of its bracket: a bracket wider than the room left says
+ * UNSURE, even where the lenient reading ("somewhere in it") would pass a
+ * line up to the bracket's width beyond tol. */
+static void check_verdicts(void)
+{
+	unit_case("check verdicts");
+	int64_t tol = 300;
+	/* the line from 1000 to 1100 over the bracket */
+	CHECK_INT(check_verdict(1000, 1100, 1050, tol), CHECK_PASS);
+	CHECK_INT(check_verdict(1000, 1100, 800, tol), CHECK_PASS);   /* ahead by 200..300 */
+	CHECK_INT(check_verdict(1000, 1100, 1300, tol), CHECK_PASS);  /* behind by 200..300 */
+	CHECK_INT(check_verdict(1000, 1100, 799, tol), CHECK_UNSURE); /* ahead by 201..301 */
+	CHECK_INT(check_verdict(1000, 1100, 699, tol), CHECK_FAIL);   /* ahead by 301..401 */
+	CHECK_INT(check_verdict(1000, 1100, 1401, tol), CHECK_FAIL);
+	/* held up 10 us inside the read: the lenient reading would pass a line
+	 * 5 us ahead; this one cannot say */
+	CHECK_INT(check_verdict(1000, 11000, 6000, tol), CHECK_UNSURE);
+	CHECK_INT(check_verdict(1000, 11000, 1000 - tol, tol), CHECK_UNSURE);
+	CHECK_INT(check_verdict(1000, 11000, 11000 + tol + 1, tol), CHECK_FAIL);
+	/* a bracket of zero width: exactly the line within tol */
+	CHECK_INT(check_verdict(5000, 5000, 5000 + tol, tol), CHECK_PASS);
+	CHECK_INT(check_verdict(5000, 5000, 5000 + tol + 1, tol), CHECK_FAIL);
+}
+
+/* The changes factor_in_force notes, and the period choose_rates would
+ * set from them: a per-second change seen coming is followed from when it
+ * is seen until RATE_SETTLE_NS past its edge; a change of tick or freq (at
+ * once) for RATE_SETTLE_NS; a larger change is not hidden by a smaller one
+ * seen meanwhile. */
+static void check_rate_changes(void)
+{
+	unit_case("rate changes followed");
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	atomic_store(&fc_int_offsets.rt_off, 0);
+	struct anchor a;
+	memset(&a, 0, sizeof a);
+	a.sm.k = 10 * NS_PER_S + 300000000;  /* 0.7 s before an edge */
+	a.factor = 1.0;
+	a.per_second = 0;
+	CHECK_INT(factor_in_force(&a), 0);
+	CHECK(fc_int_writer.rate_change_until == 0);  /* nothing changed: nothing followed */
+	/* a PLL offset handed in: 6250 ppm from the next edge */
+	a.sm.k += 100000000;
+	a.factor = 1.0;
+	a.per_second = 6250e-6;
+	CHECK_INT(factor_in_force(&a), 600000000);
+	CHECK(a.factor == 1.0);  /* not yet in force */
+	CHECK(fc_int_writer.rate_change == 6250e-6);
+	CHECK_INT(fc_int_writer.rate_change_until, 11 * NS_PER_S + RATE_SETTLE_NS);
+	/* past the edge: in force; still followed */
+	a.sm.k = 11 * NS_PER_S + 1000;
+	a.factor = 1.0;
+	CHECK_INT(factor_in_force(&a), 0);
+	CHECK(a.factor == 1.0 + 6250e-6);
+	CHECK(a.sm.k < fc_int_writer.rate_change_until);
+	/* a frequency step of 100 ppm meanwhile: the larger change still followed */
+	a.factor = 1.0001;
+	factor_in_force(&a);
+	CHECK(fc_int_writer.rate_change == 6250e-6);
+	/* after the window: a frequency step of 1000 ppm alone, followed for
+	 * RATE_SETTLE_NS from when it is seen */
+	a.sm.k = 13 * NS_PER_S;
+	a.factor = 1.0011;
+	factor_in_force(&a);
+	CHECK(fabs(fc_int_writer.rate_change - 1000e-6) < 1e-12);
+	CHECK_INT(fc_int_writer.rate_change_until, 13 * NS_PER_S + RATE_SETTLE_NS);
+	CHECK_INT(check_every_ns(fc_int_writer.rate_change), 125000);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_case(&cases[i]);
+	check_periods();
+	check_verdicts();
+	check_rate_changes();
+	return unit_done("test_fastclock_sync");
+}
