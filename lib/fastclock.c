@@ -51,8 +51,9 @@
  *     marked MADV_WIPEONFORK, zeroed in the child of fork, _Fork or clone
  *     whether or not atfork handlers ran (struct fc_mm).
  *
- * Kernel mode is floored at F's final value and at the floor, and, unless
- * it is for good, raises the floor with every kernel value it serves (a
+ * Kernel mode is floored at F at the reader's counter (kernel_floor: what
+ * the old copy may still serve, not more) and at the floor, and, unless it
+ * is for good, raises the floor with every kernel value it serves (a
  * counter line that follows starts from samples a held-up writer took
  * earlier).  All of this
  * relies, like the kernel's own vDSO, on the counters of all CPUs agreeing
@@ -157,19 +158,22 @@ static bool recalibrate(unsigned s)
 	return true;
 }
 
-/* Kernel mode: the kernel's clock, floored at the line's start and the
+/* Kernel mode: the kernel's clock, floored at what the counter line it
+ * replaced may have served, at the counter t (kernel_floor), and at the
  * floor (a copy replaced meanwhile may have a higher one).  Unless kernel
  * mode is for good, a counter line may follow (calibrated at start-up, or
  * after a spell on the kernel), started from the writer's samples: a kernel
  * value served while that writer was held up may be above the new line by
  * its rate error times the delay, so it raises the floor, which every read
  * of the new line serves at least. */
-static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg *sg, _Atomic int64_t *floor)
+static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg *sg, uint64_t t,
+                            _Atomic int64_t *floor)
 {
 	int64_t k = fc_kclock_ns(id);
-	if (k < sg->ns0)
-		k = sg->ns0;
-	if (L->hard != UINT64_MAX && k != INT64_MIN)
+	int64_t f = kernel_floor(L, sg, t);
+	if (k < f)
+		k = f;
+	if (L->hard != UINT64_MAX)
 		raise_i64(floor, k);
 	return serve(k, floor);
 }
@@ -252,7 +256,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 			/* kernel mode: hard is when to look again (calibration) */
 			if (round == 0 && d >= L.hard && recalibrate(s))
 				continue;  /* read again: the source may have changed */
-			return serve_kernel(id, &L, sg, floor);
+			return serve_kernel(id, &L, sg, t, floor);
 		}
 		*kernel_mode = 0;
 		bool gap = (int64_t)(t - atomic_load_explicit(&m->hw, memory_order_relaxed)) >
@@ -525,8 +529,9 @@ int fc_info(struct fc_info *info)
 		/* the kernel's clock, but floored: 0 only once the kernel has
 		 * passed the floors (the last line's end, what was served) */
 		int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
-		if (L.mono.ns0 > floor)
-			floor = L.mono.ns0;
+		int64_t line_floor = kernel_floor(&L, &L.mono, counter_now());
+		if (line_floor > floor)
+			floor = line_floor;
 		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
 		if (k != INT64_MIN && floor > k)
 			info->error_bound_ns = floor - k;

@@ -59,7 +59,7 @@ struct seg_a {
 };
 
 struct copy_a {
-	_Atomic uint64_t tsc0, soft, hard;
+	_Atomic uint64_t tsc0, soft, hard, tail;
 	_Atomic uint32_t flags;
 	_Atomic int64_t err;
 	struct seg_a mono, raw;
@@ -76,9 +76,12 @@ struct line {
 	uint64_t soft;   /* counts after tsc0 at which a reader re-anchors (kernel mode: 0) */
 	uint64_t hard;   /* counts after tsc0 at which the line proper ends: H (kernel mode:
 	                    when to measure or check again) */
+	uint64_t tail;   /* kernel mode after a counter line: that line's end H, in counts
+	                    after tsc0; the line (tsc0, mono, raw) up to there floors kernel
+	                    mode (kernel_floor).  0: ns0 alone floors it */
 	uint32_t flags;
 	int64_t err;     /* the bound reported by fc_info; kernel mode: 0 */
-	struct seg mono, raw;  /* kernel mode: ns0 is the floor */
+	struct seg mono, raw;  /* kernel mode without a tail: ns0 is the floor */
 };
 
 /* The zero state is kernel mode with soft 0: the first read of each kind
@@ -172,6 +175,7 @@ static inline void store_copy(struct copy_a *c, const struct line *l)
 	atomic_store_explicit(&c->tsc0, l->tsc0, FC_COPY_STORE);
 	atomic_store_explicit(&c->soft, l->soft, FC_COPY_STORE);
 	atomic_store_explicit(&c->hard, l->hard, FC_COPY_STORE);
+	atomic_store_explicit(&c->tail, l->tail, FC_COPY_STORE);
 	atomic_store_explicit(&c->flags, l->flags, FC_COPY_STORE);
 	atomic_store_explicit(&c->err, l->err, FC_COPY_STORE);
 	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, FC_COPY_STORE);
@@ -187,6 +191,7 @@ static inline void load_copy(const struct copy_a *c, struct line *l)
 	l->tsc0 = atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
 	l->soft = atomic_load_explicit(&c->soft, FC_COPY_LOAD);
 	l->hard = atomic_load_explicit(&c->hard, FC_COPY_LOAD);
+	l->tail = atomic_load_explicit(&c->tail, FC_COPY_LOAD);
 	l->flags = atomic_load_explicit(&c->flags, FC_COPY_LOAD);
 	l->err = atomic_load_explicit(&c->err, FC_COPY_LOAD);
 	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, FC_COPY_LOAD);
@@ -275,6 +280,23 @@ static inline scaled follow_scaled(const struct line *L, const struct seg *s, ui
 static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t d)
 {
 	return (int64_t)(follow_scaled(L, s, d) >> 32);
+}
+
+/* Kernel mode's floor of sg at the counter t: the counter line it
+ * replaced, followed up to that line's end (tail), or ns0.  A reader of the
+ * old copy may hand out the line's value at its counter until the latch
+ * sends it here, however late that is, and never more; a floor at the
+ * line's end instead ran the clock ahead of the kernel by up to a line's
+ * length (tens of ms) when the kernel left the counter.  A counter behind
+ * the line's anchor (reset) says nothing: the line's end. */
+static inline int64_t kernel_floor(const struct line *L, const struct seg *sg, uint64_t t)
+{
+	if (!L->tail)
+		return sg->ns0;
+	uint64_t d = t - L->tsc0;
+	if ((int64_t)d < 0 || d > L->tail)
+		d = L->tail;
+	return seg_at(sg->ns0, sg->frac0, sg->mult, d);
 }
 
 /* How far ahead of the kernel a line can be with nothing served past what
@@ -385,7 +407,7 @@ int fc_int_sample_clock(clockid_t id, int tries, struct sample *best);
 
 /* fastclock_sync.c (re-anchoring), with the writer's lock held */
 void fc_int_resync(unsigned seen, bool force_hard);
-void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent);
+void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text);
 
 /* fastclock_offsets.c: REALTIME's, TAI's and BOOTTIME's offsets to
  * MONOTONIC (the rt_ ones need not hold the writer's lock) */

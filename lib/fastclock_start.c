@@ -52,12 +52,20 @@ bool fc_int_new_mm(void)
 	struct line L;
 	unsigned s = current_line(&L);
 	bool other_clock = false;
+	uint64_t t = counter_now();
+	int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
+	uint64_t d = t - L.tsc0;
 	if (L.flags & L_COUNTER) {
-		uint64_t t = counter_now();
-		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
-		uint64_t d = t - L.tsc0;
 		int64_t off = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, d) - k;
 		other_clock = k != INT64_MIN && ((int64_t)d < 0 || off > pause_limit_ns(&L) || off < -pause_limit_ns(&L));
+	} else {
+		/* kernel mode: the floors, if far ahead of this MONOTONIC, are
+		 * another clock's (behind it, they do no harm) */
+		int64_t f = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
+		int64_t lf = kernel_floor(&L, &L.mono, t);
+		if (lf > f)
+			f = lf;
+		other_clock = k != INT64_MIN && f != INT64_MIN && f - k > pause_limit_ns(&L);
 	}
 	atomic_store_explicit(&m->ok, true, memory_order_release);
 	if (!other_clock)
@@ -127,7 +135,7 @@ static void init_writer(void)
 	struct line zero;
 	memset(&zero, 0, sizeof zero);
 	if (!fc_int_writer.trusted) {
-		fc_int_go_kernel(&zero, fc_int_writer.trust.reason, fc_int_writer.trust.text, true);
+		fc_int_go_kernel(&zero, fc_int_writer.trust.reason, fc_int_writer.trust.text);
 		return;
 	}
 	/* A rough rate for scheduling, and the base of the measured one. */
@@ -139,8 +147,7 @@ static void init_writer(void)
 		struct sample a = { 0, 0, 0 }, b = { 0, 0, 0 };
 		if (fc_int_sample_clock(CLOCK_MONOTONIC_RAW, 3, &a) != 0) {
 			fc_int_writer.trusted = false;
-			fc_int_go_kernel(&zero, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC_RAW could not be read",
-			          true);
+			fc_int_go_kernel(&zero, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC_RAW could not be read");
 			return;
 		}
 		do {  /* 50 us: a rate good to about 0.1 %, enough to schedule by */
@@ -149,7 +156,7 @@ static void init_writer(void)
 		} while (b.k - a.k < 50000);
 		if (b.k - a.k < 50000 || mid(&b) <= mid(&a)) {
 			fc_int_writer.trusted = false;
-			fc_int_go_kernel(&zero, FC_REASON_NO_FREQUENCY, "the counter's rate could not be measured", true);
+			fc_int_go_kernel(&zero, FC_REASON_NO_FREQUENCY, "the counter's rate could not be measured");
 			return;
 		}
 		fc_int_writer.r_raw = (double)(b.k - a.k) / (double)(mid(&b) - mid(&a));

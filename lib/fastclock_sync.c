@@ -90,25 +90,29 @@ static void set_source(enum fc_source s, enum fc_reason r, const char *text)
 	snprintf(fc_int_writer.reason_text, sizeof fc_int_writer.reason_text, "%s", text);
 }
 
-/* Kernel mode from now on, floored at the old copy's last value (which its
- * readers may still be handing out). */
-void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text, bool permanent)
+/* Kernel mode for good from now on, floored at what the old copy's readers
+ * may still be handing out: a counter line's value at the reader's counter,
+ * up to its end (kernel_floor), or the old kernel mode's floor. */
+void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text)
 {
 	struct line k;
 	memset(&k, 0, sizeof k);
-	k.tsc0 = counter_now();
-	k.flags = 0;
 	if (L->flags & L_COUNTER) {
-		k.mono.ns0 = follow(L, &L->mono, UINT64_MAX) + 1;
-		k.raw.ns0 = follow(L, &L->raw, UINT64_MAX) + 1;
+		k.tsc0 = L->tsc0;
+		k.mono = L->mono;
+		k.raw = L->raw;
+		k.tail = L->hard;
 	} else {
-		k.mono.ns0 = L->mono.ns0;
-		k.raw.ns0 = L->raw.ns0;
+		k.tsc0 = L->tail ? L->tsc0 : counter_now();
+		k.tail = L->tail;
+		k.mono = L->mono;
+		k.raw = L->raw;
 	}
-	k.err = L->err;  /* the floor may be that far ahead of the kernel for a while */
-	fc_int_writer.permanent = permanent;
+	k.flags = 0;
+	k.err = L->err;
+	fc_int_writer.permanent = true;
 	k.soft = 0;  /* every read takes the slow path, which reads the kernel */
-	k.hard = permanent ? UINT64_MAX : ns_to_counts(10.0 * NS_PER_S);
+	k.hard = UINT64_MAX;
 	set_source(FC_SOURCE_KERNEL, r, text);
 	latch_write(&k);
 }
@@ -269,13 +273,13 @@ static bool trust_holds(const struct line *L, uint64_t now)
 		fc_int_writer.last_check_t = now;
 		if (!fc_trust_still(&fc_int_writer.facts, &fc_int_writer.trust, why, sizeof why)) {
 			fc_int_writer.trusted = false;
-			fc_int_go_kernel(L, FC_REASON_KERNEL_LEFT, why, true);
+			fc_int_go_kernel(L, FC_REASON_KERNEL_LEFT, why);
 			return false;
 		}
 		fc_int_boot_refresh();
 	}
 	if (!fc_int_writer.trusted) {
-		fc_int_go_kernel(L, fc_int_writer.reason, fc_int_writer.reason_text, true);
+		fc_int_go_kernel(L, fc_int_writer.reason, fc_int_writer.reason_text);
 		return false;
 	}
 	return true;
@@ -293,8 +297,7 @@ static bool sample_kernel(const struct line *L, struct anchor *a)
 		if (fc_int_sample_clock(CLOCK_MONOTONIC, 4, &a->sm) != 0 ||
 		    fc_int_sample_clock(CLOCK_MONOTONIC_RAW, 3, &a->sr) != 0) {
 			fc_int_writer.trusted = false;
-			fc_int_go_kernel(L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read",
-			                 true);
+			fc_int_go_kernel(L, FC_REASON_KERNEL_CLOCK_FAILED, "the kernel's CLOCK_MONOTONIC could not be read");
 			return false;
 		}
 		a->factor = ntp_factor(&a->per_second);

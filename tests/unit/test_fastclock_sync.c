@@ -20,7 +20,8 @@
  *
  * The checks: how often they come near a change of the kernel's rate
  * (check_every_ns, and the changes factor_in_force notes), and what a
- * check's bracket lets it say (check_verdict).
+ * check's bracket lets it say (check_verdict).  Kernel mode after a
+ * counter line: its floor (fc_int_go_kernel, kernel_floor).
  */
 #include "fastclock_sync.c"
 #include "unit.h"
@@ -220,6 +221,55 @@ static void check_rate_changes(void)
 	CHECK_INT(check_every_ns(fc_int_writer.rate_change), 125000);
 }
 
+/* Kernel mode for good after a counter line (the kernel left the counter):
+ * floored at the line's value at the reader's counter, up to the line's
+ * end, so that it serves nothing below what the old copy served (whenever
+ * the latch sent readers here) and nothing ahead of the line (a floor at
+ * the line's end ran the clock up to a line's length ahead of the kernel);
+ * a second move to kernel mode keeps that floor. */
+static void check_kernel_floor(void)
+{
+	unit_case("kernel mode after a counter line");
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	fc_int_writer.counts_per_ns = COUNTS_PER_NS;
+	struct line L;
+	memset(&L, 0, sizeof L);
+	L.flags = L_COUNTER;
+	L.tsc0 = 1000000000ULL;
+	L.soft = ns_to_counts(250e6);
+	L.hard = ns_to_counts(251e6);
+	L.err = 300;
+	L.mono.ns0 = L.raw.ns0 = 5000000000LL;
+	L.mono.mult = L.raw.mult = mult_of(1.0001 / COUNTS_PER_NS);
+	fc_int_go_kernel(&L, FC_REASON_KERNEL_LEFT, "test");
+	struct line K;
+	current_line(&K);
+	CHECK(!(K.flags & L_COUNTER));
+	CHECK(K.hard == UINT64_MAX && K.soft == 0 && fc_int_writer.permanent);
+	int bad = 0;
+	for (uint64_t t = L.tsc0; t <= L.tsc0 + L.hard + 100000; t += 9973)
+		if (kernel_floor(&K, &K.mono, t) != F(&L, t) || kernel_floor(&K, &K.raw, t) != F_raw(&L, t))
+			bad++;
+	CHECK_INT(bad, 0);
+	/* 2 ms into the line, the floor is the line there, not its end 249 ms on */
+	uint64_t t = L.tsc0 + ns_to_counts(2e6);
+	CHECK(kernel_floor(&K, &K.mono, t) < F(&L, L.tsc0 + L.hard) - 200000000);
+	/* a counter behind the anchor (reset): the line's end */
+	CHECK(kernel_floor(&K, &K.mono, L.tsc0 - 5) == F(&L, L.tsc0 + L.hard));
+	/* again (kernel mode to kernel mode): the same floor */
+	fc_int_go_kernel(&K, FC_REASON_KERNEL_CLOCK_FAILED, "test");
+	struct line K2;
+	current_line(&K2);
+	CHECK(kernel_floor(&K2, &K2.mono, t) == kernel_floor(&K, &K.mono, t));
+	/* from nothing (start-up): the floor is ns0 */
+	struct line zero;
+	memset(&zero, 0, sizeof zero);
+	zero.mono.ns0 = 77;
+	fc_int_go_kernel(&zero, FC_REASON_NO_FREQUENCY, "test");
+	current_line(&K2);
+	CHECK(K2.tail == 0 && kernel_floor(&K2, &K2.mono, t) == 77);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -227,5 +277,6 @@ int main(void)
 	check_periods();
 	check_verdicts();
 	check_rate_changes();
+	check_kernel_floor();
 	return unit_done("test_fastclock_sync");
 }
