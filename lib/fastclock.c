@@ -18,16 +18,20 @@
  *     H), then its value at H.  A new line N (any positive slope) is
  *     started at ta at or above F at ta and at H.  F being concave and N
  *     straight, N is above F on [ta, H]; past N's own end H', F' stands at
- *     N(H').  The old copy is in force until N is published, however late
- *     that is, so N ends no earlier than H (the periods vary, so a short
- *     line can follow a long one: end_no_earlier, in fastclock_sync.c):
- *     then F' >= F at every counter value from ta on, whenever the writer
- *     publishes.  (Without that, a line with a shorter period published
- *     after its own end stood still below what the old copy had served
- *     until then: the never-backwards test under ThreadSanitizer found it,
- *     by up to 90 us there.)  A line cut at a second's edge where the
- *     kernel's rate changes may so run on past the edge while its writer
- *     is held up; the checks below keep it within its bound.
+ *     N(H').  The old copy is in force until N is published, at t_pub,
+ *     however late that is: F' >= F holds on [ta, min(H, H')], which is
+ *     enough while t_pub <= H'.  A writer that finds, right after the
+ *     latch write, that it published after H' (the periods vary, so a short
+ *     line can follow a long one) raises the floors to F at that moment,
+ *     above everything the old copy served (floors_after_late, in
+ *     fastclock_sync.c); a reader that meets N past H' before that, the
+ *     writer still holding the lock, serves at least the kernel plus the
+ *     bound, which F's values did not exceed (kernel_backed).  (Without
+ *     that, a line with a shorter period published after its own end stood
+ *     still below what the old copy had served until then: the
+ *     never-backwards test under ThreadSanitizer found it, by up to 90 us
+ *     there.  Ending N no earlier than H instead made every line that
+ *     slewed slower start above the old one's far end: a ratchet.)
  *   - A read that finds the line due re-anchors if it wins a trylock.  A
  *     read past H while another thread holds the lock (preempted, its vCPU
  *     descheduled) does not stand still on F(H): it reads the kernel's clock
@@ -110,14 +114,20 @@ static inline bool paused_ahead(const struct line *L, int64_t ahead_ns)
  * or a failed check with the writer busy) serves the kernel's clock k,
  * but at least what the line may have served before it: F(d), or after a
  * pause the kernel plus the line's bound (everything served before the
- * pause was within it of a kernel value at most k).  It raises the floor,
- * so that no later read, on this line or the next, serves less. */
+ * pause was within it of a kernel value at most k).  Past the line's end,
+ * at least k plus the bound too: a writer that published this line after
+ * its end left the copy before it in force until then, and that copy's
+ * values (within the bound of the kernel's) may be above F(d)
+ * (floors_after_late, in fastclock_sync.c).  It raises the floor, so that
+ * no later read, on this line or the next, serves less. */
 static int64_t kernel_backed(const struct line *L, const struct seg *sg, uint64_t d, int64_t k,
                              _Atomic int64_t *floor)
 {
 	int64_t v;
 	if ((int64_t)d < 0 || paused_ahead(L, seg_at(sg->ns0, sg->frac0, sg->mult, d) - k))
 		v = k + L->err;  /* the counter went back, or ran through a pause */
+	else if (d >= L->hard && follow(L, sg, d) < k + L->err)
+		v = k + L->err;
 	else
 		v = follow(L, sg, d);
 	if (k > v)

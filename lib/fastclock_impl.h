@@ -31,7 +31,7 @@ enum { L_COUNTER = 1 };
 #define MAX_INTERVAL_NS 250000000LL    /* ...and at most every 250 ms */
 #define SYNC_BUDGET 1000               /* interval >= 1000 x a re-anchor's cost: <= 0.1 % */
 #define END_AFTER_DUE_NS 1000000       /* H: the line proper ends 1 ms after it is due
-                                          (or later: no earlier than the line before, fastclock_sync.c) */
+                                          (its value there from then on) */
 #define CHECK_EVERY_NS 250000          /* Y: a read this long (of counter) after the last
                                           one checked is checked against the kernel */
 #define RATE_STEP_NS 125               /* what the kernel changing its rate by adjtime's

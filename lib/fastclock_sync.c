@@ -439,30 +439,36 @@ static struct judgement judge_old_line(const struct line *L, const struct anchor
 }
 
 /* A writer held up after ta (preempted, or interrupted by its thread's
- * signal handler) publishes late, and the old copy stays in force until
- * the latch sends readers to the new one: readers may hand out values up to
- * the old line's end H.  A new line that ended before H could stand still
- * below them (past its end it serves its value there).  So N ends no
- * earlier than H (see the top of fastclock.c), whenever it is published:
- * then N's function is at or above the old one at every counter value from
- * ta on, and no delay of the writer's, before or inside the latch write,
- * matters.  (The periods vary, a re-anchor's cost sets them, so a shorter
- * line can follow a longer one.)  A line cut at a second's edge where the
- * kernel's rate changes may so run on past the edge while its writer is
- * held up: the checks, made often enough near such a change
- * (check_every_ns), keep it within its bound.  Not after a pause, when
- * nothing was served past the kernel plus the bound (start_seg). */
-static void end_no_earlier(struct line *N, const struct line *L, bool paused)
+ * signal handler) publishes late: the old copy stays in force until the
+ * latch sends readers to the new one, and its readers may hand out values
+ * up to the old line's at that moment.  The new line is at or above the
+ * old one from ta to its own end H' (start_seg), and past H' it serves its
+ * value there: enough unless the writer published after H' (the periods
+ * vary, a re-anchor's cost sets them, so a short line can follow a long
+ * one).  Then, right after the latch write (t_after: the counter then, past
+ * every counter an old copy's reader used), the floors are raised to the
+ * old line's value at t_after, up to its end; readers that find the new
+ * line past its end before that, the writer still holding the lock, serve
+ * at least the kernel's clock plus the line's bound (kernel_backed, in
+ * fastclock.c), which the old line's values did not exceed.  (Ending the new
+ * line no earlier than the old one instead made each new line start above
+ * the old one's far end whenever it slewed slower, a ratchet that ran the
+ * clock microseconds ahead under frequent re-anchors.)  Not after a pause,
+ * when nothing was served past the kernel plus the bound (start_seg).
+ * true when it raised them. */
+static bool floors_after_late(const struct line *N, const struct line *L, bool paused, uint64_t t_after)
 {
-	uint64_t into_old = N->tsc0 - L->tsc0;
-	if (!(L->flags & L_COUNTER) || paused || (int64_t)into_old < 0 || into_old >= L->hard)
-		return;
-	if (N->hard < L->hard - into_old)
-		N->hard = L->hard - into_old;
+	uint64_t d = t_after - L->tsc0;
+	if (!(L->flags & L_COUNTER) || paused || t_after - N->tsc0 < N->hard || (int64_t)d < 0)
+		return false;
+	raise_i64(&fc_int_latch.floor_mono, follow(L, &L->mono, d));
+	raise_i64(&fc_int_latch.floor_raw, follow(L, &L->raw, d));
+	return true;
 }
 
-/* Builds the new line at ta and publishes it. */
-static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j)
+/* Builds the new line at ta and publishes it (into *out: the caller then
+ * looks at the counter, floors_after_late). */
+static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j, struct line *out)
 {
 	bool counter_mode = (L->flags & L_COUNTER) != 0;
 	int64_t life_ns = a->interval + END_AFTER_DUE_NS;
@@ -479,7 +485,6 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	N.raw.mult = mult_of(j->expired ? fc_int_writer.r_raw : slewed(fc_int_writer.r_raw, j->er, life_ns));
 	uint64_t ta = a->ta;
 	N.tsc0 = ta;
-	end_no_earlier(&N, L, j->paused);
 	/* A hard start is "ahead" of the kernel: at the sample's first counter
 	 * read the kernel's value was at most k; kernel mode adds its floor. */
 	scaled km = to_scaled(a->sm.k + (int64_t)((double)(ta - a->sm.t0) * a->target) + 1);
@@ -511,6 +516,7 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	int64_t half = half_m > half_r ? half_m : half_r;
 	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS + 2 * half;
 	latch_write(&N);
+	*out = N;
 }
 
 /* Still calibrating (the frequency not yet known well enough to start on
@@ -549,5 +555,7 @@ void fc_int_resync(unsigned seen, bool force_hard)
 		return;
 	}
 	struct judgement j = judge_old_line(&L, &a, now, force_hard);
-	publish_line(&L, &a, &j);
+	struct line N;
+	publish_line(&L, &a, &j, &N);
+	floors_after_late(&N, &L, j.paused, fc_counter_read());
 }

@@ -8,15 +8,18 @@
  * never-backwards rests on (the top of lib/fastclock.c): the new copy's
  * function of the counter, F' (the line up to its end, then its value
  * there), is at or above the old copy's F at every counter value from the
- * new line's anchor on, so that nothing the old copy served, however late a
- * preempted writer publishes the new one, exceeds what the new one serves
- * later.  The cases: the new period longer, equal and shorter than what was
- * left of the old one (a 10 ms line after a 17.8 ms one, the case the
+ * new line's anchor to the new line's end, and a writer that publishes
+ * after that end raises the floors to what the old copy may have served
+ * (floors_after_late) while readers that meet the new line past its end
+ * serve the kernel plus the bound: so nothing the old copy served, however
+ * late a preempted writer publishes the new one, exceeds what the new one
+ * serves later.  The cases: the new period longer, equal and shorter than
+ * what was left of the old one (a 10 ms line after a 17.8 ms one, the case the
  * ThreadSanitizer test found: the new line stood still below the old one's
  * values), the old line ahead of and behind the kernel, slewing and
  * restarted from the kernel, and a line cut short at a second's edge where
- * the kernel's rate changes (which an earlier rule let end early: a writer
- * held up past it left a backward step).
+ * the kernel's rate changes; each published on time, just before and just
+ * after its end, and after both ends.
  *
  * The checks: how often they come near a change of the kernel's rate
  * (check_every_ns, and the changes factor_in_force notes), and what a
@@ -62,6 +65,19 @@ static const struct line_case cases[] = {
 	{ "cut short at a rate change's edge", 16.8, 2, 0.3, 40, false },
 };
 
+/* What readers serve from the new copy N at the counter t, the floors
+ * as they are: on the line before its end; past it, with the writer still
+ * holding the lock, the kernel's clock plus N's bound (kernel_backed), and
+ * once it let go, a re-anchor from N's function (at least N's end). */
+static int64_t served(const struct line *N, uint64_t t, int64_t kernel, bool writer_holds)
+{
+	int64_t v = F(N, t);
+	if (t - N->tsc0 >= N->hard && writer_holds && kernel + N->err > v)
+		v = kernel + N->err;
+	int64_t f = atomic_load(&fc_int_latch.floor_mono);
+	return v > f ? v : f;
+}
+
 static void check_case(const struct line_case *c)
 {
 	unit_case("%s", c->name);
@@ -77,60 +93,80 @@ static void check_case(const struct line_case *c)
 	L.hard = ns_to_counts(c->old_period_ms * 1e6 + END_AFTER_DUE_NS);
 	L.err = 300;
 	L.mono.ns0 = L.raw.ns0 = 5000000000LL;
-	/* the old line a little fast (100 ppm), as a line slewing would be */
-	L.mono.mult = L.raw.mult = mult_of(1.0001 / COUNTS_PER_NS);
+	/* the old line a little fast (100 ppm), and the kernel at its rate,
+	 * ahead_us behind it: the line's lead stays what the checks allow */
+	double rate = 1.0001 / COUNTS_PER_NS;
+	L.mono.mult = L.raw.mult = mult_of(rate);
 
 	struct anchor a;
 	memset(&a, 0, sizeof a);
 	a.ta = L.tsc0 + ns_to_counts(c->into_old_ms * 1e6);
-	/* the samples just before the anchor: the kernel behind the old line
-	 * by ahead_us (an 80-count bracket) */
+	/* the samples just before the anchor (an 80-count bracket) */
 	a.sm.t0 = a.sr.t0 = a.ta - 200;
 	a.sm.t1 = a.sr.t1 = a.ta - 120;
+	int64_t lead = (int64_t)(c->ahead_us * 1000);
 	int64_t at_mid = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, mid(&a.sm) - L.tsc0);
-	a.sm.k = a.sr.k = at_mid - (int64_t)(c->ahead_us * 1000);
-	a.target = 1 / COUNTS_PER_NS;
+	a.sm.k = a.sr.k = at_mid - lead;
+	a.target = rate;
+	fc_int_writer.r_raw = rate;
 	a.interval = (int64_t)(c->new_period_ms * 1e6);
 
 	struct judgement j = judge_old_line(&L, &a, a.ta, c->expired);
 	CHECK(!j.paused);
-	publish_line(&L, &a, &j);
 	struct line N;
-	current_line(&N);
+	publish_line(&L, &a, &j, &N);
+	struct line cur;
+	current_line(&cur);
+	CHECK(memcmp(&cur, &N, sizeof N) == 0);
 	CHECK(N.flags & L_COUNTER);
 	CHECK(N.tsc0 == a.ta);
-	CHECK(N.soft == ns_to_counts((double)a.interval));  /* due when its writer chose */
+	/* the writer's own period and end (no end moved out, no ratchet) */
+	CHECK(N.soft == ns_to_counts((double)a.interval));
+	CHECK(N.hard == ns_to_counts((double)a.interval + END_AFTER_DUE_NS));
 
-	/* every counter value from the anchor to 5 ms past both ends (a writer
-	 * may publish at any of them), and the ends and their neighbours */
 	uint64_t old_end = L.tsc0 + L.hard, new_end = N.tsc0 + N.hard;
 	uint64_t last = (old_end > new_end ? old_end : new_end) + ns_to_counts(5e6);
-	uint64_t ends[] = { old_end, new_end, N.tsc0 + N.soft };
-	int bad = 0;
-	uint64_t first_bad = 0;
-	for (uint64_t t = a.ta; t <= last; t += 997) {
-		if (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) {
-			if (!bad++)
-				first_bad = t;
+	/* published on time, just before its end, just after it, and after
+	 * both ends: whatever the old copy served until then (its function at
+	 * the publication, at most), the new copy serves no less afterwards */
+	uint64_t pubs[] = { a.ta + ns_to_counts(0.5e6), new_end - 1, new_end + ns_to_counts(0.2e6), last };
+	for (size_t p = 0; p < sizeof pubs / sizeof pubs[0]; p++) {
+		uint64_t t_pub = pubs[p];
+		atomic_store(&fc_int_latch.floor_mono, INT64_MIN);
+		atomic_store(&fc_int_latch.floor_raw, INT64_MIN);
+		/* readers between the latch write and the writer's look at the
+		 * counter, then the look, then readers after it let go */
+		int bad = 0;
+		uint64_t first_bad = 0;
+		for (int phase = 0; phase < 2; phase++) {
+			if (phase == 1)
+				CHECK(floors_after_late(&N, &L, false, t_pub) == (t_pub >= new_end));
+			for (uint64_t t = a.ta; t <= last; t += 997) {
+				uint64_t u = t < t_pub ? t : t_pub;  /* the old copy's last counter */
+				int64_t kernel = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, t - L.tsc0) - lead;
+				/* a reader at t found the new copy: at t >= t_pub once the
+				 * writer let go; from the latch write on while it held on */
+				if (phase == 1 && t < t_pub)
+					continue;
+				if (served(&N, t, kernel, phase == 0) < F(&L, u) && !bad++)
+					first_bad = t;
+			}
 		}
+		if (bad)
+			fprintf(stderr, "  %s, published %.3f ms after the anchor: the new copy below the old one at %d "
+			        "counter values, first %.3f ms after the anchor\n", c->name,
+			        (double)(t_pub - a.ta) / COUNTS_PER_NS / 1e6, bad,
+			        (double)(first_bad - a.ta) / COUNTS_PER_NS / 1e6);
+		CHECK_INT(bad, 0);
+		/* the floors raised only when late, and then no higher than the
+		 * old copy could have served: never ahead of it */
+		if (t_pub >= new_end)
+			CHECK(atomic_load(&fc_int_latch.floor_mono) == F(&L, t_pub));
+		else
+			CHECK(atomic_load(&fc_int_latch.floor_mono) == INT64_MIN);
 	}
-	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
-		for (int k = -2; k <= 2; k++) {
-			uint64_t t = ends[i] + (uint64_t)(int64_t)k;
-			if (t >= a.ta && (F(&N, t) < F(&L, t) || F_raw(&N, t) < F_raw(&L, t)) && !bad++)
-				first_bad = t;
-		}
-	if (bad)
-		fprintf(stderr, "  %s: the new copy below the old one at %d counter values, first %.3f ms after "
-		        "the anchor, by %lld ns\n", c->name, bad, (double)(first_bad - a.ta) / COUNTS_PER_NS / 1e6,
-		        (long long)(F(&L, first_bad) - F(&N, first_bad)));
-	CHECK_INT(bad, 0);
-	/* its end no earlier than the old one's, or its writer's own when later */
-	uint64_t intended = ns_to_counts((double)a.interval + END_AFTER_DUE_NS);
-	CHECK(new_end >= old_end || a.ta >= old_end);
-	CHECK(N.hard >= intended);
-	if (a.ta + intended >= old_end)
-		CHECK(N.hard == intended);
+	atomic_store(&fc_int_latch.floor_mono, INT64_MIN);
+	atomic_store(&fc_int_latch.floor_raw, INT64_MIN);
 }
 
 /* How often the checks come: every 250 us for changes up to adjtime's
