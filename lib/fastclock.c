@@ -21,12 +21,13 @@
  *     N(H').  The old copy is in force until N is published, at t_pub,
  *     however late that is: F' >= F holds on [ta, min(H, H')], which is
  *     enough while t_pub <= H'.  A writer that finds, right after the
- *     latch write, that it published after H' (the periods vary, so a short
- *     line can follow a long one) raises the floors to F at that moment,
- *     above everything the old copy served (floors_after_late, in
- *     fastclock_sync.c); a reader that meets N past H' before that, the
- *     writer still holding the lock, serves at least the kernel plus the
- *     bound, which F's values did not exceed (kernel_backed).  (Without
+ *     latch write (and a full fence), that it published after H' (the
+ *     periods vary, so a short line can follow a long one) raises the
+ *     floors to F at that moment, above everything the old copy served
+ *     (floors_after_late, in fastclock_sync.c), then republishes N without
+ *     L_OPEN; a reader that meets N past H' while it is L_OPEN serves at
+ *     least the kernel plus N's bound, which F's values did not exceed
+ *     (kernel_backed).  (Without
  *     that, a line with a shorter period published after its own end stood
  *     still below what the old copy had served until then: the
  *     never-backwards test under ThreadSanitizer found it, by up to 90 us
@@ -35,7 +36,8 @@
  *   - A read that finds the line due re-anchors if it wins a trylock.  A
  *     read past H while another thread holds the lock (preempted, its vCPU
  *     descheduled) does not stand still on F(H): it reads the kernel's clock
- *     itself and serves max(kernel, F, floor), and raises the floor, which
+ *     itself and serves max(kernel, F, floor) (past a line not yet settled,
+ *     L_OPEN, the kernel plus the bound: above), and raises the floor, which
  *     every read then serves at least (the fast path loads it beside the
  *     line).  The worst case of a starved writer is a kernel read, never a
  *     stale value.
@@ -114,19 +116,21 @@ static inline bool paused_ahead(const struct line *L, int64_t ahead_ns)
  * or a failed check with the writer busy) serves the kernel's clock k,
  * but at least what the line may have served before it: F(d), or after a
  * pause the kernel plus the line's bound (everything served before the
- * pause was within it of a kernel value at most k).  Past the line's end,
- * at least k plus the bound too: a writer that published this line after
- * its end left the copy before it in force until then, and that copy's
- * values (within the bound of the kernel's) may be above F(d)
- * (floors_after_late, in fastclock_sync.c).  It raises the floor, so that
- * no later read, on this line or the next, serves less. */
+ * pause was within it of a kernel value at most k).  Past the end of a
+ * line just published (L_OPEN: its writer has not yet looked at the
+ * counter), at least k plus the bound too: a writer that published it
+ * after its end left the copy before it in force until then, and that
+ * copy's values (within the bound of the kernel's) may be above F(d); the
+ * writer's look raises the floors past them (floors_after_late, in
+ * fastclock_sync.c).  It raises the floor, so that no later read, on this
+ * line or the next, serves less. */
 static int64_t kernel_backed(const struct line *L, const struct seg *sg, uint64_t d, int64_t k,
                              _Atomic int64_t *floor)
 {
 	int64_t v;
 	if ((int64_t)d < 0 || paused_ahead(L, seg_at(sg->ns0, sg->frac0, sg->mult, d) - k))
 		v = k + L->err;  /* the counter went back, or ran through a pause */
-	else if (d >= L->hard && follow(L, sg, d) < k + L->err)
+	else if ((L->flags & L_OPEN) && d >= L->hard && follow(L, sg, d) < k + L->err)
 		v = k + L->err;
 	else
 		v = follow(L, sg, d);
@@ -181,9 +185,14 @@ static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg
 {
 	int64_t k = fc_kclock_ns(id);
 	int64_t f = kernel_floor(L, sg, t);
+	bool on_tail = L->tail && t - L->tsc0 <= L->tail;
+	if (on_tail && k != INT64_MIN && paused_ahead(L, f - k))
+		f = k + L->err;  /* the counter ran through a pause: as kernel_backed */
 	if (k < f)
 		k = f;
-	if (L->hard != UINT64_MAX)
+	/* the tail follows each CPU's counter, which the kernel may have left
+	 * because they disagree: what one served, the others serve at least */
+	if (L->hard != UINT64_MAX || on_tail)
 		raise_i64(floor, k);
 	return serve(k, floor);
 }
@@ -204,6 +213,8 @@ static bool line_checks(clockid_t id, const struct line *L, const struct seg *sg
 		uint64_t t1 = counter_now() - L->tsc0;
 		if (*k == INT64_MIN)
 			return false;
+		if ((int64_t)(t1 - t0) < 0 || (int64_t)t1 < 0)
+			continue;  /* the counter went back inside the bracket: it says nothing */
 		enum check_verdict v = check_verdict(seg_at(sg->ns0, sg->frac0, sg->mult, t0),
 		                                     seg_at(sg->ns0, sg->frac0, sg->mult, t1), *k, tol);
 		if (v != CHECK_UNSURE)
@@ -535,9 +546,17 @@ int fc_info(struct fc_info *info)
 		snprintf(info->freq_from, sizeof info->freq_from, "%s", fc_int_writer.freq_from);
 		info->freq_err_ppm = fc_int_writer.r_err_ppm;
 		info->error_bound_ns = L.err;
+		/* reads serve at least the floor, which may lead the kernel by
+		 * more (a writer that published late raised it to the old line's
+		 * value): the bound stated covers it */
+		int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
+		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
+		if (k != INT64_MIN && floor != INT64_MIN && floor - k > info->error_bound_ns)
+			info->error_bound_ns = floor - k;
 	} else {
 		/* the kernel's clock, but floored: 0 only once the kernel has
-		 * passed the floors (the last line's end, what was served) */
+		 * passed the floors (the last line at the reader's counter, what
+		 * was served) */
 		int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
 		int64_t line_floor = kernel_floor(&L, &L.mono, counter_now());
 		if (line_floor > floor)

@@ -24,7 +24,11 @@
 
 #define NS_PER_S 1000000000LL
 
-enum { L_COUNTER = 1 };
+/* L_COUNTER: the line is served (else kernel mode).  L_OPEN: just
+ * published, the writer not yet past its look at the counter
+ * (floors_after_late): the copy before may have been in force past this
+ * line's end. */
+enum { L_COUNTER = 1, L_OPEN = 2 };
 
 /* Tunables (docs/fastclock.3). */
 #define MIN_INTERVAL_NS 10000000LL     /* re-anchor at least every 10 ms... */

@@ -459,7 +459,7 @@ static struct judgement judge_old_line(const struct line *L, const struct anchor
 static bool floors_after_late(const struct line *N, const struct line *L, bool paused, uint64_t t_after)
 {
 	uint64_t d = t_after - L->tsc0;
-	if (!(L->flags & L_COUNTER) || paused || t_after - N->tsc0 < N->hard || (int64_t)d < 0)
+	if (!(L->flags & L_COUNTER) || paused || (int64_t)(t_after - N->tsc0) < (int64_t)N->hard || (int64_t)d < 0)
 		return false;
 	raise_i64(&fc_int_latch.floor_mono, follow(L, &L->mono, d));
 	raise_i64(&fc_int_latch.floor_raw, follow(L, &L->raw, d));
@@ -515,6 +515,7 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	 * as narrow as the narrowest of the writer's tries */
 	int64_t half = half_m > half_r ? half_m : half_r;
 	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS + 2 * half;
+	N.flags |= L_OPEN;
 	latch_write(&N);
 	*out = N;
 }
@@ -525,6 +526,7 @@ static void keep_calibrating(const struct line *L)
 {
 	struct line k = *L;
 	k.flags = 0;
+	k.tail = 0;  /* (only kernel mode for good follows a counter line) */
 	k.tsc0 = fc_counter_read();
 	k.soft = 0;
 	k.hard = ns_to_counts(CALIB_STEP_NS);
@@ -557,5 +559,11 @@ void fc_int_resync(unsigned seen, bool force_hard)
 	struct judgement j = judge_old_line(&L, &a, now, force_hard);
 	struct line N;
 	publish_line(&L, &a, &j, &N);
+	/* the counter after the new copy is visible to every reader (a store
+	 * still in this CPU's buffer would let one read the old copy at a
+	 * later counter), then the copy again, closed */
+	fc_fence_full();
 	floors_after_late(&N, &L, j.paused, fc_counter_read());
+	N.flags &= ~(uint32_t)L_OPEN;
+	latch_write(&N);
 }

@@ -28,11 +28,15 @@
 #define FC_COPY_STORE memory_order_release
 #define fc_fence_acquire() atomic_signal_fence(memory_order_acquire)
 #define fc_fence_release() atomic_signal_fence(memory_order_release)
+#define fc_fence_full() atomic_signal_fence(memory_order_seq_cst)
 #else
 #define FC_COPY_LOAD memory_order_relaxed
 #define FC_COPY_STORE memory_order_relaxed
 #define fc_fence_acquire() atomic_thread_fence(memory_order_acquire)
 #define fc_fence_release() atomic_thread_fence(memory_order_release)
+/* a store before it is visible to every CPU before a load after it (the
+ * writer's look at the counter after publishing: mfence, dmb ish) */
+#define fc_fence_full() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
 #endif

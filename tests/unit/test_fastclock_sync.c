@@ -26,6 +26,7 @@
  * check's bracket lets it say (check_verdict).  Kernel mode after a
  * counter line: its floor (fc_int_go_kernel, kernel_floor).
  */
+#include "fastclock.c"  /* the readers' kernel_backed and serve_kernel */
 #include "fastclock_sync.c"
 #include "unit.h"
 
@@ -65,17 +66,20 @@ static const struct line_case cases[] = {
 	{ "cut short at a rate change's edge", 16.8, 2, 0.3, 40, false },
 };
 
-/* What readers serve from the new copy N at the counter t, the floors
- * as they are: on the line before its end; past it, with the writer still
- * holding the lock, the kernel's clock plus N's bound (kernel_backed), and
- * once it let go, a re-anchor from N's function (at least N's end). */
+/* What readers serve from the new copy N at the counter t (fastclock.c's
+ * own functions), the floors as they are: on the line before its end; past
+ * it, with the writer still holding the lock, kernel_backed (which raises
+ * the floor: a probe on a copy of it); once the writer let go, a re-anchor
+ * from N's function (at least N's end). */
 static int64_t served(const struct line *N, uint64_t t, int64_t kernel, bool writer_holds)
 {
-	int64_t v = F(N, t);
-	if (t - N->tsc0 >= N->hard && writer_holds && kernel + N->err > v)
-		v = kernel + N->err;
-	int64_t f = atomic_load(&fc_int_latch.floor_mono);
-	return v > f ? v : f;
+	uint64_t d = t - N->tsc0;
+	_Atomic int64_t floor = atomic_load(&fc_int_latch.floor_mono);
+	if (d < N->hard)
+		return serve(seg_at(N->mono.ns0, N->mono.frac0, N->mono.mult, d), &floor);
+	if (writer_holds)
+		return kernel_backed(N, &N->mono, d, kernel, &floor);
+	return serve(F(N, t), &floor);
 }
 
 static void check_case(const struct line_case *c)
@@ -165,6 +169,17 @@ static void check_case(const struct line_case *c)
 		else
 			CHECK(atomic_load(&fc_int_latch.floor_mono) == INT64_MIN);
 	}
+	/* once closed (the writer looked), a reader past the end with the
+	 * writer busy serves the kernel or the line's last value, no more: a
+	 * starved writer does not push the clock to the top of its bound */
+	struct line closed = N;
+	closed.flags &= ~(uint32_t)L_OPEN;
+	_Atomic int64_t probe = INT64_MIN;
+	uint64_t past = N.hard + ns_to_counts(3e6);
+	int64_t k_past = seg_at(L.mono.ns0, L.mono.frac0, L.mono.mult, N.tsc0 + past - L.tsc0) - lead;
+	int64_t at_end = F(&N, N.tsc0 + N.hard);
+	CHECK_INT(kernel_backed(&closed, &closed.mono, past, k_past, &probe), k_past > at_end ? k_past : at_end);
+	CHECK(kernel_backed(&N, &N.mono, past, k_past, &probe) >= k_past + N.err);  /* open */
 	atomic_store(&fc_int_latch.floor_mono, INT64_MIN);
 	atomic_store(&fc_int_latch.floor_raw, INT64_MIN);
 }
