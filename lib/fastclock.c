@@ -546,25 +546,19 @@ int fc_info(struct fc_info *info)
 		snprintf(info->freq_from, sizeof info->freq_from, "%s", fc_int_writer.freq_from);
 		info->freq_err_ppm = fc_int_writer.r_err_ppm;
 		info->error_bound_ns = L.err;
-		/* reads serve at least the floor, which may lead the kernel by
-		 * more (a writer that published late raised it to the old line's
-		 * value): the bound stated covers it */
-		int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
-		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
-		if (k != INT64_MIN && floor != INT64_MIN && floor - k > info->error_bound_ns)
-			info->error_bound_ns = floor - k;
-	} else {
-		/* the kernel's clock, but floored: 0 only once the kernel has
-		 * passed the floors (the last line at the reader's counter, what
-		 * was served) */
-		int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
-		int64_t line_floor = kernel_floor(&L, &L.mono, counter_now());
-		if (line_floor > floor)
-			floor = line_floor;
-		int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
-		if (k != INT64_MIN && floor > k)
-			info->error_bound_ns = floor - k;
 	}
+	/* Reads serve at least the floors, which may lead the kernel by more
+	 * than the line's bound (a writer that published late raised them to
+	 * the old line's value), and kernel mode's too (the last line at the
+	 * reader's counter): the bound stated covers that lead, and is 0 in
+	 * kernel mode only once the kernel has passed them. */
+	int64_t floor = atomic_load_explicit(&fc_int_latch.floor_mono, memory_order_relaxed);
+	int64_t line_floor = (L.flags & L_COUNTER) ? INT64_MIN : kernel_floor(&L, &L.mono, counter_now());
+	if (line_floor > floor)
+		floor = line_floor;
+	int64_t k = fc_kclock_ns(CLOCK_MONOTONIC);
+	if (k != INT64_MIN && floor != INT64_MIN && floor - k > info->error_bound_ns)
+		info->error_bound_ns = floor - k;
 	info->last_sync_ns = fc_int_writer.last_sync_ns;
 	info->sync_interval_ns = fc_int_writer.interval_ns;
 	info->syncs = fc_int_writer.syncs;
@@ -588,29 +582,4 @@ int fc_resync(void)
 		fc_int_resync(current_line(&L), false);
 	unlock(held);
 	return r;
-}
-
-const char *fc_source_name(enum fc_source source)
-{
-	return source == FC_SOURCE_COUNTER ? "counter" : "kernel";
-}
-
-const char *fc_reason_name(enum fc_reason reason)
-{
-	switch (reason) {
-	case FC_REASON_KERNEL_USES_COUNTER: return "kernel-uses-counter";
-	case FC_REASON_VERIFIED: return "verified";
-	case FC_REASON_FORCED: return "forced";
-	case FC_REASON_OFF: return "off";
-	case FC_REASON_NO_COUNTER: return "no-counter";
-	case FC_REASON_NOT_INVARIANT: return "not-invariant";
-	case FC_REASON_UNVERIFIED: return "unverified";
-	case FC_REASON_VERDICT_UNSOUND: return "verdict-unsound";
-	case FC_REASON_KERNEL_LEFT: return "kernel-left";
-	case FC_REASON_NO_SYSFS: return "no-sysfs";
-	case FC_REASON_NO_FREQUENCY: return "no-frequency";
-	case FC_REASON_KERNEL_CLOCK_FAILED: return "kernel-clock-failed";
-	case FC_REASON_UNSUPPORTED: return "unsupported";
-	}
-	return "unknown";
 }

@@ -366,3 +366,30 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 	}
 	return true;
 }
+
+/* ---- the names of the sources and of the reasons decided above ---- */
+
+const char *fc_source_name(enum fc_source source)
+{
+	return source == FC_SOURCE_COUNTER ? "counter" : "kernel";
+}
+
+const char *fc_reason_name(enum fc_reason reason)
+{
+	switch (reason) {
+	case FC_REASON_KERNEL_USES_COUNTER: return "kernel-uses-counter";
+	case FC_REASON_VERIFIED: return "verified";
+	case FC_REASON_FORCED: return "forced";
+	case FC_REASON_OFF: return "off";
+	case FC_REASON_NO_COUNTER: return "no-counter";
+	case FC_REASON_NOT_INVARIANT: return "not-invariant";
+	case FC_REASON_UNVERIFIED: return "unverified";
+	case FC_REASON_VERDICT_UNSOUND: return "verdict-unsound";
+	case FC_REASON_KERNEL_LEFT: return "kernel-left";
+	case FC_REASON_NO_SYSFS: return "no-sysfs";
+	case FC_REASON_NO_FREQUENCY: return "no-frequency";
+	case FC_REASON_KERNEL_CLOCK_FAILED: return "kernel-clock-failed";
+	case FC_REASON_UNSUPPORTED: return "unsupported";
+	}
+	return "unknown";
+}
