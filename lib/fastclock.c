@@ -185,14 +185,19 @@ static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg
 {
 	int64_t k = fc_kclock_ns(id);
 	int64_t f = kernel_floor(L, sg, t);
-	bool on_tail = L->tail && t - L->tsc0 <= L->tail;
-	if (on_tail && k != INT64_MIN && paused_ahead(L, f - k))
-		f = k + L->err;  /* the counter ran through a pause: as kernel_backed */
+	if (L->tail && k != INT64_MIN) {
+		/* as kernel_backed: a counter behind the line's anchor, or one
+		 * that ran through a pause, says nothing of what was served */
+		if ((int64_t)(t - L->tsc0) < 0 || paused_ahead(L, f - k))
+			f = k + L->err;
+		/* the tail follows each CPU's counter, which the kernel may have
+		 * left because they disagree: what one served, all serve at
+		 * least (past the tail f is constant: a load, no store) */
+		raise_i64(floor, f);
+	}
 	if (k < f)
 		k = f;
-	/* the tail follows each CPU's counter, which the kernel may have left
-	 * because they disagree: what one served, the others serve at least */
-	if (L->hard != UINT64_MAX || on_tail)
+	if (L->hard != UINT64_MAX)
 		raise_i64(floor, k);
 	return serve(k, floor);
 }
@@ -213,8 +218,8 @@ static bool line_checks(clockid_t id, const struct line *L, const struct seg *sg
 		uint64_t t1 = counter_now() - L->tsc0;
 		if (*k == INT64_MIN)
 			return false;
-		if ((int64_t)(t1 - t0) < 0 || (int64_t)t1 < 0)
-			continue;  /* the counter went back inside the bracket: it says nothing */
+		if ((int64_t)(t1 - t0) < 0 || (int64_t)t0 < 0 || (int64_t)t1 < 0)
+			continue;  /* a counter back inside the bracket, or behind the line: it says nothing */
 		enum check_verdict v = check_verdict(seg_at(sg->ns0, sg->frac0, sg->mult, t0),
 		                                     seg_at(sg->ns0, sg->frac0, sg->mult, t1), *k, tol);
 		if (v != CHECK_UNSURE)

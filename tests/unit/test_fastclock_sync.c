@@ -121,7 +121,9 @@ static void check_case(const struct line_case *c)
 	publish_line(&L, &a, &j, &N);
 	struct line cur;
 	current_line(&cur);
-	CHECK(memcmp(&cur, &N, sizeof N) == 0);
+	CHECK(cur.tsc0 == N.tsc0 && cur.soft == N.soft && cur.hard == N.hard && cur.flags == N.flags &&
+	      cur.err == N.err && cur.mono.ns0 == N.mono.ns0 && cur.mono.mult == N.mono.mult &&
+	      cur.raw.ns0 == N.raw.ns0 && cur.raw.mult == N.raw.mult);
 	CHECK(N.flags & L_COUNTER);
 	CHECK(N.tsc0 == a.ta);
 	/* the writer's own period and end (no end moved out, no ratchet) */
@@ -321,6 +323,51 @@ static void check_kernel_floor(void)
 	CHECK(K2.tail == 0 && kernel_floor(&K2, &K2.mono, t) == 77);
 }
 
+/* serve_kernel on the tail, against the real kernel clock: a CPU whose
+ * counter is past the tail serves the line's end and raises the floor, so
+ * one whose counter disagrees (behind) serves no less; a counter behind
+ * the anchor, or a tail far ahead of the kernel (a pause), gives the
+ * kernel plus the bound, not the line's end. */
+static void check_serve_tail(void)
+{
+	unit_case("kernel mode on the tail");
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	fc_int_writer.counts_per_ns = COUNTS_PER_NS;
+	for (int c = 0; c < 3; c++) {
+		int64_t ahead = c == 2 ? 5000000 : 100000;  /* the line's start ahead of the kernel */
+		struct line L;
+		memset(&L, 0, sizeof L);
+		L.flags = L_COUNTER;
+		L.tsc0 = 1000000000ULL;
+		L.hard = ns_to_counts(200000);
+		L.err = 300;
+		L.mono.ns0 = fc_kclock_ns(CLOCK_MONOTONIC) + ahead;
+		L.mono.mult = mult_of(1 / COUNTS_PER_NS);
+		L.raw = L.mono;
+		fc_int_go_kernel(&L, FC_REASON_KERNEL_LEFT, "test");
+		struct line K;
+		current_line(&K);
+		_Atomic int64_t floor = INT64_MIN;
+		int64_t end = F(&L, L.tsc0 + L.hard);
+		if (c == 0) {
+			/* past the tail, then a CPU whose counter is behind it */
+			int64_t a = serve_kernel(CLOCK_MONOTONIC, &K, &K.mono, L.tsc0 + L.hard + 5, &floor);
+			CHECK(a >= end);
+			CHECK(atomic_load(&floor) >= end);
+			int64_t b = serve_kernel(CLOCK_MONOTONIC, &K, &K.mono, L.tsc0 + 10, &floor);
+			CHECK(b >= a);
+		} else {
+			/* c 1: a counter behind the anchor; c 2: 5 ms ahead (a pause) */
+			uint64_t t = c == 1 ? L.tsc0 - 5 : L.tsc0 + L.hard + 5;
+			int64_t k0 = fc_kclock_ns(CLOCK_MONOTONIC);
+			int64_t v = serve_kernel(CLOCK_MONOTONIC, &K, &K.mono, t, &floor);
+			int64_t k1 = fc_kclock_ns(CLOCK_MONOTONIC);
+			CHECK(v >= k0 + L.err && v <= k1 + L.err);
+			CHECK(v < end);
+		}
+	}
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -329,5 +376,6 @@ int main(void)
 	check_verdicts();
 	check_rate_changes();
 	check_kernel_floor();
+	check_serve_tail();
 	return unit_done("test_fastclock_sync");
 }
