@@ -63,10 +63,11 @@ struct seg_a {
 };
 
 struct copy_a {
-	_Atomic uint64_t tsc0, soft, hard, tail;
+	_Atomic uint64_t tsc0, soft, hard;
 	_Atomic uint32_t flags;
 	_Atomic int64_t err;
 	struct seg_a mono, raw;
+	_Atomic uint64_t tail;  /* last: the fast path's fields stay in the first copy's cache line */
 };
 
 struct seg {
