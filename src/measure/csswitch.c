@@ -31,11 +31,16 @@
  * the compiler from moving the filling past the arming); the handler reads it
  * only when `armed` is 1.  Paths and the line to write are plain arrays, so
  * the handler needs no allocation and no library call beyond open, write,
- * read, close and unlink.  With it, the actions the handlers replaced, put
- * back by cd_cs_end().
+ * read, close and unlink.  owner is the process that armed it: a child it
+ * forks (kernelpath.c's, whose seccomp filter and pipe outlive a parent
+ * killed with SIGKILL) inherits the state and the handlers, and its own
+ * SIGPIPE must not put back a switch that is its parent's to keep or to
+ * undo (a run killed with -9 is put back by the next run or --restore).
+ * With it, the actions the handlers replaced, put back by cd_cs_end().
  */
 static struct {
 	volatile sig_atomic_t armed;
+	pid_t owner;
 	char current_path[PATH_MAX];
 	char record_path[PATH_MAX];
 	char line[CD_CS_NAME_MAX + 1]; /* "tsc\n" */
@@ -191,7 +196,7 @@ int cd_cs_put_back(const struct cd_cs *cs, const char *original, char *err, size
 
 void cd_cs_restore_signal_safe(void)
 {
-	if (!restore_state.armed)
+	if (!restore_state.armed || getpid() != restore_state.owner)
 		return;
 	int saved_errno = errno;
 	if (write_current(restore_state.current_path, restore_state.line, restore_state.line_len) == 0) {
@@ -298,6 +303,7 @@ int cd_cs_begin(struct cd_cs *cs, bool catch_sigint, char *err, size_t errlen)
 	snprintf(restore_state.record_path, sizeof restore_state.record_path, "%s", cs->record_path);
 	snprintf(restore_state.line, sizeof restore_state.line, "%s\n", cs->original);
 	restore_state.line_len = strlen(restore_state.line);
+	restore_state.owner = getpid();
 	atomic_signal_fence(memory_order_seq_cst);
 	restore_state.armed = 1;
 	install_handlers(catch_sigint);

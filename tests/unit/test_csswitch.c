@@ -236,6 +236,39 @@ static void test_signals_restore(void)
 	CHECK(unit_exists(record));
 }
 
+/* A child the switching run forks (kernelpath.c's measuring child, whose
+ * pipe outlives a parent killed with SIGKILL) inherits the armed restore and
+ * the handlers; its own death by SIGPIPE must not put the clocksource back
+ * while its parent's switch stands: only the process that armed it does. */
+static void test_forked_child_does_not_restore(void)
+{
+	fresh();
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct cd_cs cs;
+		char err[512];
+		signal(SIGPIPE, SIG_DFL);
+		if (cd_cs_init(&cs, sysfs, state) || cd_cs_begin(&cs, true, err, sizeof err) ||
+		    cd_cs_switch(&cs, "hpet", err, sizeof err))
+			_exit(3);
+		pid_t grandchild = fork();
+		if (grandchild == 0) {
+			raise(SIGPIPE);
+			_exit(4);
+		}
+		int gst = 0;
+		waitpid(grandchild, &gst, 0);
+		/* the grandchild died of its SIGPIPE; this run then ends as a
+		 * SIGKILL would end it: nothing of its own put back */
+		_exit(WIFSIGNALED(gst) && WTERMSIG(gst) == SIGPIPE ? 0 : 5);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_STR(unit_get(cur), "hpet\n");
+	CHECK(unit_exists(record));
+}
+
 static void test_crash_then_recover(void)
 {
 	struct cd_cs cs;
@@ -441,6 +474,7 @@ int main(void)
 	test_keep();
 	test_end_after_unacted_write();
 	test_signals_restore();
+	test_forked_child_does_not_restore();
 	test_crash_then_recover();
 	test_record_unavailable();
 	test_record_corrupt();
