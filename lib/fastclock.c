@@ -128,12 +128,13 @@ static int64_t kernel_backed(const struct line *L, const struct seg *sg, uint64_
                              _Atomic int64_t *floor)
 {
 	int64_t v;
-	if ((int64_t)d < 0 || paused_ahead(L, seg_at(sg->ns0, sg->frac0, sg->mult, d) - k))
+	if ((int64_t)d < 0 || paused_ahead(L, seg_at(sg->ns0, sg->frac0, sg->mult, d) - k)) {
 		v = k + L->err;  /* the counter went back, or ran through a pause */
-	else if ((L->flags & L_OPEN) && d >= L->hard && follow(L, sg, d) < k + L->err)
-		v = k + L->err;
-	else
+	} else {
 		v = follow(L, sg, d);
+		if ((L->flags & L_OPEN) && d >= L->hard && k + L->err > v)
+			v = k + L->err;
+	}
 	if (k > v)
 		v = k;
 	raise_i64(floor, v);

@@ -97,17 +97,11 @@ void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text)
 {
 	struct line k;
 	memset(&k, 0, sizeof k);
-	if (L->flags & L_COUNTER) {
-		k.tsc0 = L->tsc0;
-		k.mono = L->mono;
-		k.raw = L->raw;
-		k.tail = L->hard;
-	} else {
-		k.tsc0 = L->tail ? L->tsc0 : counter_now();
-		k.tail = L->tail;
-		k.mono = L->mono;
-		k.raw = L->raw;
-	}
+	bool counter_line = (L->flags & L_COUNTER) != 0;
+	k.tail = counter_line ? L->hard : L->tail;  /* a kernel line's tail, if any, carries on */
+	k.tsc0 = k.tail ? L->tsc0 : counter_now();
+	k.mono = L->mono;
+	k.raw = L->raw;
 	k.flags = 0;
 	k.err = L->err;
 	fc_int_writer.permanent = true;
@@ -392,9 +386,8 @@ static void choose_rates(struct anchor *a)
 		cost_ns = MAX_INTERVAL_NS / SYNC_BUDGET;
 	int64_t interval = cost_ns * SYNC_BUDGET;
 	a->interval = interval < MIN_INTERVAL_NS ? MIN_INTERVAL_NS : interval > MAX_INTERVAL_NS ? MAX_INTERVAL_NS : interval;
-	if (until_switch > 0 && until_switch < a->interval) {  /* the next line starts with the new rate */
+	if (until_switch > 0 && until_switch < a->interval)  /* the next line starts with the new rate */
 		a->interval = until_switch > CHECK_EVERY_NS ? until_switch : CHECK_EVERY_NS;
-	}
 	fc_int_writer.interval_ns = a->interval;
 	fc_int_writer.last_sync_ns = a->sm.k;
 	double change = a->sm.k < fc_int_writer.rate_change_until ? fc_int_writer.rate_change : 0;

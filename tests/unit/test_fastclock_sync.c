@@ -274,6 +274,35 @@ static void check_rate_changes(void)
 	CHECK_INT(check_every_ns(fc_int_writer.rate_change), 125000);
 }
 
+/* What choose_rates publishes for the readers: the check period Y in
+ * counts, 250 us with nothing in sight, 20 us from when a 6250 ppm PLL
+ * chunk is seen until RATE_SETTLE_NS past its edge, then 250 us again. */
+static void check_period_published(void)
+{
+	unit_case("check period published");
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	fc_int_writer.counts_per_ns = COUNTS_PER_NS;
+	fc_int_writer.r_raw = 1 / COUNTS_PER_NS;
+	atomic_store(&fc_int_offsets.rt_off, 0);
+	int64_t at[] = { 10 * NS_PER_S + 300000000, 10 * NS_PER_S + 400000000, 11 * NS_PER_S + 500000000,
+	                 12 * NS_PER_S + 1000, 13 * NS_PER_S + 500000000 };
+	double per_second[] = { 0, 6250e-6, 6250e-6, 6250e-6, 6250e-6 };
+	int64_t want_ns[] = { CHECK_EVERY_NS, 20000, 20000, CHECK_EVERY_NS, CHECK_EVERY_NS };
+	for (int i = 0; i < 5; i++) {
+		struct anchor a;
+		memset(&a, 0, sizeof a);
+		a.sm.k = a.sr.k = at[i];
+		a.sm.t0 = a.sr.t0 = 1000000 + (uint64_t)i * 1000000000ULL;
+		a.sm.t1 = a.sr.t1 = a.sm.t0 + 80;
+		a.c0 = a.sm.t0;
+		a.c1 = a.c0 + 2000;
+		a.factor = 1.0;
+		a.per_second = per_second[i];
+		choose_rates(&a);
+		CHECK_INT(atomic_load(&fc_int_latch.hw_step), ns_to_counts((double)want_ns[i]));
+	}
+}
+
 /* Kernel mode for good after a counter line (the kernel left the counter):
  * floored at the line's value at the reader's counter, up to the line's
  * end, so that it serves nothing below what the old copy served (whenever
@@ -375,6 +404,7 @@ int main(void)
 	check_periods();
 	check_verdicts();
 	check_rate_changes();
+	check_period_published();
 	check_kernel_floor();
 	check_serve_tail();
 	return unit_done("test_fastclock_sync");
