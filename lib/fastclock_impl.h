@@ -274,12 +274,19 @@ static inline scaled max_scaled(scaled a, scaled b)
 	return a > b ? a : b;
 }
 
+/* A line followed up to end counts after its anchor, then its value there.
+ * A counter before the anchor (negative d) is taken as "after everything":
+ * the copy's reader computes it so. */
+static inline scaled seg_until(const struct seg *s, uint64_t d, uint64_t end)
+{
+	return seg_scaled(s, d <= end ? d : end);
+}
+
 /* F(d) of the top of fastclock.c, scaled: the line up to its end H, then
- * its value at H.  A counter before tsc0 (negative d) is taken as "after
- * everything": the copy's reader computes it so. */
+ * its value at H. */
 static inline scaled follow_scaled(const struct line *L, const struct seg *s, uint64_t d)
 {
-	return seg_scaled(s, d <= L->hard ? d : L->hard);
+	return seg_until(s, d, L->hard);
 }
 
 static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t d)
@@ -293,15 +300,10 @@ static inline int64_t follow(const struct line *L, const struct seg *s, uint64_t
  * sends it here, however late that is, and never more; a floor at the
  * line's end instead ran the clock ahead of the kernel by up to a line's
  * length (tens of ms) when the kernel left the counter.  A counter behind
- * the line's anchor (reset) says nothing: the line's end. */
+ * the line's anchor (reset) gives the line's end (serve_kernel caps it). */
 static inline int64_t kernel_floor(const struct line *L, const struct seg *sg, uint64_t t)
 {
-	if (!L->tail)
-		return sg->ns0;
-	uint64_t d = t - L->tsc0;
-	if ((int64_t)d < 0 || d > L->tail)
-		d = L->tail;
-	return seg_at(sg->ns0, sg->frac0, sg->mult, d);
+	return L->tail ? (int64_t)(seg_until(sg, t - L->tsc0, L->tail) >> 32) : sg->ns0;
 }
 
 /* How far ahead of the kernel a line can be with nothing served past what
