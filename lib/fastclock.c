@@ -291,8 +291,13 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		bool on_line = (int64_t)d >= 0 && d < L.soft;
 		if (on_line && !gap)  /* another thread checked since the fast path looked */
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
+		/* a resume may have moved BOOTTIME - MONOTONIC with the line
+		 * still right: before the check vouches for it (boot_off is
+		 * stored before hw, which the other clocks' readers load first) */
+		fc_int_boot_follow();
 		int64_t k = INT64_MIN;
 		if (on_line && line_checks(id, &L, sg, d, &k)) {
+			atomic_thread_fence(memory_order_release);
 			raise_u64(&m->hw, t);
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
 		}
@@ -391,7 +396,10 @@ int64_t fc_now_ns_unordered(void)
 }
 
 /* The REALTIME offset is re-read every FC_STEP_CHECK_NS, timed by the
- * counter, or in kernel mode by MONOTONIC itself. */
+ * counter, or in kernel mode by MONOTONIC itself.  Kernel mode has no
+ * checks to follow a resume's BOOTTIME - MONOTONIC: each thread follows it
+ * when MONOTONIC moved FC_STEP_CHECK_NS past the last follow (freezing
+ * and thawing the tasks around a suspend take longer). */
 static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 {
 	if (!kernel_mode) {
@@ -400,6 +408,10 @@ static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 			fc_int_rt_check(t);
 		return;
 	}
+	if (m - atomic_load_explicit(&fc_int_offsets.boot_followed, memory_order_relaxed) >= FC_STEP_CHECK_NS) {
+		fc_int_boot_follow();
+		raise_i64(&fc_int_offsets.boot_followed, m);
+	}
 	static _Atomic int64_t checked_ns;
 	int64_t last = atomic_load_explicit(&checked_ns, memory_order_relaxed);
 	if (m - last >= FC_STEP_CHECK_NS &&
@@ -407,23 +419,42 @@ static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 		fc_int_rt_refresh();
 }
 
-/* MONOTONIC plus the REALTIME offset, in both modes: in kernel mode,
- * MONOTONIC is the kernel's floored at the last line, so the wall clock
- * does not go back either when the library leaves the counter. */
+/* An offset to BOOTTIME, loaded after the line's check (hw, which the read
+ * of MONOTONIC loaded: the fence) and before boot_off (acquire), so that
+ * boot_off is at least what it was made from and what the check left. */
+static inline int64_t boot_relative_load(_Atomic int64_t *off)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(off, memory_order_acquire);
+}
+
+/* MONOTONIC m (read through a check, or after one) as BOOTTIME. */
+static inline int64_t boot_of(int64_t m)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return m + atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+}
+
+/* MONOTONIC plus BOOTTIME's offset plus REALTIME's to BOOTTIME, in both
+ * modes: in kernel mode, MONOTONIC is the kernel's floored at the last
+ * line, so the wall clock does not go back either when the library leaves
+ * the counter. */
 int64_t fc_realtime_ns(void)
 {
 	int km;
 	uint64_t t = 0;
 	int64_t m = read_mono(true, &km, &t);
 	offsets_due(km, t, m);
-	if (__builtin_expect(m >= atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) &&
-	                     m < atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed), 0)) {
+	int64_t rb = boot_relative_load(&fc_int_offsets.rt_boot_off);
+	int64_t b = boot_of(m);
+	if (__builtin_expect(b >= atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) &&
+	                     b < atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed), 0)) {
 		/* around a leap second: the kernel's, which applies it at its tick */
 		int64_t k = fc_kclock_ns(CLOCK_REALTIME);
 		if (k != INT64_MIN)
 			return k;
 	}
-	return m + atomic_load_explicit(&fc_int_offsets.rt_off, memory_order_relaxed);
+	return b + rb;
 }
 
 static int64_t read_raw(int *kernel_mode)
@@ -443,7 +474,7 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		return -EFAULT;
 	int km = 0;
 	uint64_t t = 0;
-	int64_t v;
+	int64_t v, off;
 	switch (clock) {
 	case CLOCK_MONOTONIC:
 		v = read_mono(true, &km, &t);
@@ -452,7 +483,7 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		v = fc_realtime_ns();
 		break;
 	case CLOCK_BOOTTIME:
-		v = read_mono(true, &km, &t) + atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+		v = boot_of(read_mono(true, &km, &t));
 		if (km) {
 			/* the kernel's (it knows of a resume at once), floored */
 			int64_t k = fc_kclock_ns(CLOCK_BOOTTIME);
@@ -465,7 +496,8 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 			return fc_kclock(clock, ts);  /* no CLOCK_TAI to take the offset from */
 		v = read_mono(true, &km, &t);
 		offsets_due(km, t, v);
-		v += atomic_load_explicit(&fc_int_offsets.tai_mono_off, memory_order_relaxed);
+		off = boot_relative_load(&fc_int_offsets.tai_boot_off);
+		v = boot_of(v) + off;
 		break;
 	case CLOCK_MONOTONIC_RAW:
 		v = read_raw(&km);

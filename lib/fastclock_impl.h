@@ -44,6 +44,7 @@ enum { L_COUNTER = 1, L_OPEN = 2 };
                                           (the PLL's): RATE_STEP_NS / the change, not below this */
 #define RATE_SETTLE_NS NS_PER_S        /* ...from when it is seen until this long after it
                                           is due (the kernel's tick may take it late) */
+#define FOLLOW_SLACK_NS 1000          /* BOOTTIME - MONOTONIC bracketed this close to boot_off: unmoved */
 #define CHECK_TRIES 3                  /* a check whose bracket is too wide to say reads again */
 #define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
                                           sample again */
@@ -122,18 +123,35 @@ struct fc_mm {
 	atomic_bool ok;
 };
 
-/* Offsets to MONOTONIC, refreshed by readers (REALTIME) and re-anchors. */
+/* The offsets that make the other clocks from MONOTONIC, refreshed by
+ * readers and re-anchors.  BOOTTIME - MONOTONIC is the only one a resume
+ * moves: the kernel adds the time asleep to REALTIME and BOOTTIME alike
+ * (__timekeeping_inject_sleeptime, kernel/time/timekeeping.c), so REALTIME
+ * and TAI are kept as offsets to BOOTTIME, and an offset measured before a
+ * suspend is still right when a refresher held up across it stores it
+ * after.  boot_off is only ever raised, so a late store of it is harmless
+ * too. */
 struct fc_offsets {
-	_Alignas(64) _Atomic int64_t rt_off;
+	_Alignas(64) _Atomic int64_t rt_boot_off; /* REALTIME - BOOTTIME */
 	_Atomic uint64_t rt_checked;  /* counter at the last check */
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
-	_Atomic int64_t tai_mono_off; /* TAI - MONOTONIC, one value (never half a leap) */
+	_Atomic int64_t tai_boot_off; /* TAI - BOOTTIME, one value (never half a leap) */
 	atomic_bool tai_ok;           /* CLOCK_TAI could be read */
-	_Atomic int64_t boot_off;     /* only ever raised (in one time namespace) */
-	_Atomic int64_t leap_lo, leap_hi;  /* MONOTONIC span around a pending leap second,
+	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: only ever raised (in one time namespace) */
+	_Atomic int64_t boot_followed;/* kernel mode: MONOTONIC at the last follow */
+	atomic_uint boot_jumps;       /* raises by a resume's size that a follow made */
+	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
 	                                      in which REALTIME and TAI are the kernel's */
 };
+
 extern struct fc_offsets fc_int_offsets;
+
+/* REALTIME - MONOTONIC as the readers make it. */
+static inline int64_t rt_mono_off(void)
+{
+	int64_t rb = atomic_load_explicit(&fc_int_offsets.rt_boot_off, memory_order_acquire);
+	return rb + atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+}
 
 /* The writer's state: touched only with lock_word held. */
 struct fc_writer {
@@ -161,6 +179,7 @@ struct fc_writer {
 	int64_t recent[RECENT];
 	unsigned n_recent;
 	bool have_boot;
+	unsigned boot_jumps_seen;  /* fc_int_offsets.boot_jumps at the last refresh */
 	bool have_per_second;
 	double per_second;      /* the rate second_overflow adds now (PLL chunk, adjtime slew) */
 	double per_second_next; /* what adjtimex says it adds from its next second */
@@ -416,11 +435,12 @@ int fc_int_sample_clock(clockid_t id, int tries, struct sample *best);
 void fc_int_resync(unsigned seen, bool force_hard);
 void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text);
 
-/* fastclock_offsets.c: REALTIME's, TAI's and BOOTTIME's offsets to
- * MONOTONIC (the rt_ ones need not hold the writer's lock) */
+/* fastclock_offsets.c: REALTIME's, TAI's and BOOTTIME's offsets (the
+ * rt_ ones and fc_int_boot_follow need not hold the writer's lock) */
 void fc_int_rt_refresh(void);
 void fc_int_rt_check(uint64_t t);
 void fc_int_boot_refresh(void);
+void fc_int_boot_follow(void);
 
 /* fastclock_start.c: start-up and a forked child's first read, with the
  * writer's lock held */

@@ -72,11 +72,66 @@ static void leap_span(int64_t r, int64_t rt_off, int64_t *lo, int64_t *hi)
 	*hi = edge + LEAP_AFTER_NS;
 }
 
+/* One bracket "MONOTONIC, BOOTTIME, MONOTONIC": BOOTTIME - MONOTONIC is
+ * in [*lo, *lo + *w].  false when a clock cannot be read. */
+static bool boot_bracket(int64_t *lo, int64_t *w)
+{
+	int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
+	int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
+	int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC);
+	if (m1 == INT64_MIN || b == INT64_MIN || m2 == INT64_MIN)
+		return false;
+	*lo = b - m2;
+	*w = m2 - m1;
+	return true;
+}
+
+/* The tightest of `tries` brackets. */
+static bool boot_tightest(int tries, int64_t *lo, int64_t *w)
+{
+	bool any = false;
+	for (int i = 0; i < tries; i++) {
+		int64_t l, x;
+		if (!boot_bracket(&l, &x))
+			return false;
+		if (!any || x < *w) {
+			*lo = l;
+			*w = x;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* REALTIME - BOOTTIME and TAI - BOOTTIME from one measurement of REALTIME -
+ * MONOTONIC (rt_mono, exact from the coarse clocks or to within a read)
+ * between two brackets of BOOTTIME - MONOTONIC that agree (no resume
+ * between them).  The offset to BOOTTIME is rt_mono less BOOTTIME -
+ * MONOTONIC: the readers add boot_off, so that is what is taken off when
+ * it lies in the brackets (the clock then exactly rt_mono on from
+ * MONOTONIC); when it does not, a resume came since and raised it, and the
+ * brackets' low end stands in (the offset to BOOTTIME did not move).
+ * false when the brackets disagree. */
+static bool boot_relative(int64_t lo1, int64_t w1, int64_t lo2, int64_t w2, int64_t rt_mono, int64_t *rt_boot)
+{
+	int64_t lo = lo1 > lo2 ? lo1 : lo2;
+	int64_t hi = lo1 + w1 < lo2 + w2 ? lo1 + w1 : lo2 + w2;
+	if (lo > hi)
+		return false;  /* BOOTTIME - MONOTONIC moved between them: a resume */
+	raise_i64(&fc_int_offsets.boot_off, lo);
+	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	*rt_boot = rt_mono - (cur <= hi ? cur : lo);
+	return true;
+}
+
 /* The offsets, one refresher at a time (so that a slow one cannot store an
- * older offset over a newer one).  TAI - MONOTONIC is stored as one value,
+ * older offset over a newer one).  TAI - BOOTTIME is stored as one value,
  * so that a reader never adds a REALTIME offset from one side of a leap to
  * a TAI offset from the other; REALTIME - MONOTONIC read before and after
- * the TAI offset must agree, or a leap (or a step) fell between. */
+ * the TAI offset must agree, or a leap (or a step) fell between.  The
+ * offsets to BOOTTIME are stored last, with release: a reader that loads
+ * them (acquire) sees boot_off raised at least to what they were made
+ * from. */
 void fc_int_rt_refresh(void)
 {
 	struct fc_mm *m = mm_now();
@@ -85,7 +140,9 @@ void fc_int_rt_refresh(void)
 	                                             memory_order_relaxed))
 		return;
 	for (int attempt = 0; attempt < 3; attempt++) {
-		int64_t rt_off = 0, r = 0, rt_after = 0, r2 = 0, tai_s = 0;
+		int64_t rt_off = 0, r = 0, rt_after = 0, r2 = 0, tai_s = 0, lo1, w1, lo2, w2, rt_boot;
+		if (!boot_bracket(&lo1, &w1))
+			break;
 		bool coarse = coarse_rt_off(&rt_off, &r) == 0;
 		if (!coarse) {
 			/* No coarse clocks: the fine ones, to within a read. */
@@ -98,14 +155,20 @@ void fc_int_rt_refresh(void)
 		bool tai_ok = tai_seconds(&tai_s) == 0;
 		if (coarse && (coarse_rt_off(&rt_after, &r2) != 0 || rt_after != rt_off))
 			continue;  /* a leap second or a step between: again */
-		atomic_store_explicit(&fc_int_offsets.rt_off, rt_off, memory_order_relaxed);
-		if (tai_ok)
-			atomic_store_explicit(&fc_int_offsets.tai_mono_off, rt_off + tai_s * NS_PER_S, memory_order_relaxed);
-		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_relaxed);
+		if (!boot_bracket(&lo2, &w2))
+			break;
+		if (!boot_relative(lo1, w1, lo2, w2, rt_off, &rt_boot))
+			continue;  /* a resume between: again */
 		int64_t lo, hi;
 		leap_span(r, rt_off, &lo, &hi);
-		atomic_store_explicit(&fc_int_offsets.leap_lo, lo, memory_order_relaxed);
-		atomic_store_explicit(&fc_int_offsets.leap_hi, hi, memory_order_relaxed);
+		/* the span in BOOTTIME: MONOTONIC + rt_off is rt_boot on from BOOTTIME */
+		int64_t shift = rt_off - rt_boot;
+		atomic_store_explicit(&fc_int_offsets.leap_lo, lo == hi ? 0 : lo + shift, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.leap_hi, lo == hi ? 0 : hi + shift, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_relaxed);
+		if (tai_ok)
+			atomic_store_explicit(&fc_int_offsets.tai_boot_off, rt_boot + tai_s * NS_PER_S, memory_order_release);
+		atomic_store_explicit(&fc_int_offsets.rt_boot_off, rt_boot, memory_order_release);
 		break;
 	}
 	atomic_store_explicit(&m->rt_lock, 0, memory_order_release);
@@ -129,26 +192,46 @@ void fc_int_rt_check(uint64_t t)
  * at or above; the low end is used, and only ever raised, so BOOTTIME is
  * never ahead of the kernel's and never goes back.  A raise by more than a
  * bracket is a resume: the counter kept running while MONOTONIC stood
- * still, so the frequency's baseline starts again. */
+ * still, so the frequency's baseline starts again (so is one a follow
+ * made since the last look). */
 void fc_int_boot_refresh(void)
 {
-	int64_t best_lo = INT64_MIN, best_w = INT64_MAX;
-	for (int i = 0; i < 4; i++) {
-		int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
-		int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
-		int64_t m2 = fc_kclock_ns(CLOCK_MONOTONIC);
-		if (m1 == INT64_MIN || b == INT64_MIN || m2 == INT64_MIN)
-			return;
-		if (m2 - m1 < best_w) {
-			best_w = m2 - m1;
-			best_lo = b - m2;
-		}
-	}
+	int64_t lo, w;
+	if (!boot_tightest(4, &lo, &w))
+		return;
+	unsigned jumps = atomic_load_explicit(&fc_int_offsets.boot_jumps, memory_order_relaxed);
 	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
-	if (!fc_int_writer.have_boot || best_lo > cur) {
-		if (fc_int_writer.have_boot && best_lo > cur + best_w + 1000)
-			fc_int_writer.reset_base = true;
-		atomic_store_explicit(&fc_int_offsets.boot_off, best_lo, memory_order_relaxed);
-		fc_int_writer.have_boot = true;
+	if (fc_int_writer.have_boot && (lo > cur + w + 1000 || jumps != fc_int_writer.boot_jumps_seen))
+		fc_int_writer.reset_base = true;
+	fc_int_writer.boot_jumps_seen = jumps;
+	if (!fc_int_writer.have_boot)
+		atomic_store_explicit(&fc_int_offsets.boot_off, lo, memory_order_relaxed);  /* afresh: it may be lower */
+	else
+		raise_i64(&fc_int_offsets.boot_off, lo);
+	fc_int_writer.have_boot = true;
+}
+
+/* Any thread, before it vouches for the line (a check) or serves past it:
+ * a resume raised BOOTTIME - MONOTONIC (and REALTIME - MONOTONIC with it),
+ * and the line may still be right for MONOTONIC, when the counter stood
+ * still while the machine slept (QEMU 9 stops it in S3).  One bracket
+ * whose high end is within FOLLOW_SLACK_NS of boot_off says nothing moved;
+ * else the tightest of four raises it.  A frozen follower's late raise is
+ * a lower bound still. */
+void fc_int_boot_follow(void)
+{
+	int64_t lo, w;
+	if (!boot_bracket(&lo, &w))
+		return;
+	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	if (lo + w - cur <= FOLLOW_SLACK_NS)
+		return;
+	int64_t l4, w4;
+	if (boot_tightest(4, &l4, &w4) && w4 < w) {
+		lo = l4;
+		w = w4;
 	}
+	if (lo > cur + w + FOLLOW_SLACK_NS)
+		atomic_fetch_add_explicit(&fc_int_offsets.boot_jumps, 1, memory_order_relaxed);
+	raise_i64(&fc_int_offsets.boot_off, lo);
 }

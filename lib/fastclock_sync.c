@@ -347,7 +347,7 @@ static int64_t factor_in_force(struct anchor *a)
 		w->have_per_second = true;
 		w->per_second_from = 0;
 	} else {
-		int64_t rt_off = atomic_load_explicit(&fc_int_offsets.rt_off, memory_order_relaxed);
+		int64_t rt_off = rt_mono_off();
 		if (f != w->per_second_next || w->per_second_from == 0) {
 			int64_t rt = a->sm.k + rt_off;
 			int64_t edge = rt - (rt % NS_PER_S + NS_PER_S) % NS_PER_S + NS_PER_S;

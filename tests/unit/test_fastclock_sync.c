@@ -238,7 +238,8 @@ static void check_rate_changes(void)
 {
 	unit_case("rate changes followed");
 	memset(&fc_int_writer, 0, sizeof fc_int_writer);
-	atomic_store(&fc_int_offsets.rt_off, 0);
+	atomic_store(&fc_int_offsets.rt_boot_off, 0);
+	atomic_store(&fc_int_offsets.boot_off, 0);
 	struct anchor a;
 	memset(&a, 0, sizeof a);
 	a.sm.k = 10 * NS_PER_S + 300000000;  /* 0.7 s before an edge */
@@ -283,7 +284,8 @@ static void check_period_published(void)
 	memset(&fc_int_writer, 0, sizeof fc_int_writer);
 	fc_int_writer.counts_per_ns = COUNTS_PER_NS;
 	fc_int_writer.r_raw = 1 / COUNTS_PER_NS;
-	atomic_store(&fc_int_offsets.rt_off, 0);
+	atomic_store(&fc_int_offsets.rt_boot_off, 0);
+	atomic_store(&fc_int_offsets.boot_off, 0);
 	int64_t at[] = { 10 * NS_PER_S + 300000000, 10 * NS_PER_S + 400000000, 11 * NS_PER_S + 500000000,
 	                 12 * NS_PER_S + 1000, 13 * NS_PER_S + 500000000 };
 	double per_second[] = { 0, 6250e-6, 6250e-6, 6250e-6, 6250e-6 };
