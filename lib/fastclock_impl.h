@@ -44,7 +44,8 @@ enum { L_COUNTER = 1, L_OPEN = 2 };
                                           (the PLL's): RATE_STEP_NS / the change, not below this */
 #define RATE_SETTLE_NS NS_PER_S        /* ...from when it is seen until this long after it
                                           is due (the kernel's tick may take it late) */
-#define FOLLOW_SLACK_NS 1000          /* BOOTTIME - MONOTONIC bracketed this close to boot_off: unmoved */
+#define FOLLOW_SLACK_NS 1000           /* BOOTTIME - MONOTONIC bracketed this close to boot_off: followed */
+#define FOLLOW_TRIES 4                 /* brackets a follow takes at most */
 #define CHECK_TRIES 3                  /* a check whose bracket is too wide to say reads again */
 #define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
                                           sample again */

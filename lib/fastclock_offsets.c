@@ -214,24 +214,27 @@ void fc_int_boot_refresh(void)
 /* Any thread, before it vouches for the line (a check) or serves past it:
  * a resume raised BOOTTIME - MONOTONIC (and REALTIME - MONOTONIC with it),
  * and the line may still be right for MONOTONIC, when the counter stood
- * still while the machine slept (QEMU 9 stops it in S3).  One bracket
- * whose high end is within FOLLOW_SLACK_NS of boot_off says nothing moved;
- * else the tightest of four raises it.  A frozen follower's late raise is
- * a lower bound still. */
+ * still while the machine slept (QEMU 9 stops it in S3).  Each bracket's
+ * low end raises boot_off (the offset only grows, so any bracket's low end
+ * is one of the offset now); it is followed once a bracket no wider than
+ * FOLLOW_SLACK_NS ends within that of boot_off: one bracket, unless a
+ * resume, or a thread held up inside the bracket, makes it wider.  A
+ * frozen follower's late raise is a low end still. */
 void fc_int_boot_follow(void)
 {
-	int64_t lo, w;
-	if (!boot_bracket(&lo, &w))
-		return;
-	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
-	if (lo + w - cur <= FOLLOW_SLACK_NS)
-		return;
-	int64_t l4, w4;
-	if (boot_tightest(4, &l4, &w4) && w4 < w) {
-		lo = l4;
-		w = w4;
+	int64_t before = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	bool jumped = false;
+	for (int i = 0; i < FOLLOW_TRIES; i++) {
+		int64_t lo, w;
+		if (!boot_bracket(&lo, &w))
+			return;
+		if (lo > before + w + FOLLOW_SLACK_NS)
+			jumped = true;
+		raise_i64(&fc_int_offsets.boot_off, lo);
+		if (w <= FOLLOW_SLACK_NS &&
+		    lo + w - atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) <= FOLLOW_SLACK_NS)
+			break;
 	}
-	if (lo > cur + w + FOLLOW_SLACK_NS)
+	if (jumped)
 		atomic_fetch_add_explicit(&fc_int_offsets.boot_jumps, 1, memory_order_relaxed);
-	raise_i64(&fc_int_offsets.boot_off, lo);
 }

@@ -1,0 +1,280 @@
+/*
+ * test_fastclock_offsets.c: the offsets that make REALTIME, BOOTTIME and
+ * TAI from libfastclock's MONOTONIC (lib/fastclock_offsets.c, included
+ * here), against a kernel played by this file (fc_kclock_ns below): its
+ * clocks advance 20 ns a read, and a suspend and resume can be put before
+ * any read, as it falls for a thread that the freezer stopped there.
+ *
+ * A resume moves REALTIME and BOOTTIME alike, MONOTONIC not
+ * (__timekeeping_inject_sleeptime in kernel/time/timekeeping.c).  What
+ * must hold wherever the resume falls in a refresh of the offsets or in a
+ * follow of BOOTTIME - MONOTONIC:
+ *   - after the follow a check makes (fc_int_boot_follow), the clocks as
+ *     the readers make them (MONOTONIC + boot_off, + the offsets to
+ *     BOOTTIME) are the kernel's, within a bracket of the fake kernel's
+ *     reads;
+ *   - boot_off is never above the kernel's BOOTTIME - MONOTONIC (so
+ *     BOOTTIME is never served ahead), and never lowered.
+ * Keeping REALTIME - MONOTONIC instead, a refresher frozen between its
+ * reads and its store left REALTIME behind by the time asleep (the lab's
+ * fault-suspend saw it: 2.2 s, for about 1 ms).
+ */
+#include "fastclock_offsets.c"
+#include "unit.h"
+
+#define READ_NS 20
+#define TICK_NS 4000000
+#define SLEPT_NS 2355136424LL  /* the lab's */
+#define THAW_NS 5000000        /* MONOTONIC from the freeze to the thaw */
+#define TAI_S 37
+
+/* ---- the kernel ---- */
+
+static struct {
+	int64_t mono, boot_off, rt_off;
+	long reads, resume_before;  /* the resume comes before read number resume_before */
+	int resumes;
+	bool others_follow;  /* another thread follows it before this one goes on */
+} K;
+
+static void kernel_reset(void)
+{
+	memset(&K, 0, sizeof K);
+	K.mono = 1000 * NS_PER_S + 123457;
+	K.boot_off = 7 * NS_PER_S + 31;
+	K.rt_off = 1790000000 * NS_PER_S + 99991;
+}
+
+int64_t fc_kclock_ns(clockid_t id)
+{
+	if (++K.reads == K.resume_before) {
+		K.boot_off += SLEPT_NS;
+		K.rt_off += SLEPT_NS;
+		K.mono += THAW_NS;
+		K.resumes++;
+		if (K.others_follow)
+			raise_i64(&fc_int_offsets.boot_off, K.boot_off - READ_NS);
+	}
+	K.mono += READ_NS;
+	int64_t coarse = K.mono - K.mono % TICK_NS;
+	switch (id) {
+	case CLOCK_MONOTONIC: return K.mono;
+	case CLOCK_BOOTTIME: return K.mono + K.boot_off;
+	case CLOCK_REALTIME: return K.mono + K.rt_off;
+	case CLOCK_TAI: return K.mono + K.rt_off + TAI_S * NS_PER_S;
+	case CLOCK_MONOTONIC_COARSE: return coarse;
+	case CLOCK_REALTIME_COARSE: return coarse + K.rt_off;
+	default: return INT64_MIN;
+	}
+}
+
+int fc_kclock(clockid_t id, struct timespec *ts)
+{
+	int64_t v = fc_kclock_ns(id);
+	if (v == INT64_MIN)
+		return -EINVAL;
+	ts->tv_sec = v / NS_PER_S;
+	ts->tv_nsec = v % NS_PER_S;
+	return 0;
+}
+
+void fc_kclock_init(void) {}
+int fc_kclock_has_vdso(void) { return 1; }
+void *fc_elf_lookup(const void *base, const char *name) { (void)base; (void)name; return NULL; }
+
+/* ---- the library's state, as fastclock.c holds it ---- */
+
+static struct fc_mm mm;
+struct fc_latch_state fc_int_latch = { .mm = &mm };
+struct fc_offsets fc_int_offsets;
+struct fc_writer fc_int_writer;
+
+static void library_start(void)
+{
+	memset(&fc_int_offsets, 0, sizeof fc_int_offsets);
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	memset(&mm, 0, sizeof mm);
+	fc_int_boot_refresh();
+	fc_int_rt_refresh();
+}
+
+/* The clocks as fastclock.c's readers make them from MONOTONIC m (a line
+ * right for MONOTONIC: the kernel's own). */
+static int64_t served_boot(int64_t m)
+{
+	return m + atomic_load(&fc_int_offsets.boot_off);
+}
+
+static int64_t served_realtime(int64_t m)
+{
+	return served_boot(m) + atomic_load(&fc_int_offsets.rt_boot_off);
+}
+
+static int64_t served_tai(int64_t m)
+{
+	return served_boot(m) + atomic_load(&fc_int_offsets.tai_boot_off);
+}
+
+/* The error of each served clock now, against the kernel's (no resume
+ * falls in these reads). */
+struct errors {
+	int64_t boot, rt, tai;
+};
+
+static struct errors errors_now(void)
+{
+	long saved = K.resume_before;
+	K.resume_before = 0;
+	int64_t m = fc_kclock_ns(CLOCK_MONOTONIC);
+	struct errors e = {
+		served_boot(m) - (m + K.boot_off),
+		served_realtime(m) - (m + K.rt_off),
+		served_tai(m) - (m + K.rt_off + TAI_S * NS_PER_S),
+	};
+	K.resume_before = saved;
+	return e;
+}
+
+/* A bracket of the fake kernel's: two reads wide. */
+#define BRACKET_NS (2 * READ_NS)
+
+static void check_within(struct errors e, int64_t tol)
+{
+	CHECK(e.boot <= 0 && e.boot >= -tol);
+	CHECK(e.rt >= -tol && e.rt <= tol);
+	CHECK(e.tai >= -tol && e.tai <= tol);
+	if (e.boot > 0 || e.boot < -tol || llabs(e.rt) > tol || llabs(e.tai) > tol)
+		printf("  errors: boot %" PRId64 " realtime %" PRId64 " tai %" PRId64 " (tolerance %" PRId64 ")\n",
+		       e.boot, e.rt, e.tai, tol);
+}
+
+/* Quiet: REALTIME and TAI exact (the coarse clocks give REALTIME -
+ * MONOTONIC exactly, and the offset to BOOTTIME takes off the boot_off
+ * readers add); BOOTTIME within a bracket, never ahead. */
+static void test_quiet(void)
+{
+	kernel_reset();
+	library_start();
+	CHECK(atomic_load(&fc_int_offsets.tai_ok));
+	struct errors e = errors_now();
+	CHECK_INT(e.rt, 0);
+	CHECK_INT(e.tai, 0);
+	check_within(e, BRACKET_NS);
+	CHECK_INT(K.resumes, 0);
+}
+
+/* How many reads one call makes, quiet. */
+static long reads_of(void (*fn)(void))
+{
+	long before = K.reads;
+	fn();
+	return K.reads - before;
+}
+
+/* A refresh of the offsets with the resume before each of its reads (and
+ * after its last: stored after the resume from values read before it),
+ * then the first check after the thaw, which follows BOOTTIME - MONOTONIC:
+ * every clock right; also when another thread followed the resume before
+ * this one, held up across it, goes on (its boot_off then is a later
+ * one than its own reads'). */
+static void test_refresh_across_a_resume(void)
+{
+	kernel_reset();
+	library_start();
+	long n = reads_of(fc_int_rt_refresh);
+	CHECK(n >= 9);
+	for (int others = 0; others < 2; others++) {
+		for (long at = 1; at <= n + 1; at++) {
+			unit_case("a resume before read %ld of a refresh's %ld%s", at, n,
+			          others ? ", another thread following it" : "");
+			kernel_reset();
+			library_start();
+			K.others_follow = others;
+			int64_t boot_before = atomic_load(&fc_int_offsets.boot_off);
+			K.resume_before = K.reads + at;
+			fc_int_rt_refresh();
+			if (at > n)
+				(void)fc_kclock_ns(CLOCK_MONOTONIC);  /* the thaw, after the store */
+			CHECK_INT(K.resumes, 1);
+			/* never above the kernel's, never lowered */
+			CHECK(atomic_load(&fc_int_offsets.boot_off) <= K.boot_off);
+			CHECK(atomic_load(&fc_int_offsets.boot_off) >= boot_before);
+			fc_int_boot_follow();
+			check_within(errors_now(), BRACKET_NS);
+		}
+	}
+}
+
+/* The follow alone (a resume between two checks, the counter stopped while
+ * asleep so the line stayed right): BOOTTIME - MONOTONIC raised, the
+ * writer told (its frequency baseline starts again). */
+static void test_follow_after_a_resume(void)
+{
+	kernel_reset();
+	library_start();
+	fc_int_writer.reset_base = false;
+	struct errors quiet = errors_now();
+	long n = reads_of(fc_int_boot_follow);
+	CHECK_INT(n, 3);  /* a quiet follow: one bracket */
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 0);
+	K.resume_before = K.reads + 1;
+	(void)fc_kclock_ns(CLOCK_MONOTONIC);
+	struct errors stale = errors_now();
+	CHECK(stale.boot < -SLEPT_NS + BRACKET_NS && stale.rt < -SLEPT_NS + BRACKET_NS);
+	fc_int_boot_follow();
+	check_within(errors_now(), BRACKET_NS);
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 1);
+	fc_int_boot_refresh();
+	CHECK(fc_int_writer.reset_base);
+	fc_int_writer.reset_base = false;
+	fc_int_boot_refresh();
+	CHECK(!fc_int_writer.reset_base);
+	(void)quiet;
+}
+
+/* A follow (the one bracket, or the four after it) with the resume inside
+ * it: what it stores is a low end still; the next follow is right. */
+static void test_follow_across_a_resume(void)
+{
+	for (long at = 1; at <= 15; at++) {
+		unit_case("a resume before read %ld of a follow", at);
+		kernel_reset();
+		library_start();
+		int64_t before = atomic_load(&fc_int_offsets.boot_off);
+		K.resume_before = K.reads + at;
+		fc_int_boot_follow();
+		(void)fc_kclock_ns(CLOCK_MONOTONIC);
+		CHECK(atomic_load(&fc_int_offsets.boot_off) <= K.boot_off);
+		CHECK(atomic_load(&fc_int_offsets.boot_off) >= before);
+		fc_int_boot_follow();
+		check_within(errors_now(), BRACKET_NS);
+	}
+}
+
+/* The writer's refresh only raises boot_off, except afresh (a child in
+ * another time namespace, whose offset may be lower). */
+static void test_refresh_raises_only(void)
+{
+	kernel_reset();
+	library_start();
+	int64_t b = atomic_load(&fc_int_offsets.boot_off);
+	atomic_store(&fc_int_offsets.boot_off, b + 1000);  /* a follow's, higher */
+	fc_int_boot_refresh();
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_off), b + 1000);
+	K.boot_off -= 300 * NS_PER_S;  /* another namespace */
+	fc_int_writer.have_boot = false;
+	fc_int_boot_refresh();
+	CHECK(atomic_load(&fc_int_offsets.boot_off) <= K.boot_off);
+	CHECK(atomic_load(&fc_int_offsets.boot_off) >= K.boot_off - BRACKET_NS);
+}
+
+int main(void)
+{
+	fc_int_writer.counts_per_ns = 1;
+	test_quiet();
+	test_refresh_across_a_resume();
+	test_follow_after_a_resume();
+	test_follow_across_a_resume();
+	test_refresh_raises_only();
+	return unit_done("fastclock_offsets");
+}
