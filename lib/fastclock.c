@@ -297,7 +297,7 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		fc_int_boot_follow();
 		int64_t k = INT64_MIN;
 		if (on_line && line_checks(id, &L, sg, d, &k)) {
-			atomic_thread_fence(memory_order_release);
+			fc_fence_release();
 			raise_u64(&m->hw, t);
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
 		}
@@ -424,14 +424,14 @@ static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
  * boot_off is at least what it was made from and what the check left. */
 static inline int64_t boot_relative_load(_Atomic int64_t *off)
 {
-	atomic_thread_fence(memory_order_acquire);
+	fc_fence_acquire();
 	return atomic_load_explicit(off, memory_order_acquire);
 }
 
 /* MONOTONIC m (read through a check, or after one) as BOOTTIME. */
 static inline int64_t boot_of(int64_t m)
 {
-	atomic_thread_fence(memory_order_acquire);
+	fc_fence_acquire();
 	return m + atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
 }
 
