@@ -32,6 +32,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define COUNTS_PER_NS 2.3
 
@@ -399,6 +401,69 @@ static void check_serve_tail(void)
 	}
 }
 
+/* fc_info's bound covers what the floors serve: a floor 5 ms ahead of the
+ * kernel (a writer that published late raised it to the old line's value)
+ * is stated, not the line's bound alone.  The library started for real. */
+static void check_info_floor_lead(void)
+{
+	unit_case("fc_info states the floors' lead");
+	atomic_store(&fc_int_latch.floor_mono, INT64_MIN);
+	atomic_store(&fc_int_latch.floor_raw, INT64_MIN);
+	memset(&fc_int_writer, 0, sizeof fc_int_writer);
+	struct fc_info in;
+	CHECK_INT(fc_info(&in), 0);
+	int64_t line_bound = in.error_bound_ns;
+	CHECK(line_bound < 5000000);
+	int64_t f = fc_kclock_ns(CLOCK_MONOTONIC) + 5000000;
+	atomic_store(&fc_int_latch.floor_mono, f);
+	CHECK_INT(fc_info(&in), 0);
+	int64_t after = fc_kclock_ns(CLOCK_MONOTONIC);
+	/* f less the kernel's MONOTONIC when fc_info read it */
+	CHECK(in.error_bound_ns >= f - after && in.error_bound_ns <= 5000000 && in.error_bound_ns > line_bound);
+	int64_t k0 = fc_kclock_ns(CLOCK_MONOTONIC);
+	int64_t v = fc_now_ns();
+	CHECK(v - k0 <= in.error_bound_ns);
+	atomic_store(&fc_int_latch.floor_mono, INT64_MIN);
+	CHECK_INT(fc_info(&in), 0);
+	CHECK(in.error_bound_ns < 5000000);
+}
+
+/* A child forked into another time namespace by a parent in kernel mode
+ * (the kernel left the counter): the parent's floors are another clock's,
+ * far ahead of the child's MONOTONIC (played here by floors 10 s ahead of
+ * the one namespace), and the child's first read starts afresh on its own
+ * clock (fc_int_new_mm) instead of serving them.  Last: the test process
+ * stays in kernel mode for good. */
+static void check_child_of_kernel_mode(void)
+{
+	unit_case("a kernel-mode parent's child on another clock");
+	(void)fc_now_ns();
+	struct fc_mm *held = trylock();
+	CHECK(held != NULL);
+	if (!held)
+		return;
+	struct line L;
+	current_line(&L);
+	fc_int_go_kernel(&L, FC_REASON_KERNEL_LEFT, "test");
+	unlock(held);
+	int km = 0;
+	(void)slow(MONO, &km);
+	CHECK_INT(km, 1);
+	atomic_store(&fc_int_latch.floor_mono, fc_kclock_ns(CLOCK_MONOTONIC) + 10 * NS_PER_S);
+	CHECK(fc_now_ns() >= fc_kclock_ns(CLOCK_MONOTONIC) + 9 * NS_PER_S);  /* the parent serves its floor */
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int64_t k0 = fc_kclock_ns(CLOCK_MONOTONIC);
+		int64_t v = fc_now_ns();
+		int64_t k1 = fc_kclock_ns(CLOCK_MONOTONIC);
+		_exit(v >= k0 && v <= k1 + 1000000 ? 0 : 1);
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -409,5 +474,7 @@ int main(void)
 	check_period_published();
 	check_kernel_floor();
 	check_serve_tail();
+	check_info_floor_lead();
+	check_child_of_kernel_mode();
 	return unit_done("test_fastclock_sync");
 }
