@@ -24,7 +24,9 @@
  * The checks: how often they come near a change of the kernel's rate
  * (check_every_ns, and the changes factor_in_force notes), and what a
  * check's bracket lets it say (check_verdict).  Kernel mode after a
- * counter line: its floor (fc_int_go_kernel, kernel_floor).
+ * counter line: its floor (fc_int_go_kernel, kernel_floor); kernel mode
+ * while calibrating raises the floor.  fc_info's bound covers the floors'
+ * lead; a kernel-mode parent's child on another clock starts afresh.
  */
 #include "fastclock.c"  /* the readers' kernel_backed and serve_kernel */
 #include "fastclock_sync.c"
@@ -401,6 +403,29 @@ static void check_serve_tail(void)
 	}
 }
 
+/* Kernel mode while calibrating (not for good: a counter line follows,
+ * started from samples a held-up writer took earlier) raises the floor
+ * with each kernel value it serves, so that line never serves below one;
+ * for good, with no tail, it leaves the floor alone. */
+static void check_calibrating_raises_floor(void)
+{
+	unit_case("kernel mode while calibrating raises the floor");
+	for (int for_good = 0; for_good < 2; for_good++) {
+		struct line K;
+		memset(&K, 0, sizeof K);
+		K.mono.ns0 = K.raw.ns0 = INT64_MIN;
+		K.hard = for_good ? UINT64_MAX : 1000;
+		_Atomic int64_t floor = INT64_MIN;
+		int64_t k0 = fc_kclock_ns(CLOCK_MONOTONIC);
+		int64_t v = serve_kernel(CLOCK_MONOTONIC, &K, &K.mono, 5, &floor);
+		CHECK(v >= k0);
+		if (for_good)
+			CHECK(atomic_load(&floor) == INT64_MIN);
+		else
+			CHECK(atomic_load(&floor) == v);
+	}
+}
+
 /* fc_info's bound covers what the floors serve: a floor 5 ms ahead of the
  * kernel (a writer that published late raised it to the old line's value)
  * is stated, not the line's bound alone.  The library started for real. */
@@ -474,6 +499,7 @@ int main(void)
 	check_period_published();
 	check_kernel_floor();
 	check_serve_tail();
+	check_calibrating_raises_floor();
 	check_info_floor_lead();
 	check_child_of_kernel_mode();
 	return unit_done("test_fastclock_sync");
