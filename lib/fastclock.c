@@ -294,9 +294,9 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		/* a resume may have moved BOOTTIME - MONOTONIC with the line
 		 * still right: before the check vouches for it (boot_off is
 		 * stored before hw, which the other clocks' readers load first) */
-		fc_int_boot_follow();
+		bool followed = fc_int_boot_follow();
 		int64_t k = INT64_MIN;
-		if (on_line && line_checks(id, &L, sg, d, &k)) {
+		if (on_line && followed && line_checks(id, &L, sg, d, &k)) {
 			fc_fence_release();
 			raise_u64(&m->hw, t);
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);
@@ -409,13 +409,13 @@ static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 		return;
 	}
 	if (m - atomic_load_explicit(&fc_int_offsets.boot_followed, memory_order_relaxed) >= FC_STEP_CHECK_NS) {
-		fc_int_boot_follow();
-		raise_i64(&fc_int_offsets.boot_followed, m);
+		if (fc_int_boot_follow())
+			raise_i64(&fc_int_offsets.boot_followed, m);
 	}
-	static _Atomic int64_t checked_ns;
-	int64_t last = atomic_load_explicit(&checked_ns, memory_order_relaxed);
+	_Atomic int64_t *checked_ns = &fc_int_offsets.rt_checked_ns;
+	int64_t last = atomic_load_explicit(checked_ns, memory_order_relaxed);
 	if (m - last >= FC_STEP_CHECK_NS &&
-	    atomic_compare_exchange_strong_explicit(&checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
+	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
 		fc_int_rt_refresh();
 }
 

@@ -138,9 +138,10 @@ struct fc_offsets {
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
 	_Atomic int64_t tai_boot_off; /* TAI - BOOTTIME, one value (never half a leap) */
 	atomic_bool tai_ok;           /* CLOCK_TAI could be read */
-	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: only ever raised (in one time namespace) */
-	_Atomic int64_t boot_followed;/* kernel mode: MONOTONIC at the last follow */
-	atomic_uint boot_jumps;       /* raises by a resume's size that a follow made */
+	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
+	_Atomic int64_t boot_followed;/* kernel mode: MONOTONIC at the last follow... */
+	_Atomic int64_t rt_checked_ns;/* ...and at the last refresh of REALTIME's offset */
+	atomic_uint boot_jumps;       /* resumes a follow found */
 	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
 	                                      in which REALTIME and TAI are the kernel's */
 };
@@ -179,7 +180,6 @@ struct fc_writer {
 	uint64_t last_check_t;
 	int64_t recent[RECENT];
 	unsigned n_recent;
-	bool have_boot;
 	unsigned boot_jumps_seen;  /* fc_int_offsets.boot_jumps at the last refresh */
 	bool have_per_second;
 	double per_second;      /* the rate second_overflow adds now (PLL chunk, adjtime slew) */
@@ -440,8 +440,10 @@ void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text);
  * rt_ ones and fc_int_boot_follow need not hold the writer's lock) */
 void fc_int_rt_refresh(void);
 void fc_int_rt_check(uint64_t t);
+void fc_int_boot_start(void);
 void fc_int_boot_refresh(void);
-void fc_int_boot_follow(void);
+bool fc_int_boot_follow(void);
+bool fc_int_boot_below(void);
 
 /* fastclock_start.c: start-up and a forked child's first read, with the
  * writer's lock held */

@@ -72,6 +72,22 @@ static void leap_span(int64_t r, int64_t rt_off, int64_t *lo, int64_t *hi)
 	*hi = edge + LEAP_AFTER_NS;
 }
 
+/* REALTIME - MONOTONIC now: exactly from the coarse clocks (*exact), else
+ * the fine ones to within a read; *r is REALTIME.  false when the clocks
+ * cannot be read. */
+static bool rt_mono_now(int64_t *rt_mono, int64_t *r, bool *exact)
+{
+	*exact = coarse_rt_off(rt_mono, r) == 0;
+	if (*exact)
+		return true;
+	int64_t mf = fc_kclock_ns(CLOCK_MONOTONIC);
+	*r = fc_kclock_ns(CLOCK_REALTIME);
+	if (mf == INT64_MIN || *r == INT64_MIN)
+		return false;
+	*rt_mono = *r - mf;
+	return true;
+}
+
 /* One bracket "MONOTONIC, BOOTTIME, MONOTONIC": BOOTTIME - MONOTONIC is
  * in [*lo, *lo + *w].  false when a clock cannot be read. */
 static bool boot_bracket(int64_t *lo, int64_t *w)
@@ -86,52 +102,37 @@ static bool boot_bracket(int64_t *lo, int64_t *w)
 	return true;
 }
 
-/* The tightest of `tries` brackets. */
-static bool boot_tightest(int tries, int64_t *lo, int64_t *w)
+/* The first of up to `tries` brackets no wider than FOLLOW_SLACK_NS, else
+ * the tightest.  false when BOOTTIME cannot be read. */
+static bool boot_narrow(int tries, int64_t *lo, int64_t *w)
 {
-	bool any = false;
-	for (int i = 0; i < tries; i++) {
+	*w = INT64_MAX;
+	for (int i = 0; i < tries && *w > FOLLOW_SLACK_NS; i++) {
 		int64_t l, x;
 		if (!boot_bracket(&l, &x))
 			return false;
-		if (!any || x < *w) {
+		if (x < *w) {
 			*lo = l;
 			*w = x;
-			any = true;
 		}
 	}
-	return any;
+	return *w != INT64_MAX;
 }
 
-/* REALTIME - BOOTTIME and TAI - BOOTTIME from one measurement of REALTIME -
- * MONOTONIC (rt_mono, exact from the coarse clocks or to within a read)
- * between two brackets of BOOTTIME - MONOTONIC that agree (no resume
- * between them).  The offset to BOOTTIME is rt_mono less BOOTTIME -
- * MONOTONIC: the readers add boot_off, so that is what is taken off when
- * it lies in the brackets (the clock then exactly rt_mono on from
- * MONOTONIC); when it does not, a resume came since and raised it, and the
- * brackets' low end stands in (the offset to BOOTTIME did not move).
- * false when the brackets disagree. */
-static bool boot_relative(int64_t lo1, int64_t w1, int64_t lo2, int64_t w2, int64_t rt_mono, int64_t *rt_boot)
-{
-	int64_t lo = lo1 > lo2 ? lo1 : lo2;
-	int64_t hi = lo1 + w1 < lo2 + w2 ? lo1 + w1 : lo2 + w2;
-	if (lo > hi)
-		return false;  /* BOOTTIME - MONOTONIC moved between them: a resume */
-	raise_i64(&fc_int_offsets.boot_off, lo);
-	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
-	*rt_boot = rt_mono - (cur <= hi ? cur : lo);
-	return true;
-}
-
-/* The offsets, one refresher at a time (so that a slow one cannot store an
- * older offset over a newer one).  TAI - BOOTTIME is stored as one value,
- * so that a reader never adds a REALTIME offset from one side of a leap to
- * a TAI offset from the other; REALTIME - MONOTONIC read before and after
- * the TAI offset must agree, or a leap (or a step) fell between.  The
- * offsets to BOOTTIME are stored last, with release: a reader that loads
- * them (acquire) sees boot_off raised at least to what they were made
- * from. */
+/* The offsets to BOOTTIME, one refresher at a time (so that a slow one
+ * cannot store an older offset over a newer one).  REALTIME - MONOTONIC
+ * (rt_mono) is measured between two brackets of BOOTTIME - MONOTONIC that
+ * agree, with boot_off this epoch's (followed first, and not behind the
+ * first bracket: a resume between them, or one that nobody has followed,
+ * and it is read again); REALTIME - BOOTTIME is then rt_mono less boot_off,
+ * so that the readers' sum is rt_mono exactly, and a refresher held up
+ * after its reads, across a resume, stores an offset still right.  TAI -
+ * BOOTTIME is stored as one value, so that a reader never adds a REALTIME
+ * offset from one side of a leap to a TAI offset from the other; REALTIME
+ * - MONOTONIC read before and after the TAI offset must agree, or a leap
+ * (or a step) fell between.  The offsets to BOOTTIME are stored last, with
+ * release: a reader that loads them (acquire) sees boot_off at least as
+ * it was when they were made. */
 void fc_int_rt_refresh(void)
 {
 	struct fc_mm *m = mm_now();
@@ -140,34 +141,29 @@ void fc_int_rt_refresh(void)
 	                                             memory_order_relaxed))
 		return;
 	for (int attempt = 0; attempt < 3; attempt++) {
-		int64_t rt_off = 0, r = 0, rt_after = 0, r2 = 0, tai_s = 0, lo1, w1, lo2, w2, rt_boot;
+		int64_t rt_mono, r, rt_after = 0, r2 = 0, tai_s = 0, lo1, w1, lo2, w2;
+		bool exact;
+		(void)fc_int_boot_follow();
 		if (!boot_bracket(&lo1, &w1))
 			break;
-		bool coarse = coarse_rt_off(&rt_off, &r) == 0;
-		if (!coarse) {
-			/* No coarse clocks: the fine ones, to within a read. */
-			int64_t mf = fc_kclock_ns(CLOCK_MONOTONIC);
-			r = fc_kclock_ns(CLOCK_REALTIME);
-			if (mf == INT64_MIN || r == INT64_MIN)
-				break;
-			rt_off = r - mf;
-		}
+		int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+		if (!rt_mono_now(&rt_mono, &r, &exact))
+			break;
 		bool tai_ok = tai_seconds(&tai_s) == 0;
-		if (coarse && (coarse_rt_off(&rt_after, &r2) != 0 || rt_after != rt_off))
+		if (exact && (coarse_rt_off(&rt_after, &r2) != 0 || rt_after != rt_mono))
 			continue;  /* a leap second or a step between: again */
 		if (!boot_bracket(&lo2, &w2))
 			break;
-		if (!boot_relative(lo1, w1, lo2, w2, rt_off, &rt_boot))
-			continue;  /* a resume between: again */
-		int64_t lo, hi;
-		leap_span(r, rt_off, &lo, &hi);
-		/* the span in BOOTTIME: MONOTONIC + rt_off is rt_boot on from BOOTTIME */
-		int64_t shift = rt_off - rt_boot;
-		atomic_store_explicit(&fc_int_offsets.leap_lo, lo == hi ? 0 : lo + shift, memory_order_relaxed);
-		atomic_store_explicit(&fc_int_offsets.leap_hi, lo == hi ? 0 : hi + shift, memory_order_relaxed);
-		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_relaxed);
+		if (lo2 > lo1 + w1 || lo1 > lo2 + w2 || lo1 > cur + FOLLOW_SLACK_NS)
+			continue;  /* a resume between, or not followed yet: again */
+		int64_t rt_boot = rt_mono - cur, lo, hi;
+		leap_span(r, rt_mono, &lo, &hi);
+		/* the span in BOOTTIME, as the readers compare it */
+		atomic_store_explicit(&fc_int_offsets.leap_lo, lo == hi ? 0 : lo + cur, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.leap_hi, lo == hi ? 0 : hi + cur, memory_order_relaxed);
 		if (tai_ok)
 			atomic_store_explicit(&fc_int_offsets.tai_boot_off, rt_boot + tai_s * NS_PER_S, memory_order_release);
+		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_release);
 		atomic_store_explicit(&fc_int_offsets.rt_boot_off, rt_boot, memory_order_release);
 		break;
 	}
@@ -187,54 +183,84 @@ void fc_int_rt_check(uint64_t t)
 	fc_int_rt_refresh();
 }
 
-/* BOOTTIME - MONOTONIC grows only (time asleep).  The tightest of four
- * brackets "MONOTONIC, BOOTTIME, MONOTONIC" gives a low end the offset is
- * at or above; the low end is used, and only ever raised, so BOOTTIME is
- * never ahead of the kernel's and never goes back.  A raise by more than a
- * bracket is a resume: the counter kept running while MONOTONIC stood
- * still, so the frequency's baseline starts again (so is one a follow
- * made since the last look). */
-void fc_int_boot_refresh(void)
+/* BOOTTIME - MONOTONIC afresh (start-up; a child in another time
+ * namespace, where it may be lower): the low end of a bracket no wider
+ * than FOLLOW_SLACK_NS if one of sixteen is, so that BOOTTIME is never
+ * ahead of the kernel's and behind it by at most that bracket.  Only a
+ * resume changes it from then on (fc_int_boot_follow): a raise that was
+ * only a tighter bracket would move REALTIME, which is made from it, until
+ * the next refresh moved it back. */
+void fc_int_boot_start(void)
 {
 	int64_t lo, w;
-	if (!boot_tightest(4, &lo, &w))
-		return;
-	unsigned jumps = atomic_load_explicit(&fc_int_offsets.boot_jumps, memory_order_relaxed);
-	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
-	if (fc_int_writer.have_boot && (lo > cur + w + 1000 || jumps != fc_int_writer.boot_jumps_seen))
-		fc_int_writer.reset_base = true;
-	fc_int_writer.boot_jumps_seen = jumps;
-	if (!fc_int_writer.have_boot)
-		atomic_store_explicit(&fc_int_offsets.boot_off, lo, memory_order_relaxed);  /* afresh: it may be lower */
-	else
-		raise_i64(&fc_int_offsets.boot_off, lo);
-	fc_int_writer.have_boot = true;
+	if (boot_narrow(16, &lo, &w))
+		atomic_store_explicit(&fc_int_offsets.boot_off, lo, memory_order_relaxed);
+	fc_int_writer.boot_jumps_seen = atomic_load_explicit(&fc_int_offsets.boot_jumps, memory_order_relaxed);
+}
+
+/* A resume's time asleep, found by a bracket whose low end is above
+ * boot_off by more than FOLLOW_SLACK_NS: boot_off raised by REALTIME's
+ * growth since the offset to BOOTTIME was made (the kernel adds the same
+ * time to both), which keeps REALTIME exactly the kernel's; by the
+ * bracket's low end when that growth does not fit the bracket (a step came
+ * too), REALTIME then read again. */
+static void take_resume(int64_t lo, int64_t w)
+{
+	int64_t rt_boot = atomic_load_explicit(&fc_int_offsets.rt_boot_off, memory_order_acquire);
+	int64_t rt_mono, r, to = lo;
+	bool exact;
+	if (rt_mono_now(&rt_mono, &r, &exact) && rt_mono - rt_boot >= lo - FOLLOW_SLACK_NS && rt_mono - rt_boot <= lo + w)
+		to = rt_mono - rt_boot;
+	raise_i64(&fc_int_offsets.boot_off, to);
+	atomic_fetch_add_explicit(&fc_int_offsets.boot_jumps, 1, memory_order_relaxed);
+	if (to == lo)
+		fc_int_rt_refresh();  /* (a refresher busy now reads it again itself) */
 }
 
 /* Any thread, before it vouches for the line (a check) or serves past it:
  * a resume raised BOOTTIME - MONOTONIC (and REALTIME - MONOTONIC with it),
  * and the line may still be right for MONOTONIC, when the counter stood
- * still while the machine slept (QEMU 9 stops it in S3).  Each bracket's
- * low end raises boot_off (the offset only grows, so any bracket's low end
- * is one of the offset now); it is followed once a bracket no wider than
- * FOLLOW_SLACK_NS ends within that of boot_off: one bracket, unless a
- * resume, or a thread held up inside the bracket, makes it wider.  A
- * frozen follower's late raise is a low end still. */
-void fc_int_boot_follow(void)
+ * still while the machine slept (QEMU 9 stops it in S3).  true when a
+ * bracket no wider than FOLLOW_SLACK_NS said nothing moved, or one found
+ * it grew and it was followed; false when FOLLOW_TRIES brackets were all
+ * too wide to say (the thread held up inside each: the next check looks
+ * again).  A follower frozen before its raise raises it later, and only
+ * ever raises it. */
+bool fc_int_boot_follow(void)
 {
-	int64_t before = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
-	bool jumped = false;
 	for (int i = 0; i < FOLLOW_TRIES; i++) {
 		int64_t lo, w;
 		if (!boot_bracket(&lo, &w))
-			return;
-		if (lo > before + w + FOLLOW_SLACK_NS)
-			jumped = true;
-		raise_i64(&fc_int_offsets.boot_off, lo);
-		if (w <= FOLLOW_SLACK_NS &&
-		    lo + w - atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) <= FOLLOW_SLACK_NS)
-			break;
+			return true;  /* no BOOTTIME to follow */
+		if (lo > atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) + FOLLOW_SLACK_NS) {
+			take_resume(lo, w);
+			return true;
+		}
+		if (w <= FOLLOW_SLACK_NS)
+			return true;
 	}
-	if (jumped)
-		atomic_fetch_add_explicit(&fc_int_offsets.boot_jumps, 1, memory_order_relaxed);
+	return false;
+}
+
+/* The writer's look, once a second and when a re-anchor found a pause: the
+ * follow, and whether a resume was followed since its last look (the
+ * counter may have run while MONOTONIC stood still: the frequency's
+ * baseline starts again). */
+void fc_int_boot_refresh(void)
+{
+	(void)fc_int_boot_follow();
+	unsigned jumps = atomic_load_explicit(&fc_int_offsets.boot_jumps, memory_order_relaxed);
+	if (jumps != fc_int_writer.boot_jumps_seen)
+		fc_int_writer.reset_base = true;
+	fc_int_writer.boot_jumps_seen = jumps;
+}
+
+/* A forked child's look (fc_int_new_mm): BOOTTIME - MONOTONIC below
+ * boot_off, beyond a bracket, is another time namespace's (boot_off only
+ * ever grows in one). */
+bool fc_int_boot_below(void)
+{
+	int64_t lo, w;
+	return boot_narrow(4, &lo, &w) &&
+	       lo + w < atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) - FOLLOW_SLACK_NS;
 }

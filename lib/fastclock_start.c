@@ -67,15 +67,21 @@ bool fc_int_new_mm(void)
 			f = lf;
 		other_clock = k != INT64_MIN && f != INT64_MIN && f - k > pause_limit_ns(&L);
 	}
+	/* a namespace may differ in BOOTTIME's offset alone */
+	bool other_boot = other_clock || fc_int_boot_below();
 	atomic_store_explicit(&m->ok, true, memory_order_release);
+	if (other_boot) {
+		/* the offsets afresh, and when kernel mode last looked at them
+		 * is another clock's time too */
+		atomic_store_explicit(&fc_int_offsets.boot_followed, INT64_MIN / 2, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.rt_checked_ns, INT64_MIN / 2, memory_order_relaxed);
+		fc_int_boot_start();
+		fc_int_rt_refresh();
+	}
 	if (!other_clock)
 		return false;
 	atomic_store_explicit(&fc_int_latch.floor_mono, INT64_MIN, memory_order_relaxed);
 	atomic_store_explicit(&fc_int_latch.floor_raw, INT64_MIN, memory_order_relaxed);
-	fc_int_writer.have_boot = false;
-	atomic_store_explicit(&fc_int_offsets.boot_off, 0, memory_order_relaxed);
-	fc_int_boot_refresh();
-	fc_int_rt_refresh();
 	struct line fresh;
 	memset(&fresh, 0, sizeof fresh);
 	fresh.mono.ns0 = fresh.raw.ns0 = INT64_MIN;
@@ -129,8 +135,8 @@ static void init_writer(void)
 		fc_trust_declared(&fc_int_writer.facts);
 	snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "%s", fc_int_writer.facts.freq_from);
 	pthread_atfork(NULL, NULL, child_after_fork);
+	fc_int_boot_start();
 	fc_int_rt_refresh();
-	fc_int_boot_refresh();
 
 	struct line zero;
 	memset(&zero, 0, sizeof zero);
