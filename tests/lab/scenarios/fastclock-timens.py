@@ -4,8 +4,10 @@ library are on tsc; fctimens starts the library, calls unshare(CLONE_NEWTIME)
 with MONOTONIC and BOOTTIME offsets of minus the guest's uptime less 2 s
 (the kernel refuses a namespace whose clocks would be negative: this is
 the -300 s of a long-running host, scaled to a fresh guest), then +1000 s in
-a second process, and forks three children each: a child's first fc_now_ns(), every
-read over 20 ms and its BOOTTIME must be within the library's stated bound
+a second process, then BOOTTIME's offset alone (minus the uptime less 2 s:
+MONOTONIC is the parent's, so only the BOOTTIME brackets tell) in a third, and
+forks three children each: a child's first fc_now_ns(), every read over 20 ms,
+its BOOTTIME and its REALTIME must be within the library's stated bound
 (plus 20 us for TCG's jitter) of the kernel's, never backwards, and an
 absolute clock_nanosleep until "served now + 50 ms" must return (it hung
 for 300 s when the child served the parent's clock).  The parent stays on
@@ -28,12 +30,13 @@ STEPS = [
     WAIT_TSC,
     ("minus", "U=$(cut -d. -f1 /proc/uptime); fctimens -$((U - 2)) 3", 20),
     ("plus1000", "fctimens 1000 3", 20),
+    ("boottime", "U=$(cut -d. -f1 /proc/uptime); fctimens -$((U - 2)) 3 boottime", 20),
 ]
 
 
 def check(r):
     assert r["wait"].stdout == "tsc\n"
-    for name in ("minus", "plus1000"):
+    for name in ("minus", "plus1000", "boottime"):
         s = r[name]
         print(s.stdout.strip())
         assert s.rc == 0, (name, s.stdout, s.stderr)
