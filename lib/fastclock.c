@@ -396,27 +396,15 @@ int64_t fc_now_ns_unordered(void)
 }
 
 /* The REALTIME offset is re-read every FC_STEP_CHECK_NS, timed by the
- * counter, or in kernel mode by MONOTONIC itself.  Kernel mode has no
- * checks to follow a resume's BOOTTIME - MONOTONIC: each thread follows it
- * when MONOTONIC moved FC_STEP_CHECK_NS past the last follow (freezing
- * and thawing the tasks around a suspend take longer). */
+ * counter (the test inlined here), or in kernel mode by MONOTONIC itself
+ * (fc_int_offsets_due_kernel). */
 static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 {
-	if (!kernel_mode) {
-		if (t - atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed) >=
-		    atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed))
-			fc_int_rt_check(t);
-		return;
-	}
-	if (m - atomic_load_explicit(&fc_int_offsets.boot_followed, memory_order_relaxed) >= FC_STEP_CHECK_NS) {
-		if (fc_int_boot_follow())
-			raise_i64(&fc_int_offsets.boot_followed, m);
-	}
-	_Atomic int64_t *checked_ns = &fc_int_offsets.rt_checked_ns;
-	int64_t last = atomic_load_explicit(checked_ns, memory_order_relaxed);
-	if (m - last >= FC_STEP_CHECK_NS &&
-	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
-		fc_int_rt_refresh();
+	if (kernel_mode)
+		fc_int_offsets_due_kernel(m);
+	else if (t - atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed) >=
+	         atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed))
+		fc_int_rt_check(t);
 }
 
 /* An offset to BOOTTIME, loaded after the line's check (hw, which the read

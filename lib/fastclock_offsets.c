@@ -183,6 +183,24 @@ void fc_int_rt_check(uint64_t t)
 	fc_int_rt_refresh();
 }
 
+/* Kernel mode, at a read of REALTIME or TAI whose MONOTONIC is m: no
+ * checks follow a resume's BOOTTIME - MONOTONIC there, so each thread
+ * follows it when MONOTONIC moved FC_STEP_CHECK_NS past the last follow
+ * (freezing and thawing the tasks around a suspend take longer); one
+ * thread re-reads REALTIME's offset when MONOTONIC moved that much past
+ * the last refresh. */
+void fc_int_offsets_due_kernel(int64_t m)
+{
+	if (m - atomic_load_explicit(&fc_int_offsets.boot_followed, memory_order_relaxed) >= FC_STEP_CHECK_NS &&
+	    fc_int_boot_follow())
+		raise_i64(&fc_int_offsets.boot_followed, m);
+	_Atomic int64_t *checked_ns = &fc_int_offsets.rt_checked_ns;
+	int64_t last = atomic_load_explicit(checked_ns, memory_order_relaxed);
+	if (m - last >= FC_STEP_CHECK_NS &&
+	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
+		fc_int_rt_refresh();
+}
+
 /* BOOTTIME - MONOTONIC afresh (start-up; a child in another time
  * namespace, where it may be lower): the low end of a bracket no wider
  * than FOLLOW_SLACK_NS if one of sixteen is, so that BOOTTIME is never
