@@ -141,7 +141,8 @@ struct fc_offsets {
 	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
 	_Atomic int64_t boot_followed;/* kernel mode: MONOTONIC at the last follow... */
 	_Atomic int64_t rt_checked_ns;/* ...and at the last refresh of REALTIME's offset */
-	atomic_uint boot_jumps;       /* resumes a follow found */
+	atomic_uint boot_jumps;       /* resumes a follow took */
+	_Atomic int64_t boot_slack;   /* what a bracket may be off (fc_int_boot_start) */
 	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
 	                                      in which REALTIME and TAI are the kernel's */
 };
@@ -444,7 +445,7 @@ void fc_int_offsets_due_kernel(int64_t m);
 void fc_int_boot_start(void);
 void fc_int_boot_refresh(void);
 bool fc_int_boot_follow(void);
-bool fc_int_boot_below(void);
+bool fc_int_offsets_moved(void);
 
 /* fastclock_start.c: start-up and a forked child's first read, with the
  * writer's lock held */

@@ -102,12 +102,13 @@ static bool boot_bracket(int64_t *lo, int64_t *w)
 	return true;
 }
 
-/* The first of up to `tries` brackets no wider than FOLLOW_SLACK_NS, else
- * the tightest.  false when BOOTTIME cannot be read. */
-static bool boot_narrow(int tries, int64_t *lo, int64_t *w)
+/* The first of up to `tries` brackets no wider than `enough`, else the
+ * tightest.  false when BOOTTIME cannot be read. */
+static bool boot_narrow(int tries, int64_t enough, int64_t *lo, int64_t *w)
 {
+	*lo = 0;
 	*w = INT64_MAX;
-	for (int i = 0; i < tries && *w > FOLLOW_SLACK_NS; i++) {
+	for (int i = 0; i < tries && *w > enough; i++) {
 		int64_t l, x;
 		if (!boot_bracket(&l, &x))
 			return false;
@@ -117,6 +118,15 @@ static bool boot_narrow(int tries, int64_t *lo, int64_t *w)
 		}
 	}
 	return *w != INT64_MAX;
+}
+
+/* How far a bracket of BOOTTIME - MONOTONIC may say it moved and it did
+ * not: FOLLOW_SLACK_NS, or twice the narrowest bracket at start where the
+ * kernel's clock is slower to read (hpet, acpi_pm, xen: 1-2.5 us a read). */
+static int64_t boot_slack(void)
+{
+	int64_t s = atomic_load_explicit(&fc_int_offsets.boot_slack, memory_order_relaxed);
+	return s > 0 ? s : FOLLOW_SLACK_NS;
 }
 
 /* The offsets to BOOTTIME, one refresher at a time (so that a slow one
@@ -154,7 +164,7 @@ void fc_int_rt_refresh(void)
 			continue;  /* a leap second or a step between: again */
 		if (!boot_bracket(&lo2, &w2))
 			break;
-		if (lo2 > lo1 + w1 || lo1 > lo2 + w2 || lo1 > cur + FOLLOW_SLACK_NS)
+		if (lo2 > lo1 + w1 || lo1 > lo2 + w2 || lo1 > cur + boot_slack())
 			continue;  /* a resume between, or not followed yet: again */
 		int64_t rt_boot = rt_mono - cur, lo, hi;
 		leap_span(r, rt_mono, &lo, &hi);
@@ -188,80 +198,96 @@ void fc_int_rt_check(uint64_t t)
  * follows it when MONOTONIC moved FC_STEP_CHECK_NS past the last follow
  * (freezing and thawing the tasks around a suspend take longer); one
  * thread re-reads REALTIME's offset when MONOTONIC moved that much past
- * the last refresh. */
+ * the last refresh.  A last time far ahead of m is another clock's (a
+ * child in another time namespace): due too. */
 void fc_int_offsets_due_kernel(int64_t m)
 {
-	if (m - atomic_load_explicit(&fc_int_offsets.boot_followed, memory_order_relaxed) >= FC_STEP_CHECK_NS &&
-	    fc_int_boot_follow())
-		raise_i64(&fc_int_offsets.boot_followed, m);
+	int64_t since = m - atomic_load_explicit(&fc_int_offsets.boot_followed, memory_order_relaxed);
+	if ((since >= FC_STEP_CHECK_NS || since < -FC_STEP_CHECK_NS) && fc_int_boot_follow())
+		atomic_store_explicit(&fc_int_offsets.boot_followed, m, memory_order_relaxed);
 	_Atomic int64_t *checked_ns = &fc_int_offsets.rt_checked_ns;
 	int64_t last = atomic_load_explicit(checked_ns, memory_order_relaxed);
-	if (m - last >= FC_STEP_CHECK_NS &&
+	if ((m - last >= FC_STEP_CHECK_NS || m - last < -FC_STEP_CHECK_NS) &&
 	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
 		fc_int_rt_refresh();
 }
 
 /* BOOTTIME - MONOTONIC afresh (start-up; a child in another time
  * namespace, where it may be lower): the low end of a bracket no wider
- * than FOLLOW_SLACK_NS if one of sixteen is, so that BOOTTIME is never
- * ahead of the kernel's and behind it by at most that bracket.  Only a
+ * than FOLLOW_SLACK_NS if one of sixteen is, else of the narrowest, so
+ * that BOOTTIME is never ahead of the kernel's and behind it by at most
+ * that bracket; the slack the follows allow is set from it.  Only a
  * resume changes it from then on (fc_int_boot_follow): a raise that was
  * only a tighter bracket would move REALTIME, which is made from it, until
  * the next refresh moved it back. */
 void fc_int_boot_start(void)
 {
 	int64_t lo, w;
-	if (boot_narrow(16, &lo, &w))
+	if (boot_narrow(16, FOLLOW_SLACK_NS, &lo, &w)) {
 		atomic_store_explicit(&fc_int_offsets.boot_off, lo, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.boot_slack, w > FOLLOW_SLACK_NS / 2 ? 2 * w : FOLLOW_SLACK_NS,
+		                      memory_order_relaxed);
+	}
 	fc_int_writer.boot_jumps_seen = atomic_load_explicit(&fc_int_offsets.boot_jumps, memory_order_relaxed);
 }
 
-/* A resume's time asleep, found by a bracket whose low end is above
- * boot_off by more than FOLLOW_SLACK_NS: boot_off raised by REALTIME's
- * growth since the offset to BOOTTIME was made (the kernel adds the same
- * time to both), which keeps REALTIME exactly the kernel's; by the
- * bracket's low end when that growth does not fit the bracket (a step came
- * too), REALTIME then read again. */
-static void take_resume(int64_t lo, int64_t w)
+/* A resume's time asleep (a bracket's low end above boot_off by more than
+ * the slack), taken by one thread: the one whose compare-and-swap from the
+ * boot_off it saw succeeds (every thread thawed finds it at once; two
+ * raises to different values would move REALTIME twice).  boot_off goes
+ * to what REALTIME - MONOTONIC grew since the offset to BOOTTIME was made
+ * (the kernel adds the same time to both), which keeps REALTIME exactly
+ * the kernel's, when that fits a narrow bracket at or below its low end
+ * (never ahead of the kernel's BOOTTIME); else to the low end, and
+ * REALTIME's offset is read again at once (until then REALTIME is behind
+ * by at most the bracket, never ahead: a step that came too, or an offset
+ * to BOOTTIME that no REALTIME read refreshed since a step). */
+static void take_resume(void)
 {
+	int64_t s = boot_slack(), lo, w;
+	int64_t before = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
 	int64_t rt_boot = atomic_load_explicit(&fc_int_offsets.rt_boot_off, memory_order_acquire);
+	if (!boot_narrow(FOLLOW_TRIES, s, &lo, &w) || lo <= before + s)
+		return;
 	int64_t rt_mono, r, to = lo;
 	bool exact;
-	if (rt_mono_now(&rt_mono, &r, &exact) && rt_mono - rt_boot >= lo - FOLLOW_SLACK_NS && rt_mono - rt_boot <= lo + w)
+	if (w <= s && rt_mono_now(&rt_mono, &r, &exact) && rt_mono - rt_boot >= lo - s && rt_mono - rt_boot <= lo)
 		to = rt_mono - rt_boot;
-	raise_i64(&fc_int_offsets.boot_off, to);
+	if (!atomic_compare_exchange_strong_explicit(&fc_int_offsets.boot_off, &before, to, memory_order_relaxed,
+	                                             memory_order_relaxed))
+		return;  /* another thread took it */
 	atomic_fetch_add_explicit(&fc_int_offsets.boot_jumps, 1, memory_order_relaxed);
 	if (to == lo)
-		fc_int_rt_refresh();  /* (a refresher busy now reads it again itself) */
+		fc_int_rt_refresh();
 }
 
 /* Any thread, before it vouches for the line (a check) or serves past it:
  * a resume raised BOOTTIME - MONOTONIC (and REALTIME - MONOTONIC with it),
  * and the line may still be right for MONOTONIC, when the counter stood
  * still while the machine slept (QEMU 9 stops it in S3).  true when a
- * bracket no wider than FOLLOW_SLACK_NS said nothing moved, or one found
- * it grew and it was followed; false when FOLLOW_TRIES brackets were all
- * too wide to say (the thread held up inside each: the next check looks
- * again).  A follower frozen before its raise raises it later, and only
- * ever raises it. */
+ * bracket no wider than the slack said nothing moved, or one found it grew
+ * and it was taken; false when FOLLOW_TRIES brackets were all too wide to
+ * say (the thread held up inside each: the next check looks again).  A
+ * thread frozen in it takes nothing from before the freeze. */
 bool fc_int_boot_follow(void)
 {
+	int64_t s = boot_slack();
 	for (int i = 0; i < FOLLOW_TRIES; i++) {
 		int64_t lo, w;
 		if (!boot_bracket(&lo, &w))
 			return true;  /* no BOOTTIME to follow */
-		if (lo > atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) + FOLLOW_SLACK_NS) {
-			take_resume(lo, w);
+		if (lo > atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) + s) {
+			take_resume();
 			return true;
 		}
-		if (w <= FOLLOW_SLACK_NS)
+		if (w <= s)
 			return true;
 	}
 	return false;
 }
 
 /* The writer's look, once a second and when a re-anchor found a pause: the
- * follow, and whether a resume was followed since its last look (the
+ * follow, and whether a resume was taken since its last look (the
  * counter may have run while MONOTONIC stood still: the frequency's
  * baseline starts again). */
 void fc_int_boot_refresh(void)
@@ -273,12 +299,18 @@ void fc_int_boot_refresh(void)
 	fc_int_writer.boot_jumps_seen = jumps;
 }
 
-/* A forked child's look (fc_int_new_mm): BOOTTIME - MONOTONIC below
- * boot_off, beyond a bracket, is another time namespace's (boot_off only
- * ever grows in one). */
-bool fc_int_boot_below(void)
+/* A forked child's look (fc_int_new_mm): the offsets it holds are another
+ * clock's when BOOTTIME - MONOTONIC, or REALTIME - MONOTONIC (REALTIME is
+ * not namespaced), is not what they make, beyond the slack: a time
+ * namespace with other offsets (a resume or a step since is caught too,
+ * and starting afresh is right for those as well). */
+bool fc_int_offsets_moved(void)
 {
-	int64_t lo, w;
-	return boot_narrow(4, &lo, &w) &&
-	       lo + w < atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) - FOLLOW_SLACK_NS;
+	int64_t s = boot_slack(), lo, w, rt_mono, r;
+	bool exact;
+	int64_t rt_boot = atomic_load_explicit(&fc_int_offsets.rt_boot_off, memory_order_acquire);
+	int64_t boot = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	if (boot_narrow(4, s, &lo, &w) && (lo > boot + s || lo + w < boot - s))
+		return true;
+	return rt_mono_now(&rt_mono, &r, &exact) && abs64(rt_mono - (rt_boot + boot)) > s;
 }

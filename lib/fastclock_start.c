@@ -67,8 +67,9 @@ bool fc_int_new_mm(void)
 			f = lf;
 		other_clock = k != INT64_MIN && f != INT64_MIN && f - k > pause_limit_ns(&L);
 	}
-	/* a namespace may differ in BOOTTIME's offset alone */
-	bool other_boot = other_clock || fc_int_boot_below();
+	/* a namespace may differ in BOOTTIME's offset alone, and in kernel
+	 * mode from start-up nothing above looked at MONOTONIC's */
+	bool other_boot = other_clock || fc_int_offsets_moved();
 	atomic_store_explicit(&m->ok, true, memory_order_release);
 	if (other_boot) {
 		/* the offsets afresh, and when kernel mode last looked at them
