@@ -46,6 +46,7 @@ enum { L_COUNTER = 1, L_OPEN = 2 };
                                           is due (the kernel's tick may take it late) */
 #define FOLLOW_SLACK_NS 1000           /* BOOTTIME - MONOTONIC bracketed this close to boot_off: followed */
 #define FOLLOW_TRIES 4                 /* brackets a follow takes at most */
+#define FOLLOW_SLACK_MAX_NS 100000     /* the slack grows to this with the kernel's clock's cost */
 #define CHECK_TRIES 3                  /* a check whose bracket is too wide to say reads again */
 #define RESAMPLE_AFTER_NS 200000       /* samples older than this at the line's start:
                                           sample again */

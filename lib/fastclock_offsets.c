@@ -271,7 +271,7 @@ static void take_resume(void)
  * thread frozen in it takes nothing from before the freeze. */
 bool fc_int_boot_follow(void)
 {
-	int64_t s = boot_slack();
+	int64_t s = boot_slack(), narrowest = INT64_MAX;
 	for (int i = 0; i < FOLLOW_TRIES; i++) {
 		int64_t lo, w;
 		if (!boot_bracket(&lo, &w))
@@ -282,8 +282,19 @@ bool fc_int_boot_follow(void)
 		}
 		if (w <= s)
 			return true;
+		if (w < narrowest)
+			narrowest = w;
 	}
-	return false;
+	/* Every bracket wider than the slack: the kernel's clock became slower
+	 * to read (switched to hpet under the library), or this thread was
+	 * held up inside each.  None rose above the slack, so the offset is
+	 * within the slack plus the narrowest of what it was: up to
+	 * FOLLOW_SLACK_MAX_NS the slack grows to twice that bracket (a resume
+	 * adds far more); beyond, it cannot tell. */
+	if (narrowest > FOLLOW_SLACK_MAX_NS / 2)
+		return false;
+	raise_i64(&fc_int_offsets.boot_slack, 2 * narrowest);
+	return true;
 }
 
 /* The writer's look, once a second and when a re-anchor found a pause: the

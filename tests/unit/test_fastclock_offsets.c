@@ -345,6 +345,32 @@ static void test_slow_kernel_clock(void)
 	check_right(errors_now(), 2 * (READ_NS + 12 + 1000));
 }
 
+/* The kernel's clock slower to read after start (its clocksource switched
+ * to hpet under the library: 20 us a read under TCG): the slack grows
+ * with the brackets, so follows go on saying nothing moved and checks go
+ * on vouching; a resume is still taken; beyond FOLLOW_SLACK_MAX_NS a
+ * follow cannot tell. */
+static void test_kernel_clock_slower_later(void)
+{
+	unit_case("the kernel's clock slower to read after start");
+	kernel_reset();
+	library_start();
+	K.read_extra = 20000;
+	int told = 0;
+	for (int i = 0; i < 20; i++)
+		told += fc_int_boot_follow();
+	CHECK_INT(told, 20);
+	CHECK(atomic_load(&fc_int_offsets.boot_slack) >= 2 * 2 * 20000);
+	CHECK(atomic_load(&fc_int_offsets.boot_slack) <= FOLLOW_SLACK_MAX_NS);
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 0);
+	K.resume_before = K.reads + 1;
+	CHECK(fc_int_boot_follow());
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 1);
+	CHECK(errors_now().boot <= 0);
+	K.read_extra = 60000;  /* brackets of 120 us */
+	CHECK(!fc_int_boot_follow());
+}
+
 /* A step of the wall clock that no REALTIME read refreshed the offset for
  * (a program that reads BOOTTIME only), then a resume, found by a follow
  * held up inside its bracket: REALTIME's growth is the time asleep plus the
@@ -384,6 +410,7 @@ int main(void)
 	test_resume_with_a_step();
 	test_unrefreshed_step_then_resume();
 	test_slow_kernel_clock();
+	test_kernel_clock_slower_later();
 	test_namespaces();
 	return unit_done("fastclock_offsets");
 }
