@@ -440,7 +440,7 @@ void fc_int_go_kernel(const struct line *L, enum fc_reason r, const char *text);
 
 /* fastclock_offsets.c: REALTIME's, TAI's and BOOTTIME's offsets (the
  * rt_ ones and fc_int_boot_follow need not hold the writer's lock) */
-void fc_int_rt_refresh(void);
+bool fc_int_rt_refresh(void);
 void fc_int_rt_check(uint64_t t);
 void fc_int_offsets_due_kernel(int64_t m);
 void fc_int_boot_start(void);

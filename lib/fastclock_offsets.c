@@ -142,15 +142,16 @@ static int64_t boot_slack(void)
  * - MONOTONIC read before and after the TAI offset must agree, or a leap
  * (or a step) fell between.  The offsets to BOOTTIME are stored last, with
  * release: a reader that loads them (acquire) sees boot_off at least as
- * it was when they were made. */
-void fc_int_rt_refresh(void)
+ * it was when they were made.  true when it stored them. */
+bool fc_int_rt_refresh(void)
 {
 	struct fc_mm *m = mm_now();
 	int expected = 0;
 	if (!atomic_compare_exchange_strong_explicit(&m->rt_lock, &expected, 1, memory_order_acquire,
 	                                             memory_order_relaxed))
-		return;
-	for (int attempt = 0; attempt < 3; attempt++) {
+		return false;
+	bool stored = false;
+	for (int attempt = 0; attempt < 3 && !stored; attempt++) {
 		int64_t rt_mono, r, rt_after = 0, r2 = 0, tai_s = 0, lo1, w1, lo2, w2;
 		bool exact;
 		(void)fc_int_boot_follow();
@@ -175,9 +176,10 @@ void fc_int_rt_refresh(void)
 			atomic_store_explicit(&fc_int_offsets.tai_boot_off, rt_boot + tai_s * NS_PER_S, memory_order_release);
 		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_release);
 		atomic_store_explicit(&fc_int_offsets.rt_boot_off, rt_boot, memory_order_release);
-		break;
+		stored = true;
 	}
 	atomic_store_explicit(&m->rt_lock, 0, memory_order_release);
+	return stored;
 }
 
 void fc_int_rt_check(uint64_t t)
@@ -190,7 +192,14 @@ void fc_int_rt_check(uint64_t t)
 	if (!atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_checked, &last, t, memory_order_relaxed,
 	                                             memory_order_relaxed))
 		return;
-	fc_int_rt_refresh();
+	if (!fc_int_rt_refresh()) {
+		/* nothing stored (a step or a resume in each attempt, or the
+		 * refresher's lock busy): due again at the next read, not
+		 * FC_STEP_CHECK_NS later */
+		uint64_t mine = t;
+		atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_checked, &mine, last, memory_order_relaxed,
+		                                        memory_order_relaxed);
+	}
 }
 
 /* Kernel mode, at a read of REALTIME or TAI whose MONOTONIC is m: no
@@ -208,8 +217,11 @@ void fc_int_offsets_due_kernel(int64_t m)
 	_Atomic int64_t *checked_ns = &fc_int_offsets.rt_checked_ns;
 	int64_t last = atomic_load_explicit(checked_ns, memory_order_relaxed);
 	if ((m - last >= FC_STEP_CHECK_NS || m - last < -FC_STEP_CHECK_NS) &&
-	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed))
-		fc_int_rt_refresh();
+	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed) &&
+	    !fc_int_rt_refresh()) {
+		int64_t mine = m;  /* nothing stored: due again at the next read */
+		atomic_compare_exchange_strong_explicit(checked_ns, &mine, last, memory_order_relaxed, memory_order_relaxed);
+	}
 }
 
 /* BOOTTIME - MONOTONIC afresh (start-up; a child in another time

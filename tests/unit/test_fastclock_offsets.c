@@ -400,6 +400,27 @@ static void test_unrefreshed_step_then_resume(void)
 	}
 }
 
+/* A refresh that stores nothing (its lock busy, or a step in each attempt)
+ * leaves REALTIME's offset due at the next read, not FC_STEP_CHECK_NS
+ * later: a step is then seen at the first read that can refresh. */
+static void test_failed_refresh_due_again(void)
+{
+	unit_case("a refresh that stored nothing is due again");
+	kernel_reset();
+	library_start();
+	atomic_store(&fc_int_offsets.rt_every, 1000);
+	atomic_store(&fc_int_offsets.rt_checked, 5000);
+	K.rt_off += 2 * NS_PER_S;  /* a step */
+	atomic_store(&mm.rt_lock, 1);  /* another thread refreshing, held up */
+	fc_int_rt_check(7000);
+	CHECK_INT(atomic_load(&fc_int_offsets.rt_checked), 5000);
+	CHECK_INT(errors_now().rt, -2 * NS_PER_S);
+	atomic_store(&mm.rt_lock, 0);
+	fc_int_rt_check(7001);
+	CHECK_INT(atomic_load(&fc_int_offsets.rt_checked), 7001);
+	check_right(errors_now(), BRACKET_NS);
+}
+
 int main(void)
 {
 	fc_int_writer.counts_per_ns = 1;
@@ -412,5 +433,6 @@ int main(void)
 	test_slow_kernel_clock();
 	test_kernel_clock_slower_later();
 	test_namespaces();
+	test_failed_refresh_due_again();
 	return unit_done("fastclock_offsets");
 }
