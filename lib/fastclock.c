@@ -407,19 +407,16 @@ static void offsets_due(int kernel_mode, uint64_t t, int64_t m)
 		fc_int_rt_check(t);
 }
 
-/* An offset to BOOTTIME, loaded after the line's check (hw, which the read
- * of MONOTONIC loaded: the fence) and before boot_off (acquire), so that
- * boot_off is at least what it was made from and what the check left. */
-static inline int64_t boot_relative_load(_Atomic int64_t *off)
+/* MONOTONIC m (read through a check, or after one) as BOOTTIME, and
+ * *off (when not NULL) an offset to BOOTTIME, loaded after the line's
+ * check (hw, which the read of MONOTONIC loaded: the fence) and before
+ * boot_off (acquire), so that boot_off is at least what the offset was
+ * made from and what the check left. */
+static inline int64_t boot_of(int64_t m, _Atomic int64_t *off, int64_t *off_value)
 {
 	fc_fence_acquire();
-	return atomic_load_explicit(off, memory_order_acquire);
-}
-
-/* MONOTONIC m (read through a check, or after one) as BOOTTIME. */
-static inline int64_t boot_of(int64_t m)
-{
-	fc_fence_acquire();
+	if (off)
+		*off_value = atomic_load_explicit(off, memory_order_acquire);
 	return m + atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
 }
 
@@ -433,8 +430,8 @@ int64_t fc_realtime_ns(void)
 	uint64_t t = 0;
 	int64_t m = read_mono(true, &km, &t);
 	offsets_due(km, t, m);
-	int64_t rb = boot_relative_load(&fc_int_offsets.rt_boot_off);
-	int64_t b = boot_of(m);
+	int64_t rb;
+	int64_t b = boot_of(m, &fc_int_offsets.rt_boot_off, &rb);
 	if (__builtin_expect(b >= atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) &&
 	                     b < atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed), 0)) {
 		/* around a leap second: the kernel's, which applies it at its tick */
@@ -471,7 +468,7 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 		v = fc_realtime_ns();
 		break;
 	case CLOCK_BOOTTIME:
-		v = boot_of(read_mono(true, &km, &t));
+		v = boot_of(read_mono(true, &km, &t), NULL, NULL);
 		if (km) {
 			/* the kernel's (it knows of a resume at once), floored */
 			int64_t k = fc_kclock_ns(CLOCK_BOOTTIME);
@@ -484,8 +481,8 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 			return fc_kclock(clock, ts);  /* no CLOCK_TAI to take the offset from */
 		v = read_mono(true, &km, &t);
 		offsets_due(km, t, v);
-		off = boot_relative_load(&fc_int_offsets.tai_boot_off);
-		v = boot_of(v) + off;
+		v = boot_of(v, &fc_int_offsets.tai_boot_off, &off);
+		v += off;
 		break;
 	case CLOCK_MONOTONIC_RAW:
 		v = read_raw(&km);

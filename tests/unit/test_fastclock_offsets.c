@@ -421,6 +421,34 @@ static void test_failed_refresh_due_again(void)
 	check_right(errors_now(), BRACKET_NS);
 }
 
+/* Kernel mode (no checks): a thread follows BOOTTIME - MONOTONIC when
+ * MONOTONIC moved FC_STEP_CHECK_NS past the last follow, not before, and
+ * when the last follow is far ahead (another clock's); REALTIME's offset
+ * is refreshed on the same timing. */
+static void test_kernel_mode_timing(void)
+{
+	unit_case("kernel mode's look at the offsets");
+	kernel_reset();
+	library_start();
+	int64_t m = fc_kclock_ns(CLOCK_MONOTONIC);
+	fc_int_offsets_due_kernel(m);
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_followed), m);
+	K.resume_before = K.reads + 1;
+	(void)fc_kclock_ns(CLOCK_MONOTONIC);
+	fc_int_offsets_due_kernel(m + FC_STEP_CHECK_NS / 2);  /* too soon */
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 0);
+	fc_int_offsets_due_kernel(m + FC_STEP_CHECK_NS);
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 1);
+	check_right(errors_now(), BRACKET_NS);
+	/* a last look far ahead (a child in a namespace behind): due */
+	atomic_store(&fc_int_offsets.boot_followed, m + 300 * NS_PER_S);
+	atomic_store(&fc_int_offsets.rt_checked_ns, m + 300 * NS_PER_S);
+	K.rt_off += NS_PER_S;  /* a step */
+	fc_int_offsets_due_kernel(m + 2 * FC_STEP_CHECK_NS);
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_followed), m + 2 * FC_STEP_CHECK_NS);
+	check_right(errors_now(), BRACKET_NS);
+}
+
 int main(void)
 {
 	fc_int_writer.counts_per_ns = 1;
@@ -434,5 +462,6 @@ int main(void)
 	test_kernel_clock_slower_later();
 	test_namespaces();
 	test_failed_refresh_due_again();
+	test_kernel_mode_timing();
 	return unit_done("fastclock_offsets");
 }
