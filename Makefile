@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # clockdoctor: GNU make.  `make` builds into build/, `make test` runs every test
 # (unit, unit under ASan+UBSan, the command as a user runs it, and the QEMU lab).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock-example.c: libfastclock in a program.  Build it against an
  * installed library with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock.h: libfastclock, the kernel's clocks read from the CPU's counter
  * (the TSC on x86-64, cntvct_el0 on arm64) at the cost of one counter read.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clockfacts.c: the clocksource table (see clockfacts.h for the versions
  * and their sources, docs/timekeeping.md for the same facts explained).

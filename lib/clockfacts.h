@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clockfacts.h: the timekeeping facts of the Linux kernel that both
  * libfastclock and the clockdoctor command rest on, in one place.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * counter.h: reading the CPU's free-running counter, one architecture at a
  * time, and nothing else.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock.c: libfastclock's clock, the readers and the API (include/fastclock.h;
  * re-anchoring is in fastclock_sync.c; the design is in

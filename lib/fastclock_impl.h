@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_impl.h: libfastclock's inside, shared by fastclock.c (the
  * readers and the API), fastclock_sync.c (re-anchoring), fastclock_offsets.c

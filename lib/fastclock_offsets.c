@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_offsets.c: the offsets from libfastclock's MONOTONIC to the
  * kernel's REALTIME, TAI and BOOTTIME, each read from the kernel so that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_start.c: libfastclock's start-up (the trust judgement, the
  * first frequency, the first line, the address space's page) and a forked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_sync.c: libfastclock's writer: samples of the kernel's clocks,
  * the frequency, the slewing and re-anchoring.  Everything here runs with

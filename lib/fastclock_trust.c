@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_trust.c: may libfastclock read the counter here?  (See
  * fastclock_trust.h; the rules are in docs/fastclock.3, TRUST.)

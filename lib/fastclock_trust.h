@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_trust.h: whether libfastclock may read the counter, and its
  * first frequency (internal to the library).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_verdict.c: the per-boot TSC verdict file that `clockdoctor tsc`
  * writes and libfastclock reads (format: include/fastclock.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fenceorder.h: the library's fences, in a form ThreadSanitizer checks.
  *

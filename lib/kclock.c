@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kclock.c: the kernel's clocks through the vDSO entry point itself (see
  * kclock.h for why not through clock_gettime).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kclock.h: the kernel's clocks, read without going through the
  * clock_gettime symbol.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscfreq.c: the counter's frequency, measured and declared (tscfreq.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscfreq.h: the counter's frequency, from every source there is.
  *

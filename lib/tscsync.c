@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscsync.c: the cross-CPU counter test of tscsync.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscsync.h: are two CPUs' counters in step?  Measured, not assumed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastclock_preload.c: libfastclock-preload.so, the accelerator.  Put in
  * front of an unmodified dynamically linked program with LD_PRELOAD, it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accuracy.c: `clockdoctor accuracy`: libfastclock against the kernel's
  * clocks, reading by reading, on several threads at once.

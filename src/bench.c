@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.c: `clockdoctor bench`: what every way of reading the time costs
  * here, and, as root, on every clocksource side by side.

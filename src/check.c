@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.c: `clockdoctor check`: probe, measure, diagnose, write.
  *

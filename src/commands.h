@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * commands.h: one function per subcommand, each in its own file, and the
  * exit statuses they share (docs/exit-codes.md is the table for people).

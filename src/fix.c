@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fix.c: `clockdoctor fix`: carry out what check advises, safely.
  *

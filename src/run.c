@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.c: `clockdoctor run [-q] [--verify] -- PROGRAM [ARGS]`: start an
  * unmodified program with the accelerator (libfastclock-preload.so) in

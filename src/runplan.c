@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runplan.c: what `clockdoctor run` works out before it starts a program
  * (runplan.h): the program found as a shell would, what the kernel and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runplan.h: what `clockdoctor run` works out before it starts a program,
  * as plain functions (runplan.c) for the command (run.c) and its unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * snapshot.c: `clockdoctor snapshot DIR`: save this machine's facts in the
  * layout `check --root DIR` reads, so that someone else can diagnose them.

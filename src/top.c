@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * top.c: `clockdoctor top`: which processes are paying for time system
  * calls, right now.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tsc.c: `clockdoctor tsc`: can this machine's TSC be trusted?  Measured,
  * not assumed: the flags, the frequency from every source beside our own

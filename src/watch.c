@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watch.c: `clockdoctor watch`: report each clocksource event as it
  * happens, for as long as it runs.

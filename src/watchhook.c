@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watchhook.c: watch --exec's hooks, bounded in number and time, always
  * reaped (watchhook.h).

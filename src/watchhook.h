@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watchhook.h: watch --exec: a command run with /bin/sh -c for each event,
  * the event in its environment; at most CD_HOOKS_MAX at once (an event

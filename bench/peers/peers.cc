@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // peers.cc: libfastclock and its peers in one process, one run: what each
 // read costs as a multiple of a bare rdtsc, and how far each is from the
 // kernel's clock it claims to follow after a minute.

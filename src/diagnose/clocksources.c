@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clocksources.c: what this kernel's vDSO can do with each clocksource.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * context.c: what every rule reads, derived once from the facts and the
  * measurements (struct cd_ctx, rules.h): what the kernel log says about the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diagnose.h: rules that turn facts and measurements into findings.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * finding.c: building a finding (rules.h): its title, its evidence (a
  * formatted line, a kernel log event as the kernel printed it, what was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fixes.c: fix texts for this distribution and this hypervisor (fixes.h).
  *

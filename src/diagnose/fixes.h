@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fixes.h: the texts of fixes, written for the distribution and the
  * hypervisor in front of us.  Rules decide what to fix; this decides how to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lastingfix.c: the lasting fixes several findings share: for a slow
  * clocksource (undo what the command line forced, a newer kernel, make the

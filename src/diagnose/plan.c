@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan.c: `clockdoctor fix`'s plan from check's findings (plan.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan.h: what `clockdoctor fix` would do, drawn from check's findings.
  *

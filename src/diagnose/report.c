@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c: the report assembled from the rules: the context derived, the
  * rules run in their order, the findings sorted most severe first, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rules.c: the rules about the clocksource and what was measured: a
  * clocksource the vDSO cannot read (current, or all that is left), time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rules.h: what the files of the diagnosis share (internal to diagnose/).
  *

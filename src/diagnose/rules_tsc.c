@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rules_tsc.c: the rules about the TSC itself: why the kernel rejected it
  * (the boot-time sync test, the run-time watchdog), whether the CPU promises

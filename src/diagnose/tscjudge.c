@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscjudge.c: from the facts and the numbers of tscmeasure.c to the four
  * tests and the verdict (tsc.h, tscjudge.h); the frequency sources they

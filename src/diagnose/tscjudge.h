@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscjudge.h: the judgement of the counter from the facts and the numbers
  * cd_tsc_measure() took (measure/tsc.h holds both): the frequency sources,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscsources.c: every source of the counter's frequency (tsc.h's
  * cd_tsc_src), each with its value and precision or the reason it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accstats.c: the statistics of `clockdoctor accuracy` (accuracy.h): pure
  * functions of bracketed readings, no clock read here.

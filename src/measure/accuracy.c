@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accuracy.c: the threads of `clockdoctor accuracy` (accuracy.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accuracy.h: libfastclock held against the kernel's clocks, reading by
  * reading (`clockdoctor accuracy`).

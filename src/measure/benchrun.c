@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * benchrun.c: measure a list of ways within a budget (benchrun.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * benchrun.h: one bench run: a list of ways of reading the time, each
  * measured three ways on the clocksource of the moment (the cost of a call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bpfcount.c: exact time system calls per process (bpfcount.h).
  *

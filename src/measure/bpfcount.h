@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bpfcount.h: exact time system calls per process, counted in the kernel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clockcost.c: the cost of each way of reading the time, and whether it
  * enters the kernel.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csapply.c: switch, measure, keep or switch back (csapply.h).
  */

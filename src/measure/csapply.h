@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csapply.h: switch to a faster clocksource, and keep it only when the
  * kernel took it and reading the time got cheaper (`fix --apply`).

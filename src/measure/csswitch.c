@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csswitch.c: switch the clocksource and put it back on every exit path
  * (csswitch.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csswitch.h: switching the kernel's clocksource, and always switching back.
  *

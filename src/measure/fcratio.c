@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fcratio.c: libfastclock's calls against their references, in interleaved
  * batches (fcratio.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fcratio.h: what each of libfastclock's calls costs as a multiple of the
  * call it competes with, measured side by side.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * histogram.c: log2 histograms with bcc's buckets, and nearest-rank
  * percentiles (printed by output/histprint.c).

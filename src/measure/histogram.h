@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * histogram.h: log2 latency histograms with the buckets of bcc's
  * funclatency, and percentiles of sorted samples.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernelpath.c: does a time call reach the kernel?  Answered exactly, not
  * inferred from timing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * latency.c: single calls timed back to back (latency.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * latency.h: what single calls cost, one by one: the distribution with its
  * percentiles and log2 histogram, the resolution actually seen, and whether

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * measure.h: what reading the time costs on this machine, and whether each
  * call went through the kernel.

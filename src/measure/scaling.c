@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scaling.c: N threads calling the clock at once (scaling.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scaling.h: the cost of a call when N threads make it at once.
  *

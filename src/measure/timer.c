@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timer.c: the timer of single calls (timer.h): measures the counter's
  * frequency against CLOCK_MONOTONIC_RAW, decides whether it can be trusted to

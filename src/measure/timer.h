@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timer.h: the timer of single calls, and the CPU counter's ways of being
  * read as bench's "raw counter" ways.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace.c: the pure half of `clockdoctor top`: the tracepoint format file,
  * per-process aggregation of samples, the sample period, sorting.

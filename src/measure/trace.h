@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace.h: which processes make time system calls, from the kernel's
  * syscall tracepoints (`clockdoctor top`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracefs.c: where the syscall tracepoints of `clockdoctor top` are: tracefs
  * found (and mounted where it belongs when it is not), and each

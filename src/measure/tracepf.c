@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracepf.c: the kernel half of `clockdoctor top`: perf_event_open on the
  * syscall tracepoints (tracer_impl.h lists the other parts).

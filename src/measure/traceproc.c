@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * traceproc.c: the processes `clockdoctor top` names: a process's name
  * from /proc, and the running programs whose system calls the tracepoints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracer_impl.h: the kernel half of `clockdoctor top` (struct cd_tracer of
  * trace.h), shared by its files; not for callers outside them.

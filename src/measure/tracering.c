@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracering.c: the samples of `clockdoctor top`, from the per-CPU ring
  * buffers of the syscall tracepoints' perf events (tracepf.c opens them;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tsc.h: can this machine's counter be trusted, measured rather than
  * assumed (`clockdoctor tsc`, and `check --deep`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscmeasure.c: the numbers behind `clockdoctor tsc`, taken on the live
  * machine (tsc.h).

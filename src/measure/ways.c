@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ways.c: the table of the ways of reading the time, and their names.
  *

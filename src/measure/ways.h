@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ways.h: every way of reading the time that `bench` knows, and the parser
  * of their names.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accreport.c: the report of `clockdoctor accuracy` (accreport.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accreport.h: the report of `clockdoctor accuracy`, for people (under 80
  * columns, the verdict first) and for programs (JSON, schema in

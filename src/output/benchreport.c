@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * benchreport.c: the report of `clockdoctor bench` (benchreport.h).
  *

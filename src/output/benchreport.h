@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * benchreport.h: the report of `clockdoctor bench`, for people (text under
  * 80 columns, histograms in bcc's layout) and for programs (JSON, schema in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * duration.c: durations for people (duration.h).
  */

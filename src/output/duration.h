@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * duration.h: a duration written for people, in the unit that reads best.
  *

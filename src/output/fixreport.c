@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fixreport.c: fix's plan and results (fixreport.h).
  *

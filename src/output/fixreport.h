@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fixreport.h: what `clockdoctor fix` planned and did, as text for people
  * and JSON for programs (docs/fix.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * histprint.c: a log2 histogram printed as bcc prints it (histprint.h).
  */

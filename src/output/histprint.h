@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * histprint.h: a log2 histogram (measure/histogram.h) printed as bcc's
  * print_log2_hist prints it, so that people who read funclatency output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c: the report for programs.  The schema is documented in
  * docs/json.md; fields are only ever added, never renamed.  Unknown facts are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonw.c: the streaming JSON writer (see jsonw.h).
  */

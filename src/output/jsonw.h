@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonw.h: a streaming JSON writer.  Every string goes through one escaping
  * function (no JSON is ever built with an unescaped printf); commas and

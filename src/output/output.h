@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output.h: every format `check` writes.  All formatting lives in output/;
  * the layers above hand over structs and never print.

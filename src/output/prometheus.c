@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prometheus.c: the report as node_exporter textfile metrics.
  *

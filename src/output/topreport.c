@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * topreport.c: one interval of `clockdoctor top`, as text or as JSON.
  *

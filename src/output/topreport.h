@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * topreport.h: what `clockdoctor top` prints for one interval: a text table
  * like bcc's tools, or one JSON object on one line (docs/top.md).

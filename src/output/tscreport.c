@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscreport.c: the report of `clockdoctor tsc` (tscreport.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tscreport.h: the report of `clockdoctor tsc`, for people (text under 80
  * columns, the summary first, the verdict last) and for programs (JSON,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watchreport.c: watch's events as text, JSON, textfile metrics and hook
  * environment (watchreport.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watchreport.h: what `clockdoctor watch` writes: one line of text or of
  * JSON an event, the node_exporter textfile, and a hook's environment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wrap.c: the one word-wrapper (wrap.h).
  *

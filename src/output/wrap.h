@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wrap.h: the one word-wrapper.  Every report that wraps prose (check's,
  * fix's, tsc's, accuracy's, bench's start-up line) goes through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootcfg.c: fix --persist's job (persist.h): what it would do under a
  * root folder for this distribution's boot configuration, whether an

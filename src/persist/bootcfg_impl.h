@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootcfg_impl.h: what the files of `fix --persist` and `fix --undo` share
  * (persist.h is their API): the GRUB files they know, paths under the root

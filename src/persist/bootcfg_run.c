@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootcfg_run.c: fix --persist carried out (persist.h).
  *

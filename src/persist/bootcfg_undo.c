@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootcfg_undo.c: fix --undo: taking back exactly what the record lists,
  * newest first (persist.h).  Each line of the record is read as "make sure

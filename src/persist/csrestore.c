@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csrestore.c: the record of the clocksource to put back, and the recovery
  * that reads it (csrestore.h).

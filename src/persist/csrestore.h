@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csrestore.h: the record of the clocksource to put back, and putting it
  * back after a run that could not (SIGKILL, a crash, a power cut).

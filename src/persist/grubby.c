@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grubby.c: the Red Hat family's way of changing the kernel command line
  * for good: grubby --update-kernel=ALL --args=P (--remove-args=P), after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grubdropin.c: Debian's and Ubuntu's way of changing the kernel command
  * line for good: a drop-in in /etc/default/grub.d/ per parameter, which

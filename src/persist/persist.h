@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * persist.h: changing the kernel command line for good, the way the
  * distribution expects, and taking exactly that back (`fix --persist`,

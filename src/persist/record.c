@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.c: the record of what `fix --persist` changed (persist.h).
  *

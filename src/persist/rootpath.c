@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rootpath.c: paths under the root folder fix --persist and --undo work in
  * ("/", or a tree under --root) (bootcfg_impl.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * statedir.c: the state folder and this boot's id (statedir.h).
  */

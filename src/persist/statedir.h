@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * statedir.h: where clockdoctor keeps what must outlive a run but not the
  * boot (the clocksource record, csrestore.h; the TSC verdict,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verdictfile.c: saving and reading the per-boot TSC verdict
  * (verdictfile.h).

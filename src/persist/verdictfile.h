@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verdictfile.h: the per-boot TSC verdict that `clockdoctor tsc` leaves for
  * libfastclock and `clockdoctor run`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clocksource.c: the kernel's current and available clocksources, from
  * /sys/devices/system/clocksource/clocksource0/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpuid.c: CPUID leaves, read live or from a saved `cpuid -r -1`, and what
  * follows from them for timekeeping.

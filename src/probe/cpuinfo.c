@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpuinfo.c: parsing /proc/cpuinfo.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.c: a program's kind for LD_PRELOAD: static or dynamic, its class and
  * machine, Go or not (elf.h).

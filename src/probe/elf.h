@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.h: what kind of program a file is, as far as LD_PRELOAD is concerned
  * (`clockdoctor run`).

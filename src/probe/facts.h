@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * facts.h: what the probe stage learns about a machine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypervisor.c: which hypervisor, if any, this machine runs under.
  *

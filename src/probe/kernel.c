@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernel.c: the kernel's release and the clock-related parts of its command
  * line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * klog.c: what the kernel log says about timekeeping.
  *

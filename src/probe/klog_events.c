@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * klog_events.c: the kernel log's lines that matter for timekeeping, each
  * recognised into a struct cd_event: the boot's first lines, the clocksource

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * klog_impl.h: what the kernel log's parser shares between its files (internal
  * to probe/): the state one cd_klog_parse() call carries from line to line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * klog_live.c: reading this machine's kernel log, for klog.c to parse.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * klog_prefix.c: the prefix each layout of a saved kernel log puts before
  * the message, and the time since boot some of them give: dmesg

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmsg.c: following the kernel log, and grouping its lines into events
  * (kmsg.h).

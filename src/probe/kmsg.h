@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmsg.h: following the kernel log as it is written (`clockdoctor watch`).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntp.c: is the kernel's clock disciplined by NTP or chrony?
  *

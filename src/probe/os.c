@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * os.c: which distribution this is, so that the lasting fix names the right
  * tool (a /etc/default/grub.d drop-in and update-grub on Debian and Ubuntu,

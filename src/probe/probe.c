@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.c: gathers every fact from a root directory ("/" for this machine, or
  * a snapshot), calling each parser on the text it finds.

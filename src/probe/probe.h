@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.h: reading facts from a root directory ("/" live, or a snapshot).
  *

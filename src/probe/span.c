@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * span.c: text by pointer and length (span.h).
  */

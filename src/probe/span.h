@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * span.h: a piece of text by pointer and length, as the parsers read their
  * input (not NUL-terminated, never read past its length): comparing it with

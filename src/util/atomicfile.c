@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * atomicfile.c: whole-or-nothing file writes, and the folders they go in
  * (atomicfile.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * atomicfile.h: writing a file so that every reader sees either the old
  * file or the whole new one, never a part, and the folders such files go

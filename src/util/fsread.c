@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fsread.c: bounded reads of files, under a root directory or at a path
  * (see fsread.h).

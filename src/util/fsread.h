@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fsread.h: reading files, bounded and defensive: under a root directory
  * (this machine's "/" or a snapshot), or at a path (the state files).

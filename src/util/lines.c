@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lines.c: a bounded list of formatted lines (lines.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lines.h: a bounded list of formatted lines, kept as an array
  * char lines[MAX][WIDTH] and a count: the facts' unknowns, a finding's

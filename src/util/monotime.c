@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * monotime.c: kernel clocks as doubles (monotime.h).
  */

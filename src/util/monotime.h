@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * monotime.h: a kernel clock's time as a double, in seconds (or, for a
  * batch of calls, nanoseconds): the one reading for deadlines, time

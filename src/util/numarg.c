@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * numarg.c: the subcommands' option loop, command-line numbers and
  * folders, usage errors and the report's end (numarg.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * numarg.h: what every subcommand's command line shares: the option loop
  * (getopt_long with --help, the messages for a bad option and a stray

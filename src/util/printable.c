@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * printable.c: strings from a machine made safe for a terminal (printable.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * printable.h: strings from a machine or a snapshot made safe for a
  * terminal.  A kernel release, a command line, a DMI string or a log line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * redact.c: identifying words out of a snapshot's text (redact.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * redact.h: taking what identifies a machine out of a snapshot's text (the
  * kernel log, the command line, DMI strings), so that the snapshot can be

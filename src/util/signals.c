@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * signals.c: a stop signal's handler, installed without SA_RESTART, and the
  * one that sets a flag (signals.h).

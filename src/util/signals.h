@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * signals.h: catching the signals that ask a command to stop (Ctrl-C,
  * SIGTERM, SIGHUP), so that it stops the way it chooses: a handler sets a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spawn.c: run a program, no shell, always reaped (spawn.h).
  */

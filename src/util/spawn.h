@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spawn.h: running another program without a shell, bounded in time, and
  * always reaping it.  For the tools `fix` runs (update-grub, grubby) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * table.h: the length of a static table, and a name looked up in a table
  * of names indexed by an enum (designated initializers), with a fallback

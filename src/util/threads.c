@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threads.c: threads started with every signal blocked (threads.h).
  */

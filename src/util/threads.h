@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threads.h: starting the measuring threads of a command (accuracy's
  * readers, bench's scaling workers) so that Ctrl-C still reaches the

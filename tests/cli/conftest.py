@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers for the command-line tests: run clockdoctor as a user would
 (cd, interrupted), build what it reads instead of this machine's (make_root
 for a snapshot, fake_sysfs for a clocksource it may switch), and the checks

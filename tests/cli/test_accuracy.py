@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockdoctor accuracy as a user runs it: libfastclock held against the
 kernel's clocks for about 2 s on 2 threads.  What is asserted is the
 library's promises (within its own bound, never backwards) and the shape of

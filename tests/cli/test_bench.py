@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockdoctor bench as a user runs it: bad input, the shape of its output,
 and clocksource switching with every way of ending, against a fake sysfs tree
 (CLOCKDOCTOR_SYSFS): this machine's clocksource is never switched by a test.

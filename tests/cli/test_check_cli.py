@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The check and snapshot commands as a user runs them: the live machine, bad input, usage."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`check --prometheus-file PATH`: node_exporter's textfile, written as the
 timer's service writes it (contrib/clockdoctor-check.service.in): atomically,
 beside the report on stdout, with when the check ran and when one last

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The classes of error seen on machines the tool had never seen, each made to fire and kept quiet.
 
 Each test builds a small snapshot in a temporary folder (the layout `check --root` reads) from

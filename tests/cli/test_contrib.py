@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """contrib/ checked by the tools that will read it: the systemd unit by
 `systemd-analyze verify` (Debian's systemd), the alerting rules by
 `promtool check rules` and their own unit tests by `promtool test rules`

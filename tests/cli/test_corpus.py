@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every snapshot in tests/fixtures against the diagnosis its expected.json says is right.
 
 Each folder holds what a real case showed (tests/fixtures/README.md names its source) and an

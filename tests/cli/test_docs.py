@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The documentation matches the code: every finding code and every option is documented."""
 import re
 
@@ -40,7 +41,11 @@ def subcommands():
 
 
 def page(name):
-    return (ROOT / "docs" / name).read_text()
+    """A man page's text, less its leading comment lines (the SPDX line)."""
+    lines = (ROOT / "docs" / name).read_text().splitlines(keepends=True)
+    while lines and lines[0].startswith('.\\"'):
+        lines.pop(0)
+    return "".join(lines)
 
 
 def man_section(text, name):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The fleet path end to end, with the real components: Debian's
 prometheus-node-exporter reads the textfiles `check --prometheus-file` and
 `watch --prometheus-file` write, a real `prometheus` scrapes it with the

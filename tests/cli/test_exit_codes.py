@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One table of exit statuses for the whole command (clockdoctor(1), EXIT
 STATUS), kept by every subcommand: a usage error is 3 (run: 125) with one
 line and the --help hint; a report that cannot be written (stdout full or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockdoctor fix as a user runs it: the plan from every fixture, bad input,
 --persist then --undo leaving a scratch tree byte for byte as it was, and
 --apply against a fake sysfs tree (CLOCKDOCTOR_SYSFS): this machine's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """check --root on every snapshot: the status, the codes and the numbers in the evidence.
 
 Each fixture is a real machine (QEMU guests booted here) or one rebuilt from a real

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every string that comes from a machine or a snapshot, made hostile: a
 snapshot whose every field holds terminal escapes (OSC title, CSI clear
 screen), BEL, other C0 and C1 controls (raw and UTF-8 encoded) and invalid

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every command's JSON against the schema docs/json.md gives for it (JSON
 Schema, checked with python3-jsonschema), the envelope first and the same
 in all: tool, version, command, schema_version, exit_status (the process's

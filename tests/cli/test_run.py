@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockdoctor run` and the accelerator (libfastclock-preload.so) as a user runs them.
 
 The development machine runs on tsc, where the accelerator rightly steps

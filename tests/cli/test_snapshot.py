@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockdoctor snapshot` for a fleet: the NTP state travels with the
 snapshot (adjtimex.txt), so `check --root` on it says what `check` said on
 the machine; and `--redact` takes host names, addresses, serial numbers and

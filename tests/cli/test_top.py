@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockdoctor top`, traced for real: a helper program makes a known number of
 time system calls a second and top must count them, on the right clock id;
 a program whose calls stay in the vDSO must not appear; without privilege

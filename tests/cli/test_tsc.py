@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockdoctor tsc` as a user runs it: the report's shape, one CPU under taskset, usage, the
 documentation, and `check --deep`.
 

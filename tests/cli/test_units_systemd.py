@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """contrib's systemd units run by a real systemd: this machine's /usr
 booted in a throwaway container (systemd-nspawn --volatile=yes: an empty
 /etc and /var in memory, no network), where a driver unit starts the unit

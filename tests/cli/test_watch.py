@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockdoctor watch as a user runs it, against a fake sysfs tree
 (CLOCKDOCTOR_SYSFS) and a kernel log file it follows instead of /dev/kmsg
 (CLOCKDOCTOR_KMSG): a switch reported within the interval, the watchdog's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz.h: what the libFuzzer targets share: the input copied as the parsers
  * take it (exactly size bytes, or NUL-terminated), and the check that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_cpuinfo.c: libFuzzer target for cd_parse_cpuinfo and
  * cd_parse_cpuid_txt.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: libfastclock's parsers of outside text: the per-boot
  * verdict file (fed exactly size bytes, not NUL-terminated: the parser
  * takes a length), and the clocksource list and name matchers.  (The vDSO

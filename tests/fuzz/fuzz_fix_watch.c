@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: what fix and watch read from outside: the record undo
  * trusts nothing of (any bytes: refused or parsed, and a parsed record
  * formats back into one that parses the same), and kernel log lines as watch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_klog.c: libFuzzer target for cd_klog_parse.
  *

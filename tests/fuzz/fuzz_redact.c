@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_redact.c: libFuzzer target for what `snapshot --redact` does with a
  * snapshot's text: cd_redact_text on any bytes, NUL included, from a heap

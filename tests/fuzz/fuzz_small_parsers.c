@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the small text parsers of probe/ (kernel command line,
  * release, clocksource files, os-release, a snapshot's adjtimex.txt), each
  * fed a NUL-terminated copy of the input, as they receive text from

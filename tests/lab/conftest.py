@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest hooks of the QEMU lab: say in the header which kernel and QEMU it
 uses, and repeat a skip loudly at the end of the run."""
 import os

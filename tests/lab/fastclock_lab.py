@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the fastclock-* scenarios share: the guest program fcprobe (guest/fcprobe.c
 linked with build/libfastclock.a), the CPU model that lets the library use the
 TSC at all, and the parsing of fcprobe's JSON lines.

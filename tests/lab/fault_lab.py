@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the fault-* scenarios share: one guest, a workload that holds the
 library and the accelerator against the kernel while a fault is inflicted,
 and the figures it reports.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """lab: boot real Linux kernels in QEMU and run clockdoctor inside them.
 
 The development machine runs on the tsc clocksource, so it can never show the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fix's plan, carried into a real boot: `clockdoctor fix --json` in the
 two-vCPU guest on hpet says which kernel parameter to add; a second guest is
 booted with exactly that parameter on its command line, and there

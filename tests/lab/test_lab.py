@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The QEMU lab as pytest tests: one test per scenarios/*.py file.
 
 Scenarios that want the same guest share one boot, and the boots run in the

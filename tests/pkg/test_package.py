@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The packages as an operator gets them.  `make deb` builds clockdoctor,
 libfastclock0 and libfastclock-dev from a copy of the tree; they install
 with dpkg into an empty root that holds only what they depend on (the C

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clockerrs CASE: one bad (or good) time call, then "RETURN ERRNO".  Run
  * with and without the accelerator, the output must be the same: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clockloop: a clock-heavy program for the accelerator's tests.  For each
  * way of reading the time named on the command line it makes CALLS calls

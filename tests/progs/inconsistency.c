@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * inconsistency: the accelerator's answer to the kernel's
  * tools/testing/selftests/timers/inconsistency-check.c.  Run it under

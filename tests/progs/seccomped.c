@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * seccomped: runs a program with the system calls a container's seccomp
  * profile commonly refuses answered by EPERM, as Docker's default profile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sigforkexec: the accelerator where programs are hard on it.  Run under
  * libfastclock-preload.so.  For SECONDS:

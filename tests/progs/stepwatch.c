@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stepwatch SECONDS [READYFILE]: reads CLOCK_REALTIME through libc's symbol (served by
  * the accelerator) back to back for SECONDS, and beside it the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ways.h: the ways of reading the time that the test programs take by name
  * (clockloop, inconsistency): the libc call, and the kernel's clock it

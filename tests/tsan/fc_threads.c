@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fc_threads: libfastclock under concurrency, for ThreadSanitizer (tests/tsan/run
  * builds it with the sources in lib/ and -fsanitize=thread, and once without).

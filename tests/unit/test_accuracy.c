@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of `clockdoctor accuracy`'s statistics (measure/accstats.c) on
  * known readings: the histogram and its percentiles, the counting of one
  * bracketed reading (kept or wide, over 1 us and 10 us, beyond the bound

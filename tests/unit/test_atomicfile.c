@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of whole-or-nothing writes, in a folder under /tmp. */
 #include "util/atomicfile.h"
 #include "unit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench against a bare, hand-written loop of clock_gettime(CLOCK_MONOTONIC),
  * the way hand-made tests measure (20 million calls, wall clock, average).  The
  * figures are printed, never asserted: the machine is shared and noisy, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the names of the ways of reading the time: exact names,
  * loose spellings, aliases, groups, duplicates and the errors of `bench -c`. */
 #include "measure/timer.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of fix --persist and --undo against scratch trees under /tmp:
  * the drop-ins as /bin/sh reads them, the record, undo leaving the tree
  * byte for byte as it was (every path, type, mode and content compared),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bpfcount.c: the counting program is well formed (its jumps land
  * inside it, it ends by returning 1, it adds at the call kind's slot), and,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_clockfacts.c: the one table of timekeeping facts (lib/clockfacts),
  * and the agreement between its two readers: libfastclock

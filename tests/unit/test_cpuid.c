@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cpuid.c: cd_parse_cpuid_txt on every fixture's cpuid.txt, the derived
  * facts on synthetic tables for each hypervisor and for Intel's TSC leaves,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cpuinfo.c: cd_parse_cpuinfo on every fixture, on arm64 and 32-bit ARM
  * layouts written from real machines, and on broken input.  Every parse goes

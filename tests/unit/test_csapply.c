@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of fix --apply's switch: every outcome against a fake sysfs
  * tree in /tmp (this machine's clocksource is never touched), with
  * made-up costs; and the kernel leaving the new clocksource while it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of csrestore.c's record: what it holds, where and with which
  * modes it is written, that it never replaces another run's, and its
  * removal.  The recovery that reads it is tested with the switch it undoes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the clocksource switch and its restore on every exit path
  * (the record's recovery, persist/csrestore.c, included), against a fake
  * sysfs tree in /tmp, where current_clocksource is a plain file: this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the durations written for people (src/output/duration.c):
  * each unit's first and last value, since findings quote them. */
 #include "output/duration.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_elf.c: the ELF classification `clockdoctor run` decides by (static,
  * dynamic, Go, foreign, malformed), on images built here in memory and on

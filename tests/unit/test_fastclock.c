@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fastclock.c: libfastclock on the live machine: the values against
  * the kernel's, never backwards across threads while another thread forces

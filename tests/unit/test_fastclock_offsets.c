@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fastclock_offsets.c: the offsets that make REALTIME, BOOTTIME and
  * TAI from libfastclock's MONOTONIC (lib/fastclock_offsets.c, included

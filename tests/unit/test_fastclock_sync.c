@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fastclock_sync.c: libfastclock's writer (lib/fastclock_sync.c,
  * included here to reach its static functions) and the checks' arithmetic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fastclock_trust.c: libfastclock's pure parts: the trust rules, the
  * verdict file's parser, clocksource lists, and the vDSO symbol lookup.

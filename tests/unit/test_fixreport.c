@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of fix's report: the plan of a real snapshot as text (commands
  * whole, lines within 80 columns but for commands, file contents and long
  * paths) and as JSON, and an apply result. */

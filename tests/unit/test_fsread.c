@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of fsread.c: bounded, defensive reads under a root. */
 #include "util/fsread.h"
 #include "unit.h"

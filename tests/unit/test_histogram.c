@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the log2 histogram (bucket edges as bcc's bpf_log2l; the
  * printed layout: test_histprint.c) and of nearest-rank percentiles on known
  * data; and of cd_latency_summarize, which turns timer ticks into ns with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the log2 histogram's printed layout (src/output/histprint.c):
  * bcc's print_log2_hist, character for character. */
 #include "output/histprint.h"

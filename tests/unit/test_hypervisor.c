@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hypervisor.c: cd_hypervisor_decide on facts built by hand, one source
  * at a time and in conflict, and on the fixtures' own files; the signature

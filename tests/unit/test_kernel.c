@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of kernel.c, clocksource.c and os.c: release numbers, the
  * command line, the clocksource files and the distribution. */
 #include "probe/probe.h"

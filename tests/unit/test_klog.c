@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_klog.c: the kernel-log parser against real lines of every kernel
  * generation (from tests/fixtures, from the kernel sources and from logs

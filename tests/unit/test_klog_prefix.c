@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the kernel log layouts' prefixes (src/probe/klog_prefix.c):
  * each layout a saved log may have, the message left and the time since
  * boot it gives (-1 for none).  test_klog checks the same layouts through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of following the kernel log: a regular file and a FIFO under
  * /tmp followed like `tail -F` (appended, cleared, a line cut in two), the
  * real /dev/kmsg read (never written), and the grouping of the watchdog's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of lines.c: a bounded list of formatted lines fills in order,
  * cuts what is too wide and drops what is past its end. */
 #include "util/lines.h"

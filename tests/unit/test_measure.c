@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the measurement module on this machine.  Only what cannot
  * depend on the machine's speed is asserted: the coarse clocks are cheaper
  * than a forced system call of themselves, every figure is positive, and a bad

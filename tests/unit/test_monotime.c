@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of monotime.c: the kernel's clocks as doubles agree with
  * clock_gettime and with each other, and never go back. */
 #include "util/monotime.h"

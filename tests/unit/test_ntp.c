@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of ntp.c: a snapshot's adjtimex.txt, as `snapshot` writes it
  * and as `adjtimex --print` prints it, read back into the NTP facts that
  * the rule ntp-unsynchronized uses; malformed files refused. */

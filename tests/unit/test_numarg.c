@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_numarg.c: command-line numbers are whole numbers or refused, a
  * usage error says whose it is and where the options are, and the option

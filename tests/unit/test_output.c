@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the output layer: JSON escaping, nesting and numbers, Prometheus
  * labels and textfile (wrapping: test_wrap.c). */
 #include "output/jsonw.h"

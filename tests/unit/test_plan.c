@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of fix's plan: real snapshots (tests/fixtures, read relative
  * to the top of the repository) diagnosed, then planned; and reports built
  * by hand for the choices between actions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_printable.c: strings from a machine reach a terminal as printable
  * ASCII only: every control (C0, DEL, C1), every byte of UTF-8, invalid or

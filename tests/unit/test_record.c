@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of fix's record: the text it writes, and the parser that
  * refuses anything it would not have written. */
 #include "persist/persist.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of redact.c: a real-looking kernel log and command line full
  * of identifiers (this host's name, addresses, MACs, UUIDs, serial
  * numbers, a builder's address) lose every one of them, and keep every

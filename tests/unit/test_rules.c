@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the diagnosis: facts built by hand in, findings out. */
 #include "diagnose/diagnose.h"
 #include "diagnose/fixes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_runplan.c: `clockdoctor run`'s plain functions (runplan.c): LD_PRELOAD composition,
  * the PATH search, "#!" lines, the setuid rule, and the decision with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of signals.c: the stop handler runs, and a call it interrupts
  * is not resumed (no SA_RESTART): a sleep ends at once. */
 #include "util/signals.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of text by pointer and length (src/probe/span.c): words and
  * prefixes never read past the span, and a text's lines as the parsers take
  * them. */

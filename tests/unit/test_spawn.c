@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of running programs: exit status, signals, time limit, no
  * shell, the environment, stdout kept off ours. */
 #include "util/spawn.h"

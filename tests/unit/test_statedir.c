@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of statedir.c: where the state folder is, and this boot's
  * id as the kernel gives it. */
 #include "persist/statedir.h"

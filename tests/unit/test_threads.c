@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threads.c: cd_threads_start starts each thread on its own argument,
  * with every signal blocked, and gives the caller its own mask back.

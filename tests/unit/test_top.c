@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_top.c: the pure parts of `clockdoctor top` (measure/trace.c): the
  * tracepoint format file, per-process aggregation, the sample period,

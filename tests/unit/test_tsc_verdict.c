@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the TSC verdict (src/diagnose/tscjudge.c, tscsources.c) and
  * of the finding check --deep makes of it (tsc-unsound in rules_tsc.c):

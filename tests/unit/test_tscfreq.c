@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of lib/tscfreq and lib/counter: the frequency arithmetic with
  * numbers whose answer is known (CPUID 0x15 without truncation or 32-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of tsc's report (src/output/tscreport.c): a report filled by
  * hand, as cd_tsc_measure and cd_tsc_judge would leave it, rendered as text

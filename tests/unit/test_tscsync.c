@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of lib/tscsync: the cross-CPU warp test fed SIMULATED counters
  * with a known offset, a known backward step and known gaps between reads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_verdictfile.c: the per-boot TSC verdict file: its text (and the
  * library's parser reading it back), the atomic write into a state folder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_watchhook.c: watch --exec's hooks: the event's environment given,
  * at most CD_HOOKS_MAX at once and the rest said once, a hook over its time

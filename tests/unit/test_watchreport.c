@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of watch's output: the text line, the JSON line (every field,
  * numbers as numbers), the hook's environment, the textfile's metrics. */
 #include "output/output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the one word-wrapper (src/output/wrap.c): paragraphs with
  * commands kept whole, a lead with the lines after it hanging, a coloured

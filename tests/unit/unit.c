@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unit.c: the harness's counters and checks, and the helpers the unit test
  * programs share (unit.h says what each does): reading fixtures and files,

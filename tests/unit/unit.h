@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unit.h: the smallest test harness that does the job, and the helpers the
  * test programs share (their code is in unit.c, linked into every test

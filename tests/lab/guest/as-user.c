@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * as-user: run a command as the lab guest's unprivileged user.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clockfault: what an NTP daemon (or an operator) does to a guest's clock,
  * for the fault-* lab scenarios.  Static, root, inside a lab guest only.

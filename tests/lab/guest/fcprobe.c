@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fcprobe: libfastclock against the kernel's clocks, in a lab guest.
  *

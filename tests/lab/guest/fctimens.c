@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fctimens: libfastclock in a child forked (without exec) into another time
  * namespace.  The parent starts the library on the counter, then calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ntp-synced: tell the kernel its clock is synchronized, as chronyd or ntpd
  * does once it has a good source: STA_UNSYNC cleared, small error bounds.
  * The lab's guests have no network and so no NTP daemon; this stands in for

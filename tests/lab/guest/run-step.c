@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run-step: run one lab step with a time limit that kills all of it.
  *

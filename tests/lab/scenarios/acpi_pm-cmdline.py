@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """acpi_pm-cmdline: two vCPUs booted with clocksource=acpi_pm: the clocksource
 is forced from the command line, and acpi_pm never has a vDSO mode."""
 from lab import CHECK, critical_on

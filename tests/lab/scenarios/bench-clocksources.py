@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench-clocksources: two vCPUs on hpet (acpi_pm available): `bench
 --clocksources all` switches to each, measures it, and switches back.  Both
 must be measured, every high-resolution call a system call on both, their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench-kill-restore: two vCPUs on hpet.  `bench --clocksources all` runs in
 the background and is killed with SIGKILL while it measures acpi_pm: no
 handler runs, the guest stays on acpi_pm, and the record written before the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-adjtimex: libfastclock follows an NTP frequency change.  Two vCPUs
 with the invariant-TSC bit (fastclock_lab.INVTSC_CPU), the kernel on tsc, the
 library on the counter (kernel-uses-counter).  fcprobe follows the kernel on

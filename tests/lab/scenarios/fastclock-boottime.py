@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-boottime: fc_gettime(CLOCK_BOOTTIME) is within the error bound
 fc_info reports.  Two vCPUs with the invariant-TSC bit, kernel and library on
 tsc; fcprobe follows for 2 s.  The guest never slept, so BOOTTIME -

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-datestep: a step of the wall clock shows in fc_realtime_ns within
 FC_STEP_CHECK_NS (1 ms) of reads.  Two vCPUs with the invariant-TSC bit, the
 kernel and the library on tsc.  fcprobe follows the kernel on CPU 0 for

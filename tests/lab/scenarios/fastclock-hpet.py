@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-hpet: libfastclock in the plain two-vCPU TCG guest, where the
 kernel refused the TSC ("TSCs unsynchronized": the emulated CPU has no
 constant_tsc) and runs on hpet.  The emulated CPU has no invariant-TSC bit

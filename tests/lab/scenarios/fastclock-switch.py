@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-switch: the kernel leaves tsc at run time.  Two vCPUs with the
 invariant-TSC bit, the kernel on tsc, the library on the counter
 (kernel-uses-counter).  fcprobe follows on CPU 0; after 1.5 s

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-timens: a child forked without exec into another time namespace
 reads the namespace's clocks from its first read.  The guest's kernel and the
 library are on tsc; fctimens starts the library, calls unshare(CLONE_NEWTIME)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-verdict-hz: a verdict's counter_hz that is wrong does not make
 the library wrong.  The guest of fastclock-verified (kernel on hpet, TSC
 refused by the kernel, invariant bit present); a sound verdict for this boot

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fastclock-verified: the kernel refused the TSC and runs on hpet; a verdict
 for this boot lets the library read the counter anyway, at a fraction of the
 kernel's cost.  Two vCPUs with the invariant-TSC bit (fastclock_lab) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-cpu-offline: CPU 1 taken offline for 2 s and brought back while the
 library (fcprobe on CPU 0, `clockdoctor accuracy`) and the accelerator
 (`clockdoctor run -- inconsistency`, threads on both CPUs, moved off CPU 1 by

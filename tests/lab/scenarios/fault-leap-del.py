@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-leap-del: a leap second deleted.  REALTIME is set to 23:59:55 UTC
 of 2027-06-30 and STA_DEL announced with adjtimex; the kernel skips 23:59:59
 (REALTIME + 1 s at 23:59:59; the TAI offset - 1).  The library and the

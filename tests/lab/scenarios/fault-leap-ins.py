@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-leap-ins: a leap second inserted.  REALTIME is set to 23:59:55 UTC
 of 2026-12-31 and STA_INS announced with adjtimex (guest/clockfault.c, as an
 NTP daemon does on the last day of a month); the kernel then repeats the

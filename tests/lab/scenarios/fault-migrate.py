@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-migrate: a live migration of the running guest to a second QEMU on
 this host (started with the same command line and -incoming on a unix
 socket; QMP migrate), the workload going on in the destination: the library

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-ntp: what an NTP daemon does to the clock, while the library
 (fcprobe, `clockdoctor accuracy`) and the accelerator (`clockdoctor run --
 inconsistency` on MONOTONIC and BOOTTIME, and `stepwatch` on REALTIME) read

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-pause: the VM stopped for 5 s (QMP stop) and continued (cont) while
 the library (fcprobe, `clockdoctor accuracy`) and the accelerator (`clockdoctor
 run -- inconsistency`) read the time.  Under TCG the guest's TSC and hpet

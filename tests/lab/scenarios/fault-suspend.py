@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-suspend: the guest suspended to RAM (S3: `echo mem >
 /sys/power/state`) and woken 3 s later by the harness (QMP system_wakeup)
 while the library (fcprobe, `clockdoctor accuracy`) and the accelerator

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fault-switch: the kernel's clocksource switched from tsc to hpet and back
 (as the watchdog or an operator does) while the library (fcprobe,
 `clockdoctor accuracy`) and the accelerator (`clockdoctor run --

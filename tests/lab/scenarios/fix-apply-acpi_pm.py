@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fix-apply-acpi_pm: two vCPUs booted with clocksource=acpi_pm, hpet listed
 (the TSC refused).  check ranks hpet above acpi_pm, as on hardware, so the
 plan switches to it.  Under QEMU's emulation both are system calls of about

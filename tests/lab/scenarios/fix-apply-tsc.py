@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fix-apply-tsc: two vCPUs with an invariant TSC (the kernel trusts it),
 booted with clocksource=acpi_pm, so tsc, hpet and acpi_pm are listed.
 `fix --apply` measures the TSC now (not unsound), switches to tsc, measures a

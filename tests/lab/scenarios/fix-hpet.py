@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fix-hpet: `clockdoctor fix` in the two-vCPU guest on hpet.  Nothing faster
 is listed (the kernel dropped the TSC), so --apply switches nothing and says
 why; the plan's lasting change is tsc=reliable, with its drop-in, command and

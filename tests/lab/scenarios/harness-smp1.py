@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """harness-smp1: self-test of the lab with one vCPU: the kernel keeps the TSC.
 
 Right after boot it may still be on tsc-early; the refined calibration

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """harness-smp2: self-test of the lab itself, with busybox only (no clockdoctor).
 
 Two vCPUs of `-cpu max` under TCG: the kernel finds the TSCs unsynchronized

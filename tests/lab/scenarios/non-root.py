@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """non-root: two vCPUs on hpet, kernel.dmesg_restrict=1, check run as an
 unprivileged user (uid 1000).  Without the kernel log it must still diagnose
 from sysfs and its own measurements, and say why the log was not read."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """run-hpet: the accelerator (`clockdoctor run`, libfastclock-preload.so) in a
 two-vCPU guest on hpet, where every clock_gettime is a system call.
 

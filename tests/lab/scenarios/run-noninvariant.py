@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """run-noninvariant: `clockdoctor run` and the accelerator on a CPU without the
 invariant-TSC bit (QEMU's TCG CPU as it is; two vCPUs, the kernel on hpet).
 FASTCLOCK=force must fall back to the kernel's clock and say so: `run` in

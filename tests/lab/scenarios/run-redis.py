@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """run-redis: a real server from Debian's packages under `clockdoctor run`, in
 a four-vCPU guest on hpet: redis-server driven by redis-benchmark on loopback,
 all inside the guest, on the kernel's clock and accelerated (the sound verdict

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """runtime-switch: one vCPU on tsc; switch to acpi_pm through sysfs, then back.
 The verdict must follow the switch: ok, critical, ok."""
 SMP = 1

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """smp1-tsc: one vCPU: the kernel keeps the TSC, the vDSO serves every clock,
 and the guest's missing NTP is only worth an info (no TSC fix is in force):
 status ok, exit 0."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """smp2-hpet: two vCPUs, default command line: the kernel rejected the TSC
 ("TSCs unsynchronized") and runs on hpet, which the vDSO cannot read, so every
 high-resolution clock is a system call.  check must say critical, and why."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """smp2-tsc-reliable: two vCPUs with tsc=reliable: the boot-time sync check is
 skipped, the kernel keeps the TSC, no clock is a system call.  With a TSC fix
 in force the missing NTP becomes a warning, and it must be the only one."""

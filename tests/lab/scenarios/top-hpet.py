@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """top-hpet: two vCPUs on hpet: a program calling clock_gettime(CLOCK_MONOTONIC)
 through libc 2000 times a second (on hpet the vDSO falls back to the system
 call) and one calling CLOCK_MONOTONIC_COARSE as often (the vDSO serves it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tsc-smp1: `clockdoctor tsc` with one vCPU.  With one CPU there is nothing to
 compare: the verdict must not rest on a cross-CPU test but say that one CPU
 means no cross-CPU test (and the emulated CPU still lacks constant_tsc)."""

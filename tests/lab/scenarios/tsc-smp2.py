@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tsc-smp2: `clockdoctor tsc` with two vCPUs of QEMU's emulated CPU (TCG): its
 TSC is emulated and the CPU model has no constant_tsc, so the kernel marked
 the TSC unsynchronized and runs on hpet.  The report must have its full shape,

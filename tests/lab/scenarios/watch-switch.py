@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """watch-switch: `clockdoctor watch` in the one-vCPU guest on tsc, in the
 background, with a textfile.  The clocksource switched by hand to acpi_pm
 is reported within the poll interval (1 s) and shows in the textfile; lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cdspy.c: libcdspy.so, a test spy preloaded after the accelerator
  * (LD_PRELOAD="libfastclock-preload.so libcdspy.so").  The accelerator's

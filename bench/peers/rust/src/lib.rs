@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! quanta and minstant behind `extern "C"` functions, so that the C++ harness
 //! (../peers.cc) times them in the same loop, the same process and the same
 //! run as abseil and libfastclock.
