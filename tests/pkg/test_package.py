@@ -247,8 +247,10 @@ def test_rpm_holds_what_make_install_installs(rpm_build):
             "/usr/share/man/man1/clockdoctor-check.1", "/usr/lib/systemd/system/clockdoctor-watch.service",
             "/usr/lib/systemd/system/clockdoctor-tsc.service",
             "/usr/share/clockdoctor/prometheus/clockdoctor.rules.yml"} <= rpms["clockdoctor"]
-    assert {libdir + "/libfastclock.so.0", libdir + "/libfastclock.so." + VERSION} == \
-        rpms["libfastclock"]
+    licence = "/usr/share/licenses/libfastclock-%s" % VERSION
+    assert {libdir + "/libfastclock.so.0", libdir + "/libfastclock.so." + VERSION,
+            licence, licence + "/LICENSE"} == rpms["libfastclock"]
+    assert "/usr/share/licenses/clockdoctor-%s/LICENSE" % VERSION in rpms["clockdoctor"]
     assert {"/usr/include/fastclock.h", libdir + "/libfastclock.so", libdir + "/libfastclock.a",
             libdir + "/pkgconfig/fastclock.pc", "/usr/share/man/man3/fastclock.3",
             "/usr/share/man/man3/fc_now_ns.3"} <= rpms["libfastclock-devel"]
