@@ -34,6 +34,13 @@ PRELOADDIR     ?= $(LIBDIR)
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 # Prometheus alerting rules, for an operator's rule_files:
 PROMRULESDIR   ?= $(DATADIR)/clockdoctor/prometheus
+# The folder node_exporter's textfile collector reads, where the units
+# (clockdoctor-check, clockdoctor-watch) write: upstream node_exporter reads
+# none until given --collector.textfile.directory, and this is the folder
+# its documentation and most installs use; Debian's prometheus-node-exporter
+# reads /var/lib/prometheus/node-exporter (debian/rules sets that).  `check`
+# says at each run whether node_exporter reads the folder it wrote into.
+TEXTFILEDIR    ?= /var/lib/node_exporter/textfile_collector
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CSTD    := -std=c11 -D_GNU_SOURCE
@@ -179,7 +186,7 @@ endef
 $(B)/gen/version: FORCE
 	$(call cd_stamp,'$(VERSION)')
 $(B)/gen/paths: FORCE
-	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)')
+	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(TEXTFILEDIR)')
 $(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
 # `run` looks for the accelerator where `make install` puts it.
 $(B)/obj/src/run.o: CPPFLAGS += -DCD_PRELOADDIR='"$(PRELOADDIR)"'
@@ -189,7 +196,8 @@ $(B)/obj/src/run.o: $(B)/gen/paths
 # version and the install paths; nothing installed names @...@ or $(...).
 CD_SUBST := sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                 -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' \
-                -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g'
+                -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g' \
+                -e 's|@TEXTFILEDIR@|$(TEXTFILEDIR)|g'
 MAN1_SRC := $(sort $(wildcard docs/*.1))
 MAN3_SRC := $(sort $(wildcard docs/*.3))
 MAN_OUT  := $(MAN1_SRC:docs/%=$(B)/man/%) $(MAN3_SRC:docs/%=$(B)/man/%)

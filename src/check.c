@@ -11,6 +11,7 @@
 #include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "output/output.h"
+#include "output/promdest.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"
@@ -205,6 +206,8 @@ static int write_report(const struct check_opts *o, const struct check_work *w, 
 	int status = (int)w->r.status;
 	if (o->promfile && write_promfile(o->promfile, &w->f, &w->m, &w->r, &times) != 0)
 		status = CD_EXIT_UNKNOWN;
+	else if (o->promfile)
+		cd_prom_dest_check(stderr, "check", o->promfile);
 	return status;
 }
 

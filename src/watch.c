@@ -23,6 +23,7 @@
 #include "measure/csswitch.h"
 #include "measure/trace.h"
 #include "output/watchreport.h"
+#include "output/promdest.h"
 #include "probe/kmsg.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
@@ -529,6 +530,8 @@ int cd_cmd_watch(int argc, char **argv)
 	fprintf(stderr, "Watching %s every %g s%s%s.%s\n", w->cs.current_path, w->o.interval,
 	        w->kmsg_open ? " and the kernel log " : "", w->kmsg_open ? w->kmsg.path : "",
 	        w->o.duration > 0 ? "" : " Ctrl-C or SIGTERM ends.");
+	if (w->o.textfile)
+		cd_prom_dest_check(stderr, "watch", w->o.textfile);
 	write_textfile(w);
 	if (w->o.history)
 		replay_history(w);

@@ -22,7 +22,7 @@ def test_file_and_report(cd, tmp_path):
     assert r.rc == 2, r.err
     assert r.out.startswith("CRITICAL: ")          # the report still goes to stdout
     text = prom.read_text()
-    assert 'clockdoctor_finding{code="slow-clocksource",severity="critical"} 1\n' in text
+    assert 'clockdoctor_finding_info{code="slow-clocksource",severity="critical"} 1\n' in text
     run = sample(text, "clockdoctor_check_last_run_timestamp_seconds")
     assert before - 1 <= run <= time.time()
     assert sample(text, "clockdoctor_check_last_success_timestamp_seconds") == run

@@ -146,7 +146,7 @@ def test_alerts_fire_and_clear(tmp_path, capsys):
         # node_exporter serves both files, parsed (no scrape error).
         metrics, _ = wait_for("node_exporter's metrics", lambda: get("http://%s/metrics" % target), 20, procs)
         assert "node_textfile_scrape_error 0" in metrics
-        assert 'clockdoctor_finding{code="slow-clocksource",severity="critical"} 1' in metrics
+        assert 'clockdoctor_finding_info{code="slow-clocksource",severity="critical"} 1' in metrics
         assert "clockdoctor_watch_clocksource_vdso 0" in metrics
         assert "node_time_clocksource_current_info{" in metrics
 
