@@ -193,23 +193,97 @@ def test_rules_fire_as_written():
     assert "SUCCESS" in p.stdout
 
 
-def test_rules_use_metrics_that_exist(cd, tmp_path):
-    """Every metric the rules name is one that check or watch writes."""
-    import re
-    # (clockdoctor_runbooks is an external label's name, for runbook_url)
-    names = set(re.findall(r"\b(clockdoctor_[a-z_]+)", RULES.read_text())) - {"clockdoctor_runbooks"}
+def written_metrics(cd, tmp_path):
+    """What check and watch write (and, for what a test machine cannot make
+    them write, watch's writer itself): a text to find a metric's name in."""
     prom = tmp_path / "w.prom"
     env = {"CLOCKDOCTOR_KMSG": str(tmp_path / "none")}
     watch = cd("watch", "-d", "0.2", "-P", str(prom), env=env)
     assert watch.rc == 0, watch.err
     check = cd("check", "--prometheus", "--root", str(ROOT / "tests/fixtures/qemu-tcg-smp2-hpet"))
     written = prom.read_text() + check.out
-    # --syscalls needs root and tracefs, and a clocksource whose vDSO read
-    # depends on the host has no vdso sample: those names are checked in
-    # the code.
-    written += (ROOT / "src/output/watchreport.c").read_text()
+    # --syscalls needs root and tracefs, and check --root measures nothing:
+    # those names are checked in the writers' code.
+    return written + "".join((ROOT / "src/output" / f).read_text() for f in ("watchreport.c", "prometheus.c"))
+
+
+def test_rules_use_metrics_that_exist(cd, tmp_path):
+    """Every metric the rules name is one that check or watch writes."""
+    import re
+    # (clockdoctor_runbooks is an external label's name, for runbook_url)
+    names = set(re.findall(r"\b(clockdoctor_[a-z_]+)", RULES.read_text())) - {"clockdoctor_runbooks"}
+    written = written_metrics(cd, tmp_path)
     for name in names:
         assert name in written, name
+
+
+GRAFANA = CONTRIB / "grafana" / "clockdoctor.json"
+# Grafana's variables, as a query would be sent
+GRAFANA_VARS = {"$__rate_interval": "5m", "$__interval": "1m", "$__range": "1h", "$instance": ".+"}
+
+
+def dashboard_queries():
+    """Every PromQL expression of the dashboard: its panels' targets, its
+    annotations, and the metric of each label_values() variable."""
+    import json
+    import re
+    d = json.loads(GRAFANA.read_text())
+    exprs = [t["expr"] for p in d["panels"] for t in p.get("targets", [])]
+    exprs += [a["expr"] for a in d["annotations"]["list"] if "expr" in a]
+    for v in d["templating"]["list"]:
+        if v["type"] == "query":
+            q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+            m = re.fullmatch(r"label_values\((.+),\s*\w+\)", q)
+            assert m, q
+            exprs.append(m.group(1))
+    for var, value in GRAFANA_VARS.items():
+        exprs = [e.replace(var, value) for e in exprs]
+    assert not [e for e in exprs if "$" in e], exprs
+    return exprs
+
+
+def promtool_check_exprs(tool, tmp_path, exprs):
+    """promtool check rules on exprs as recording rules: its output."""
+    import json
+    rules = tmp_path / "dashboard.rules.yml"
+    rules.write_text("groups:\n  - name: dashboard\n    rules:\n" + "".join(
+        "      - record: dashboard:query%d\n        expr: %s\n" % (i, json.dumps(e)) for i, e in enumerate(exprs)))
+    p = subprocess.run([tool, "check", "rules", str(rules)], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def test_dashboard_queries_are_valid_promql(tmp_path):
+    """Every query of the Grafana dashboard parses as PromQL (promtool), and
+    a broken one would fail the check."""
+    tool = need("promtool", "prometheus")
+    exprs = dashboard_queries()
+    assert len(exprs) >= 10
+    rc, out = promtool_check_exprs(tool, tmp_path, exprs)
+    assert rc == 0 and "SUCCESS: %d rules found" % len(exprs) in out, out
+    rc, out = promtool_check_exprs(tool, tmp_path, exprs[:1] + [exprs[1] + " +"])
+    assert rc != 0, out
+
+
+def test_dashboard_uses_metrics_that_exist(cd, tmp_path):
+    """The dashboard shows what clockdoctor writes and node_exporter's
+    series the rules join it with; it has each panel the fleet needs and
+    clocksource changes as annotations."""
+    import json
+    import re
+    text = " ".join(dashboard_queries())
+    written = written_metrics(cd, tmp_path)
+    for name in set(re.findall(r"\b(clockdoctor_[a-z_]+)", text)):
+        assert name in written, name
+    rules = RULES.read_text()
+    for name in set(re.findall(r"\b(node_[a-z_]+)", text)):
+        assert name in rules, name
+    d = json.loads(GRAFANA.read_text())
+    titles = {p["title"] for p in d["panels"]}
+    assert {"Verdict per host", "Time system calls a second", "Cost of one time call"} <= titles
+    notes = [a for a in d["annotations"]["list"] if "expr" in a]
+    assert any("clockdoctor_watch_clocksource_changes_total" in a["expr"] for a in notes)
+    # one data source variable, used by every query
+    assert all(t["datasource"]["uid"] == "${datasource}" for p in d["panels"] for t in p["targets"])
 
 
 @pytest.mark.parametrize("fixture", ["qemu-tcg-smp2-hpet", "qemu-tcg-smp1-tsc", "kvm-kvm-clock-sysfs-only"])
