@@ -4,6 +4,7 @@
  */
 #include "output/promdest.h"
 #include "output/wrap.h"
+#include "util/atomicfile.h"
 #include "util/printable.h"
 
 #include <limits.h>
@@ -18,13 +19,8 @@
 static void folder_of(const char *path, char *out, size_t cap)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
+	if (cd_parent_dir(path, dir, sizeof dir) < 0)
 		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 	char real[PATH_MAX];
 	const char *d = realpath(dir, real) ? real : dir;
 	cd_printable_copy(out, cap, d, strlen(d));
