@@ -29,10 +29,12 @@ static void folder_of(const char *path, char *out, size_t cap)
 /* Where ne was found, in words. */
 static void source_of(const struct cd_node_exporter *ne, char *out, size_t cap)
 {
+	/* Not "not running": a sandbox (ProtectProc=invisible) may hide a
+	 * running one, and its unit is then what is known. */
 	if (ne->from == CD_NE_PROCESS)
 		snprintf(out, cap, "pid %d: %s", ne->pid, ne->source);
 	else
-		snprintf(out, cap, "not running; as %s starts it", ne->source);
+		snprintf(out, cap, "as %s starts it", ne->source);
 }
 
 /* One message, wrapped under "clockdoctor CMD: " (paths kept whole). */
