@@ -51,6 +51,11 @@ static void test_args(void)
 	char *dangling[] = { "prometheus-node-exporter", "--collector.textfile.directory" };
 	ne = parse(2, dangling);
 	CHECK_STR(ne.dir, "/var/lib/prometheus/node-exporter");
+	/* Any user can run a program named node_exporter with any arguments:
+	 * what is said of its folder is printable, never a terminal escape. */
+	char *hostile[] = { "node_exporter", "--collector.textfile.directory=/t\x1b]0;owned\a\n/x" };
+	ne = parse(2, hostile);
+	CHECK_STR(ne.dir, "/t?]0;owned?" "?/x");
 	CHECK(cd_ne_is_node_exporter("/opt/x/node_exporter") && cd_ne_is_node_exporter("prometheus-node-exporter"));
 	CHECK(!cd_ne_is_node_exporter("node_exporter.sh") && !cd_ne_is_node_exporter("/usr/bin/prometheus"));
 }
