@@ -70,7 +70,6 @@
 #include "fastclock_impl.h"
 
 #include <errno.h>
-#include <stdio.h>
 
 /* The zero state is kernel mode with soft 0: the first read of each kind
  * goes to the slow path, which initializes.  Until then the address
@@ -554,20 +553,24 @@ int fc_info(struct fc_info *info)
 	if (info->source == FC_SOURCE_KERNEL && fc_int_writer.trusted) {
 		/* trusted, but the frequency is not yet measured well enough */
 		info->reason = fc_int_writer.trust.reason;
-		snprintf(info->reason_text, sizeof info->reason_text, "%.150s; measuring the counter's frequency first",
-		         fc_int_writer.trust.text);
+		char reason[151];
+		fc_str_join(reason, sizeof reason, fc_int_writer.trust.text, (char *)NULL);
+		fc_str_join(info->reason_text, sizeof info->reason_text, reason,
+		            "; measuring the counter's frequency first", (char *)NULL);
 	} else {
 		info->reason = fc_int_writer.reason;
-		snprintf(info->reason_text, sizeof info->reason_text, "%s", fc_int_writer.reason_text);
+		fc_str_join(info->reason_text, sizeof info->reason_text, fc_int_writer.reason_text, (char *)NULL);
 	}
 	const char *cs = fc_trust_counter_clocksource(fc_int_writer.facts.counter_kind);
-	snprintf(info->counter, sizeof info->counter, "%s",
-	         fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
-	snprintf(info->kernel_clocksource, sizeof info->kernel_clocksource, "%s", fc_int_writer.facts.clocksource);
+	fc_str_join(info->counter, sizeof info->counter,
+	            fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none",
+	            (char *)NULL);
+	fc_str_join(info->kernel_clocksource, sizeof info->kernel_clocksource, fc_int_writer.facts.clocksource,
+	            (char *)NULL);
 	info->kernel_vdso_fast = fc_int_writer.trust.vdso_fast;
 	if (info->source == FC_SOURCE_COUNTER) {
 		info->counter_hz = fc_int_writer.r_raw > 0 ? 1e9 / fc_int_writer.r_raw : 0;
-		snprintf(info->freq_from, sizeof info->freq_from, "%s", fc_int_writer.freq_from);
+		fc_str_join(info->freq_from, sizeof info->freq_from, fc_int_writer.freq_from, (char *)NULL);
 		info->freq_err_ppm = fc_int_writer.r_err_ppm;
 		info->error_bound_ns = L.err;
 	}

@@ -10,7 +10,6 @@
 #include "fastclock_impl.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <sys/timex.h>
 #include <unistd.h>
 
@@ -88,7 +87,7 @@ static void set_source(enum fc_source s, enum fc_reason r, const char *text)
 {
 	fc_int_writer.source = s;
 	fc_int_writer.reason = r;
-	snprintf(fc_int_writer.reason_text, sizeof fc_int_writer.reason_text, "%s", text);
+	fc_str_join(fc_int_writer.reason_text, sizeof fc_int_writer.reason_text, text, (char *)NULL);
 }
 
 /* Kernel mode for good from now on, floored at what the old copy's readers
@@ -163,7 +162,7 @@ static void update_frequency(const struct sample *sr, const struct sample *sm)
 				fc_int_writer.declared = true;  /* replaced again by the next better measurement */
 				fc_int_writer.counts_per_ns = 1.0 / r_l;
 				fc_int_writer.jump_run = 0;
-				snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured");
+				fc_str_join(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured", (char *)NULL);
 			}
 			new_base(sr, sm, w);
 			return;
@@ -187,7 +186,7 @@ static void update_frequency(const struct sample *sr, const struct sample *sm)
 		fc_int_writer.r_err_ppm = err_ppm;
 		fc_int_writer.declared = false;
 		fc_int_writer.counts_per_ns = 1.0 / r;
-		snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured");
+		fc_str_join(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured", (char *)NULL);
 	}
 }
 

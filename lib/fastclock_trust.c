@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,20 @@ bool fc_trust_listed(const char *list, const char *name)
 			return true;
 	}
 	return false;
+}
+
+void fc_str_join(char *dst, size_t cap, ...)
+{
+	if (cap == 0)
+		return;
+	size_t n = 0;
+	va_list ap;
+	va_start(ap, cap);
+	for (const char *p; (p = va_arg(ap, const char *)) != NULL;)
+		while (*p && n + 1 < cap)
+			dst[n++] = *p++;
+	va_end(ap);
+	dst[n] = '\0';
 }
 
 static void say(struct fc_trust *t, enum fc_reason r, bool use, const char *fmt, const char *a, const char *b)
@@ -353,7 +368,7 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		if (fc_read_small(cur, now, sizeof now) <= 0)
 			return true;  /* unreadable now: keep the decision taken */
 		if (strcmp(now, mine) != 0) {
-			snprintf(why, len, "the kernel left %s for %s while the program ran", mine, now);
+			fc_str_join(why, len, "the kernel left ", mine, " for ", now, " while the program ran", (char *)NULL);
 			return false;
 		}
 	}
@@ -361,7 +376,8 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		if (fc_read_small(avail, list, sizeof list) <= 0)
 			return true;
 		if (!fc_trust_listed(list, mine)) {
-			snprintf(why, len, "the kernel withdrew %s from the available clocksources (marked unstable)", mine);
+			fc_str_join(why, len, "the kernel withdrew ", mine, " from the available clocksources (marked unstable)",
+			            (char *)NULL);
 			return false;
 		}
 	}
@@ -372,7 +388,11 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 
 const char *fc_source_name(enum fc_source source)
 {
-	return source == FC_SOURCE_COUNTER ? "counter" : "kernel";
+	switch (source) {
+	case FC_SOURCE_KERNEL: return "kernel";
+	case FC_SOURCE_COUNTER: return "counter";
+	}
+	return "unknown";
 }
 
 const char *fc_reason_name(enum fc_reason reason)

@@ -16,8 +16,15 @@
 #include "fastclock.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum fc_mode { FC_MODE_AUTO, FC_MODE_OFF, FC_MODE_FORCE };
+
+/* The strings after cap, up to a NULL, joined into dst (cut to fit, always
+ * terminated): what snprintf("%s%s...") would write, but async-signal-safe
+ * (POSIX does not list snprintf as such), for the texts a re-anchor or
+ * fc_info() builds, which may run in a signal handler. */
+void fc_str_join(char *dst, size_t cap, ...);
 
 struct fc_trust_facts {
 	enum fc_mode mode;
