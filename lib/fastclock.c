@@ -2,7 +2,7 @@
 /*
  * fastclock.c: libfastclock's clock, the readers and the API (include/fastclock.h;
  * re-anchoring is in fastclock_sync.c; the design is in
- * docs/fastclock.3, "HOW IT WORKS").
+ * docs/fastclock-internals.md).
  *
  * The kernel's model, in user space: ns = ns0 + ((counter - tsc0) * mult +
  * frac0) >> 32, one such line for CLOCK_MONOTONIC and one for

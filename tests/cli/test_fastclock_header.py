@@ -4,6 +4,7 @@ compiles with -pedantic -Werror under C99, C11 and C17 (gcc and clang) and
 C++11, with nothing but what `pkg-config --cflags fastclock` gives, and links
 against the static library and runs; one that calls fc_gettime() with the
 feature macro fastclock(3) names, as clock_gettime(2) asks for it."""
+import re
 import shutil
 import subprocess
 
@@ -81,3 +82,27 @@ def test_iso_c(tmp_path, cflags, compiler, std):
 def test_cplusplus(tmp_path, cflags, std):
     build_and_run(tmp_path, "g++", std, BARE, cflags, suffix=".cc")
     build_and_run(tmp_path, "g++", std, GETTIME, cflags, suffix=".cc")
+
+
+def man_sections(text):
+    """fastclock(3)'s sections: {name: body}."""
+    parts = re.split(r"^\.SH (.+)$", text, flags=re.M)
+    return {parts[i].strip('"'): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def test_page_and_header_state_the_same_returns():
+    """fastclock(3) has the sections a C library's page has, its ERRORS are
+    exactly the -E values the header documents, and its ATTRIBUTES table
+    names every exported function (test_fastclock_returns makes each return
+    happen)."""
+    header = (ROOT / "include/fastclock.h").read_text()
+    page = man_sections((ROOT / "docs/fastclock.3").read_text())
+    for name in ("LIBRARY", "SYNOPSIS", "DESCRIPTION", "RETURN VALUE", "ERRORS", "ATTRIBUTES", "NOTES"):
+        assert name in page, name
+    assert set(re.findall(r"-(E[A-Z]+)\b", header)) == set(re.findall(r"^\.B (E[A-Z]+)$", page["ERRORS"], re.M))
+    exported = set(re.findall(r"^FC_API[^(]*?[ *](fc_[a-z0-9_]+)\(", header, re.M))
+    for section in ("RETURN VALUE", "ATTRIBUTES"):
+        named = set(re.findall(r"\b(fc_[a-z0-9_]+) ?\(", page[section].replace("\"", "").replace("\\fB", "").replace("\\fP", "")))
+        assert exported <= named, (section, exported - named)
+    assert "_POSIX_C_SOURCE" in page["SYNOPSIS"]
+    assert "unknown" in page["RETURN VALUE"]
