@@ -24,6 +24,51 @@ static const struct {
 	{ "accuracy", cd_cmd_accuracy, "libfastclock against the kernel's clocks: errors, ppm" },
 };
 
+#ifndef CD_REVISION
+#define CD_REVISION "unknown"
+#endif
+#ifndef CD_BUILD_DATE
+#define CD_BUILD_DATE "unknown"
+#endif
+#if defined(__clang__)
+#define CD_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define CD_COMPILER "gcc " __VERSION__
+#else
+#define CD_COMPILER "unknown"
+#endif
+
+/* What this binary was built with, for a bug report: the first line alone
+ * is the version, "clockdoctor X.Y.Z", for scripts; the build's revision
+ * and date come from the Makefile, and the features are those compiled in
+ * (what each needs at run time is in clockdoctor(1)). */
+static void version(FILE *out)
+{
+	static const char *const features[] = {
+#if defined(__x86_64__)
+		"counter=tsc",             /* libfastclock and `tsc` read the TSC */
+#elif defined(__aarch64__)
+		"counter=cntvct_el0",      /* the arm64 generic timer */
+#else
+		"counter=none",            /* the kernel's clocks only */
+#endif
+		"bpf",                     /* top, watch: exact counts in the kernel */
+		"perf-events",             /* top, watch: the syscall tracepoints */
+		"vdso-elf",                /* the vDSO's entry found without libc */
+#if defined(__SANITIZE_ADDRESS__)
+		"asan",
+#endif
+#if defined(__SANITIZE_THREAD__)
+		"tsan",
+#endif
+	};
+	fprintf(out, "clockdoctor %s\nrevision: %s\nbuilt: %s\ncompiler: %s\nfeatures:", CD_VERSION, CD_REVISION,
+	        CD_BUILD_DATE, CD_COMPILER);
+	for (size_t i = 0; i < sizeof features / sizeof features[0]; i++)
+		fprintf(out, " %s", features[i]);
+	fputc('\n', out);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: clockdoctor COMMAND [OPTIONS]\n\ncommands:\n");
@@ -62,7 +107,7 @@ int main(int argc, char **argv)
 		return CD_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-		printf("clockdoctor %s\n", CD_VERSION);
+		version(stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

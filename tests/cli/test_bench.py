@@ -347,7 +347,8 @@ def test_progress_on_a_terminal():
     master, slave = pty.openpty()
     try:
         p = subprocess.run([BINARY, "bench", "-c", "monotonic,time", "-d", "1.2", "-s"],
-                           stdout=subprocess.PIPE, stderr=slave, timeout=60)
+                           stdout=subprocess.PIPE, stderr=slave, timeout=60,
+                           env=dict(os.environ, TERM="xterm"))
         os.close(slave)
         slave = None
         err = b""
