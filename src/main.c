@@ -74,7 +74,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: clockdoctor COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has it all.\n"
+	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has all.\n"
 	             "\nexamples:\n"
 	             "  clockdoctor check                 diagnose this machine\n"
 	             "  clockdoctor check --json          the same, for programs\n"

@@ -15,6 +15,7 @@
 #include "measure/tsc.h"
 #include "persist/verdictfile.h"
 #include "output/tscreport.h"
+#include "output/wrap.h"
 #include "util/numarg.h"
 #include "util/signals.h"
 #include "probe/probe.h"
@@ -134,7 +135,8 @@ int cd_cmd_tsc(int argc, char **argv)
 	} else {
 		cd_verdict_save(f, t, saved, sizeof saved);
 	}
-	fprintf(stderr, "clockdoctor tsc: %s\n", saved);
+	cd_wrap_with(stderr, saved, &(struct cd_wrap_opts){ .lead = "clockdoctor tsc: ", .indent = 4,
+	                                                   .whole_words = true });
 	int status = (int)t->verdict;
 	cd_tsc_report_free(t);
 	free(f);
