@@ -4,12 +4,11 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import time
 
 import pytest
 
-from conftest import BINARY, CS, FIXTURES, as_user, codes, live_clocksource, make_root
+from conftest import CS, FIXTURES, as_user, codes, live_clocksource, make_root, on_a_terminal
 
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
             "CLOCK_TAI", "gettimeofday"]
@@ -61,33 +60,6 @@ def test_color_always(cd):
     assert "\033[" in r.out
 
 
-def on_a_terminal(args, env):
-    """clockdoctor ARGS with stdout on a pseudo-terminal, in env (from
-    nothing but PATH): what it wrote there."""
-    import pty
-    master, slave = pty.openpty()
-    try:
-        p = subprocess.run([BINARY, *args], stdout=slave, stderr=subprocess.DEVNULL, timeout=60,
-                           env=dict(env, PATH=os.environ.get("PATH", "/usr/bin:/bin")))
-        os.close(slave)
-        slave = None
-        out = b""
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-    finally:
-        if slave is not None:
-            os.close(slave)
-        os.close(master)
-    assert p.returncode in (0, 1, 2, 3)
-    return out
-
-
 @pytest.mark.parametrize("env, colour", [
     ({"TERM": "xterm"}, True),
     ({"TERM": "xterm", "NO_COLOR": ""}, True),      # empty: unset, as no-color.org says
@@ -100,7 +72,9 @@ def test_color_auto_on_a_terminal(env, colour):
     unset or NO_COLOR is set; a pipe never (test_live_text_starts_with_verdict
     has --color never, test_no_colour_in_a_pipe auto)."""
     root = str(FIXTURES / "qemu-tcg-smp2-hpet")
-    out = on_a_terminal(["check", "--root", root], env)
+    p, out = on_a_terminal(["check", "--root", root],
+                           env=dict(env, PATH=os.environ.get("PATH", "/usr/bin:/bin")))
+    assert p.returncode in (0, 1, 2, 3)
     assert out.startswith(b"\033[") == colour, out[:80]
     assert (b"\033[" in out) == colour
 
