@@ -18,8 +18,8 @@
  *     could wait on: it is MT-Safe and async-signal-safe, and safe in a
  *     child after fork();
  *   - the library starts in its constructor, as the program or dlopen()
- *     loads it: it reads a few files, maps one page and registers an
- *     atfork handler (which glibc allocates for), once;
+ *     loads it: it reads a few files, maps one page that it keeps and
+ *     registers an atfork handler (which glibc allocates for), once;
  *   - it has no threads of its own: re-anchoring is done, rarely, by the
  *     caller that finds the line due;
  *   - errors come back as -errno, and errno is left as it was (even by
@@ -165,9 +165,9 @@ struct fc_info {
 };
 
 /* Fills *info.  Returns 0, -EINVAL for a NULL pointer, or -EAGAIN when a
- * re-anchor held the library's state for longer than it waits (some
- * microseconds: in a signal handler that interrupted one, waiting would
- * never end; try again later).  Not for a hot path: it may read the clock
+ * re-anchor held the library's state for longer than it waits (tens of
+ * microseconds to a millisecond, by CPU: in a signal handler that
+ * interrupted one, waiting would never end; try again later).  Not for a hot path: it may read the clock
  * and copy strings. */
 FC_API int fc_info(struct fc_info *info);
 
