@@ -553,24 +553,20 @@ int fc_info(struct fc_info *info)
 	if (info->source == FC_SOURCE_KERNEL && fc_int_writer.trusted) {
 		/* trusted, but the frequency is not yet measured well enough */
 		info->reason = fc_int_writer.trust.reason;
-		char reason[151];
-		fc_str_join(reason, sizeof reason, fc_int_writer.trust.text, (char *)NULL);
-		fc_str_join(info->reason_text, sizeof info->reason_text, reason,
-		            "; measuring the counter's frequency first", (char *)NULL);
+		size_t n = fc_text_put(info->reason_text, 151, 0, fc_int_writer.trust.text);  /* 150 of it at most */
+		fc_text_put(info->reason_text, sizeof info->reason_text, n, "; measuring the counter's frequency first");
 	} else {
 		info->reason = fc_int_writer.reason;
-		fc_str_join(info->reason_text, sizeof info->reason_text, fc_int_writer.reason_text, (char *)NULL);
+		fc_text_put(info->reason_text, sizeof info->reason_text, 0, fc_int_writer.reason_text);
 	}
 	const char *cs = fc_trust_counter_clocksource(fc_int_writer.facts.counter_kind);
-	fc_str_join(info->counter, sizeof info->counter,
-	            fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none",
-	            (char *)NULL);
-	fc_str_join(info->kernel_clocksource, sizeof info->kernel_clocksource, fc_int_writer.facts.clocksource,
-	            (char *)NULL);
+	fc_text_put(info->counter, sizeof info->counter, 0,
+	            fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
+	fc_text_put(info->kernel_clocksource, sizeof info->kernel_clocksource, 0, fc_int_writer.facts.clocksource);
 	info->kernel_vdso_fast = fc_int_writer.trust.vdso_fast;
 	if (info->source == FC_SOURCE_COUNTER) {
 		info->counter_hz = fc_int_writer.r_raw > 0 ? 1e9 / fc_int_writer.r_raw : 0;
-		fc_str_join(info->freq_from, sizeof info->freq_from, fc_int_writer.freq_from, (char *)NULL);
+		fc_text_put(info->freq_from, sizeof info->freq_from, 0, fc_int_writer.freq_from);
 		info->freq_err_ppm = fc_int_writer.r_err_ppm;
 		info->error_bound_ns = L.err;
 	}

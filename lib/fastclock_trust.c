@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +64,18 @@ long fc_read_small(const char *path, char *buf, size_t len)
 	return (long)n;
 }
 
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s)
+{
+	if (cap == 0)
+		return 0;
+	if (at >= cap)
+		at = cap - 1;
+	while (*s && at + 1 < cap)
+		dst[at++] = *s++;
+	dst[at] = '\0';
+	return at;
+}
+
 const char *fc_trust_counter_clocksource(int counter_kind)
 {
 	switch (counter_kind) {
@@ -96,20 +107,6 @@ bool fc_trust_listed(const char *list, const char *name)
 			return true;
 	}
 	return false;
-}
-
-void fc_str_join(char *dst, size_t cap, ...)
-{
-	if (cap == 0)
-		return;
-	size_t n = 0;
-	va_list ap;
-	va_start(ap, cap);
-	for (const char *p; (p = va_arg(ap, const char *)) != NULL;)
-		while (*p && n + 1 < cap)
-			dst[n++] = *p++;
-	va_end(ap);
-	dst[n] = '\0';
 }
 
 static void say(struct fc_trust *t, enum fc_reason r, bool use, const char *fmt, const char *a, const char *b)
@@ -368,7 +365,11 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		if (fc_read_small(cur, now, sizeof now) <= 0)
 			return true;  /* unreadable now: keep the decision taken */
 		if (strcmp(now, mine) != 0) {
-			fc_str_join(why, len, "the kernel left ", mine, " for ", now, " while the program ran", (char *)NULL);
+			size_t n = fc_text_put(why, len, 0, "the kernel left ");
+			n = fc_text_put(why, len, n, mine);
+			n = fc_text_put(why, len, n, " for ");
+			n = fc_text_put(why, len, n, now);
+			fc_text_put(why, len, n, " while the program ran");
 			return false;
 		}
 	}
@@ -376,8 +377,9 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		if (fc_read_small(avail, list, sizeof list) <= 0)
 			return true;
 		if (!fc_trust_listed(list, mine)) {
-			fc_str_join(why, len, "the kernel withdrew ", mine, " from the available clocksources (marked unstable)",
-			            (char *)NULL);
+			size_t n = fc_text_put(why, len, 0, "the kernel withdrew ");
+			n = fc_text_put(why, len, n, mine);
+			fc_text_put(why, len, n, " from the available clocksources (marked unstable)");
 			return false;
 		}
 	}

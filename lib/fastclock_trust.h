@@ -16,15 +16,8 @@
 #include "fastclock.h"
 
 #include <stdbool.h>
-#include <stddef.h>
 
 enum fc_mode { FC_MODE_AUTO, FC_MODE_OFF, FC_MODE_FORCE };
-
-/* The strings after cap, up to a NULL, joined into dst (cut to fit, always
- * terminated): what snprintf("%s%s...") would write, but async-signal-safe
- * (POSIX does not list snprintf as such), for the texts a re-anchor or
- * fc_info() builds, which may run in a signal handler. */
-void fc_str_join(char *dst, size_t cap, ...);
 
 struct fc_trust_facts {
 	enum fc_mode mode;
@@ -78,6 +71,13 @@ void fc_trust_declared(struct fc_trust_facts *f);
 /* Reads current and available clocksources again: false when the kernel
  * has left the counter as t asks to watch (why says what changed). */
 bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
+
+/* Appends s to the text dst of length at (cap bytes in all, truncating,
+ * NUL-terminated); returns the new length.  The re-anchor's texts are
+ * made with this, not snprintf: glibc's formatting takes over a kilobyte
+ * of stack, and a re-anchor may run in a signal handler on a small
+ * alternate stack (docs/fastclock.3, "Stack use"). */
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s);
 
 /* Reads a small file into buf (NUL-terminated, trailing newline removed);
  * the length or -errno.  Async-signal-safe. */
