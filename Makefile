@@ -190,6 +190,19 @@ $(B)/gen/version: FORCE
 $(B)/gen/paths: FORCE
 	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(TEXTFILEDIR)')
 $(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
+# What `clockdoctor --version` says of the build: the git revision when the
+# source is a git tree's top (a package's copy of it is not: "unknown"), and
+# the day it was built, SOURCE_DATE_EPOCH's when set (dpkg and rpmbuild set
+# it: a reproducible build).  Rewritten when they change: buildinfo.o alone
+# (src/util/buildinfo.h).
+CD_REVISION   := $(shell [ "$$(git -C '$(CURDIR)' rev-parse --show-toplevel 2>/dev/null)" = '$(CURDIR)' ] && \
+                   git -C '$(CURDIR)' describe --always --dirty 2>/dev/null | tr -cd 'A-Za-z0-9._+-' || echo unknown)
+CD_BUILD_DATE := $(shell date -u -d "@$(or $(SOURCE_DATE_EPOCH),$$(date +%s))" +%Y-%m-%d 2>/dev/null || \
+                   date -u +%Y-%m-%d)
+$(B)/gen/buildinfo: FORCE
+	$(call cd_stamp,'$(CD_REVISION)' '$(CD_BUILD_DATE)')
+$(B)/obj/src/util/buildinfo.o: $(B)/gen/buildinfo
+$(B)/obj/src/util/buildinfo.o: CPPFLAGS += -DCD_REVISION='"$(or $(CD_REVISION),unknown)"' -DCD_BUILD_DATE='"$(CD_BUILD_DATE)"'
 # `run` looks for the accelerator where `make install` puts it.
 $(B)/obj/src/run.o: CPPFLAGS += -DCD_PRELOADDIR='"$(PRELOADDIR)"'
 $(B)/obj/src/run.o: $(B)/gen/paths

@@ -43,7 +43,7 @@ int main(void)
 	printf("1000000 reads of fc_now_ns took %.2f ms (%.1f ns a read)\n", fc_elapsed_ns(start) / 1e6,
 	       (double)fc_elapsed_ns(start) / 1e6);
 
-	/* the drop-in: the same call as clock_gettime, errors as -errno */
+	/* clock_gettime's clocks, with the library's errors: -errno, errno untouched */
 	struct timespec ts;
 	r = fc_gettime(CLOCK_REALTIME, &ts);
 	if (r != 0) {

@@ -12,13 +12,23 @@
  * counter cannot be trusted the same calls read the kernel's clock instead,
  * silently; fc_info() says which source is in use and why.
  *
- * Contract for every function below:
+ * Contract for every function below (fastclock(3): RETURN VALUE, ERRORS,
+ * ATTRIBUTES):
  *   - it never prints, never exits, never allocates, and takes no lock it
- *     could wait on: every call is async-signal-safe, and safe in a child
- *     after fork();
+ *     could wait on: it is MT-Safe and async-signal-safe, and safe in a
+ *     child after fork();
+ *   - the library starts in its constructor, as the program or dlopen()
+ *     loads it: it reads a few files, maps one page that it keeps and
+ *     registers an atfork handler (which glibc allocates for), once;
  *   - it has no threads of its own: re-anchoring is done, rarely, by the
  *     caller that finds the line due;
- *   - errors come back as -errno (never in errno).
+ *   - errors come back as -errno, and errno is left as it was (even by
+ *     fc_gettime(): it is not clock_gettime's convention).
+ *
+ * ISO C99 and later, and C++: this header needs no feature macro (it takes
+ * clockid_t from <sys/types.h>).  The CLOCK_ ids that fc_gettime() takes
+ * come from <time.h>, which declares them under _POSIX_C_SOURCE >= 199309L
+ * (the default of gcc's gnu modes; define it under -std=c11).
  *
  * Link with -lfastclock (pkg-config fastclock).  Manual: fastclock(3).
  */
@@ -27,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>  /* clockid_t (POSIX) */
 #include <time.h>
 
 #ifdef __cplusplus
@@ -42,6 +53,9 @@ extern "C" {
 #else
 #define FC_API
 #endif
+
+/* <time.h> defines it in C11 and POSIX; declared here for C99 too. */
+struct timespec;
 
 /* ---- reading the time ---- */
 
@@ -74,9 +88,10 @@ FC_API int64_t fc_realtime_ns(void);
  * due does it: one vDSO read of the coarse clocks). */
 #define FC_STEP_CHECK_NS 1000000
 
-/* A drop-in for clock_gettime(): fills *ts and returns 0, or returns -errno
- * (the kernel's own error: -EINVAL for an unknown clock, -EFAULT for a bad
- * pointer) and leaves errno as it was.  Served from the counter:
+/* clock_gettime()'s clocks and struct timespec, with the library's error
+ * convention, not clock_gettime()'s: fills *ts and returns 0, or returns
+ * -errno (-EINVAL for an id the kernel does not know, -EFAULT for a NULL
+ * ts) and leaves errno as it was.  Served from the counter:
  * CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI and
  * CLOCK_MONOTONIC_RAW (a second line anchored on the raw clock).  Every
  * other id, and every id while the counter is not trusted, is passed to the
@@ -149,8 +164,11 @@ struct fc_info {
 	                                1 unknown, 2 unsound, -1 none */
 };
 
-/* Fills *info.  Returns 0, or -EINVAL for a NULL pointer.  Not for a hot
- * path: it may read the clock and copy strings. */
+/* Fills *info.  Returns 0, -EINVAL for a NULL pointer, or -EAGAIN when a
+ * re-anchor held the library's state for longer than it waits (tens of
+ * microseconds to a millisecond, by CPU: in a signal handler that
+ * interrupted one, waiting would never end; try again later).  Not for a hot path: it may read the clock
+ * and copy strings. */
 FC_API int fc_info(struct fc_info *info);
 
 /* Re-anchors now (a few kernel clock reads, slewing as usual), for callers
@@ -160,7 +178,8 @@ FC_API int fc_info(struct fc_info *info);
 FC_API int fc_resync(void);
 
 /* Stable names: "kernel"/"counter", and the reason's identifier
- * ("kernel-uses-counter", "verified", ...). */
+ * ("kernel-uses-counter", "verified", ...); "unknown" for a value outside
+ * the enum.  Never NULL: a string constant. */
 FC_API const char *fc_source_name(enum fc_source source);
 FC_API const char *fc_reason_name(enum fc_reason reason);
 
@@ -183,8 +202,9 @@ struct fc_verdict {
 };
 
 /* Parses a verdict file's text (len bytes, need not be NUL-terminated).
- * Returns 0, or -EINVAL when a required key (boot_id, verdict) is missing
- * or a value is malformed. */
+ * Returns 0, or -EINVAL when text or v is NULL, a required key (boot_id,
+ * verdict) is missing, a line has no '=', or a value is malformed; keys it
+ * does not know are skipped. */
 FC_API int fc_verdict_parse(const char *text, size_t len, struct fc_verdict *v);
 
 #ifdef __cplusplus

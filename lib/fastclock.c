@@ -2,7 +2,7 @@
 /*
  * fastclock.c: libfastclock's clock, the readers and the API (include/fastclock.h;
  * re-anchoring is in fastclock_sync.c; the design is in
- * docs/fastclock.3, "HOW IT WORKS").
+ * docs/fastclock-internals.md).
  *
  * The kernel's model, in user space: ns = ns0 + ((counter - tsc0) * mult +
  * frac0) >> 32, one such line for CLOCK_MONOTONIC and one for
@@ -70,7 +70,6 @@
 #include "fastclock_impl.h"
 
 #include <errno.h>
-#include <stdio.h>
 
 /* The zero state is kernel mode with soft 0: the first read of each kind
  * goes to the slow path, which initializes.  Until then the address
@@ -554,20 +553,20 @@ int fc_info(struct fc_info *info)
 	if (info->source == FC_SOURCE_KERNEL && fc_int_writer.trusted) {
 		/* trusted, but the frequency is not yet measured well enough */
 		info->reason = fc_int_writer.trust.reason;
-		snprintf(info->reason_text, sizeof info->reason_text, "%.150s; measuring the counter's frequency first",
-		         fc_int_writer.trust.text);
+		size_t n = fc_text_put(info->reason_text, 151, 0, fc_int_writer.trust.text);  /* 150 of it at most */
+		fc_text_put(info->reason_text, sizeof info->reason_text, n, "; measuring the counter's frequency first");
 	} else {
 		info->reason = fc_int_writer.reason;
-		snprintf(info->reason_text, sizeof info->reason_text, "%s", fc_int_writer.reason_text);
+		fc_text_put(info->reason_text, sizeof info->reason_text, 0, fc_int_writer.reason_text);
 	}
 	const char *cs = fc_trust_counter_clocksource(fc_int_writer.facts.counter_kind);
-	snprintf(info->counter, sizeof info->counter, "%s",
-	         fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
-	snprintf(info->kernel_clocksource, sizeof info->kernel_clocksource, "%s", fc_int_writer.facts.clocksource);
+	fc_text_put(info->counter, sizeof info->counter, 0,
+	            fc_int_writer.facts.counter_kind == FC_COUNTER_ARM64_CNTVCT ? "cntvct_el0" : cs ? cs : "none");
+	fc_text_put(info->kernel_clocksource, sizeof info->kernel_clocksource, 0, fc_int_writer.facts.clocksource);
 	info->kernel_vdso_fast = fc_int_writer.trust.vdso_fast;
 	if (info->source == FC_SOURCE_COUNTER) {
 		info->counter_hz = fc_int_writer.r_raw > 0 ? 1e9 / fc_int_writer.r_raw : 0;
-		snprintf(info->freq_from, sizeof info->freq_from, "%s", fc_int_writer.freq_from);
+		fc_text_put(info->freq_from, sizeof info->freq_from, 0, fc_int_writer.freq_from);
 		info->freq_err_ppm = fc_int_writer.r_err_ppm;
 		info->error_bound_ns = L.err;
 	}

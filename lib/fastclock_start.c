@@ -112,6 +112,7 @@ static void init_writer(void);
  * (ok, unlocked): until then every read is the slow path's. */
 void fc_int_init_locked(void)
 {
+	int saved = errno;  /* the files and system calls start-up tries leave errno as it was */
 	atomic_store_explicit(&fc_int_latch.floor_mono, INT64_MIN, memory_order_relaxed);
 	atomic_store_explicit(&fc_int_latch.floor_raw, INT64_MIN, memory_order_relaxed);
 	init_writer();
@@ -122,6 +123,7 @@ void fc_int_init_locked(void)
 	} else {
 		atomic_store_explicit(&mm_now()->ok, true, memory_order_release);
 	}
+	errno = saved;
 }
 
 static void init_writer(void)

@@ -88,7 +88,8 @@ static void set_source(enum fc_source s, enum fc_reason r, const char *text)
 {
 	fc_int_writer.source = s;
 	fc_int_writer.reason = r;
-	snprintf(fc_int_writer.reason_text, sizeof fc_int_writer.reason_text, "%s", text);
+	if (text != fc_int_writer.reason_text)
+		fc_text_put(fc_int_writer.reason_text, sizeof fc_int_writer.reason_text, 0, text);
 }
 
 /* Kernel mode for good from now on, floored at what the old copy's readers
@@ -163,7 +164,7 @@ static void update_frequency(const struct sample *sr, const struct sample *sm)
 				fc_int_writer.declared = true;  /* replaced again by the next better measurement */
 				fc_int_writer.counts_per_ns = 1.0 / r_l;
 				fc_int_writer.jump_run = 0;
-				snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured");
+				fc_text_put(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, 0, "measured");
 			}
 			new_base(sr, sm, w);
 			return;
@@ -187,7 +188,7 @@ static void update_frequency(const struct sample *sr, const struct sample *sm)
 		fc_int_writer.r_err_ppm = err_ppm;
 		fc_int_writer.declared = false;
 		fc_int_writer.counts_per_ns = 1.0 / r;
-		snprintf(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, "measured");
+		fc_text_put(fc_int_writer.freq_from, sizeof fc_int_writer.freq_from, 0, "measured");
 	}
 }
 

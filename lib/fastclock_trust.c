@@ -64,6 +64,18 @@ long fc_read_small(const char *path, char *buf, size_t len)
 	return (long)n;
 }
 
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s)
+{
+	if (cap == 0)
+		return 0;
+	if (at >= cap)
+		at = cap - 1;
+	while (*s && at + 1 < cap)
+		dst[at++] = *s++;
+	dst[at] = '\0';
+	return at;
+}
+
 const char *fc_trust_counter_clocksource(int counter_kind)
 {
 	switch (counter_kind) {
@@ -353,7 +365,11 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		if (fc_read_small(cur, now, sizeof now) <= 0)
 			return true;  /* unreadable now: keep the decision taken */
 		if (strcmp(now, mine) != 0) {
-			snprintf(why, len, "the kernel left %s for %s while the program ran", mine, now);
+			size_t n = fc_text_put(why, len, 0, "the kernel left ");
+			n = fc_text_put(why, len, n, mine);
+			n = fc_text_put(why, len, n, " for ");
+			n = fc_text_put(why, len, n, now);
+			fc_text_put(why, len, n, " while the program ran");
 			return false;
 		}
 	}
@@ -361,7 +377,9 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		if (fc_read_small(avail, list, sizeof list) <= 0)
 			return true;
 		if (!fc_trust_listed(list, mine)) {
-			snprintf(why, len, "the kernel withdrew %s from the available clocksources (marked unstable)", mine);
+			size_t n = fc_text_put(why, len, 0, "the kernel withdrew ");
+			n = fc_text_put(why, len, n, mine);
+			fc_text_put(why, len, n, " from the available clocksources (marked unstable)");
 			return false;
 		}
 	}
@@ -372,7 +390,11 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 
 const char *fc_source_name(enum fc_source source)
 {
-	return source == FC_SOURCE_COUNTER ? "counter" : "kernel";
+	switch (source) {
+	case FC_SOURCE_KERNEL: return "kernel";
+	case FC_SOURCE_COUNTER: return "counter";
+	}
+	return "unknown";
 }
 
 const char *fc_reason_name(enum fc_reason reason)

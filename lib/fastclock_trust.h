@@ -72,6 +72,13 @@ void fc_trust_declared(struct fc_trust_facts *f);
  * has left the counter as t asks to watch (why says what changed). */
 bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
 
+/* Appends s to the text dst of length at (cap bytes in all, truncating,
+ * NUL-terminated); returns the new length.  The re-anchor's texts are
+ * made with this, not snprintf: glibc's formatting takes over a kilobyte
+ * of stack, and a re-anchor may run in a signal handler on a small
+ * alternate stack (docs/fastclock.3, "Stack use"). */
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s);
+
 /* Reads a small file into buf (NUL-terminated, trailing newline removed);
  * the length or -errno.  Async-signal-safe. */
 long fc_read_small(const char *path, char *buf, size_t len);

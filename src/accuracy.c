@@ -101,16 +101,6 @@ static int parse_opts(int argc, char **argv, struct cd_acc_params *p, bool *json
 	return cd_parse_options(&accuracy_options, argc, argv, &o);
 }
 
-static void on_sigint(int sig)
-{
-	if (!stop_requested) {
-		stop_requested = 1;
-		return;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int cd_cmd_accuracy(int argc, char **argv)
 {
 	struct cd_acc_params p = { .duration_s = DEFAULT_DURATION_S, .threads = 2, .stop = &stop_requested };
@@ -128,7 +118,7 @@ int cd_cmd_accuracy(int argc, char **argv)
 	        p.threads, p.threads == 1 ? "" : "s", p.duration_s);
 	/* The main thread waits in pthread_join, which Ctrl-C does not
 	 * interrupt; the threads see the flag at their next block. */
-	cd_catch_signal(SIGINT, on_sigint);
+	cd_catch_stop_twice(&stop_requested, (const int[]){ SIGINT }, 1);
 	cd_accuracy_run(&p, r);
 	struct fc_info info;
 	struct cd_acc_report rp = { .duration_s = p.duration_s, .r = r, .info = &info };

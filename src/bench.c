@@ -285,7 +285,7 @@ static void startup_line(const struct opts *o, int nways, int ncs, char cs[][CD_
  * needed; the caller switches back. */
 static void measure_all(struct cd_bench_report *rp, const struct opts *o, struct cd_cs *cs, uint32_t *buf)
 {
-	bool tty = isatty(STDERR_FILENO);
+	bool tty = cd_term_escapes(STDERR_FILENO);  /* the progress line is redrawn in place */
 	/* Calibration and the timer's overhead take about 0.1 s of the budget. */
 	double budget = o->duration_s > 0.2 ? o->duration_s - 0.1 : o->duration_s / 2;
 	int total = rp->nruns;

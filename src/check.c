@@ -198,7 +198,7 @@ static int write_report(const struct check_opts *o, const struct check_work *w, 
 	else if (o->promfile)
 		times.last_success = previous_success(o->promfile);
 
-	int color = o->color < 0 ? isatty(STDOUT_FILENO) && !getenv("NO_COLOR") : o->color;
+	int color = o->color < 0 ? cd_color_auto(STDOUT_FILENO) : o->color;
 	switch (o->format) {
 	case OUT_JSON: cd_output_json(stdout, &w->f, &w->m, &w->r); break;
 	case OUT_PROM: cd_output_prometheus(stdout, &w->f, &w->m, &w->r, &times); break;

@@ -3,6 +3,7 @@
  * main.c: the subcommand table of clockdoctor.
  */
 #include "commands.h"
+#include "util/buildinfo.h"
 #include "output/output.h"
 
 #include <stdio.h>
@@ -24,12 +25,43 @@ static const struct {
 	{ "accuracy", cd_cmd_accuracy, "libfastclock against the kernel's clocks: errors, ppm" },
 };
 
+/* What this binary was built with, for a bug report: the first line alone
+ * is the version, "clockdoctor X.Y.Z", for scripts; the build's revision
+ * and date come from the Makefile, and the features are those compiled in
+ * (what each needs at run time is in clockdoctor(1)). */
+static void version(FILE *out)
+{
+	static const char *const features[] = {
+#if defined(__x86_64__)
+		"counter=tsc",             /* libfastclock and `tsc` read the TSC */
+#elif defined(__aarch64__)
+		"counter=cntvct_el0",      /* the arm64 generic timer */
+#else
+		"counter=none",            /* the kernel's clocks only */
+#endif
+		"bpf",                     /* top, watch: exact counts in the kernel */
+		"perf-events",             /* top, watch: the syscall tracepoints */
+		"vdso-elf",                /* the vDSO's entry found without libc */
+#if defined(__SANITIZE_ADDRESS__)
+		"asan",
+#endif
+#if defined(__SANITIZE_THREAD__)
+		"tsan",
+#endif
+	};
+	fprintf(out, "clockdoctor %s\nrevision: %s\nbuilt: %s\ncompiler: %s\nfeatures:", CD_VERSION, cd_build_revision,
+	        cd_build_date, cd_build_compiler);
+	for (size_t i = 0; i < sizeof features / sizeof features[0]; i++)
+		fprintf(out, " %s", features[i]);
+	fputc('\n', out);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: clockdoctor COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has it all.\n"
+	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has all.\n"
 	             "\nexamples:\n"
 	             "  clockdoctor check                 diagnose this machine\n"
 	             "  clockdoctor check --json          the same, for programs\n"
@@ -62,7 +94,7 @@ int main(int argc, char **argv)
 		return CD_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-		printf("clockdoctor %s\n", CD_VERSION);
+		version(stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -24,6 +24,7 @@
 #include "runplan.h"
 #include "util/numarg.h"
 #include "util/printable.h"
+#include "output/wrap.h"
 
 #include "commands.h"
 #include "diagnose/tscjudge.h"
@@ -140,13 +141,23 @@ static void run_usage(FILE *out)
 	        "  FASTCLOCK_INFO=1 clockdoctor run -q -- python3 app.py\n");
 }
 
+/* A notice on stderr, within 80 columns: the lines after the first
+ * indented, paths and commands left whole to be copied. */
+static void notice(const char *text)
+{
+	cd_wrap_with(stderr, text, &(struct cd_wrap_opts){ .lead = "clockdoctor run: ", .indent = 4,
+	                                                  .whole_words = true });
+}
+
 /* --verify: the `tsc` measurement, judged and saved for this boot. */
 static int verify(bool quiet)
 {
 	const char *state = getenv("CLOCKDOCTOR_STATE_DIR");
 	if (geteuid() != 0 && !(state && *state)) {
-		fprintf(stderr, "clockdoctor run: --verify needs root: the verdict is saved in %s for every process "
-		        "to read (or run `sudo clockdoctor tsc` once per boot)\n", CD_STATE_DIR_DEFAULT);
+		char text[512];
+		snprintf(text, sizeof text, "--verify needs root: the verdict is saved in %s for every process to "
+		         "read (or run `sudo clockdoctor tsc` once per boot)", CD_STATE_DIR_DEFAULT);
+		notice(text);
 		return -EPERM;
 	}
 	struct cd_facts *f = calloc(1, sizeof *f);
@@ -170,8 +181,11 @@ static int verify(bool quiet)
 	cd_tsc_judge(f, t);
 	char msg[PATH_MAX + 400];
 	int rc = cd_verdict_save(f, t, msg, sizeof msg);
-	if (!quiet || rc < 0)
-		fprintf(stderr, "clockdoctor run: TSC %s: %s; %s\n", cd_tsc_verdict_name(t->verdict), t->summary, msg);
+	if (!quiet || rc < 0) {
+		char text[sizeof msg + sizeof t->summary + 32];
+		snprintf(text, sizeof text, "TSC %s: %s; %s", cd_tsc_verdict_name(t->verdict), t->summary, msg);
+		notice(text);
+	}
 	cd_tsc_report_free(t);
 	free(f);
 	free(t);
@@ -382,7 +396,7 @@ int cd_cmd_run(int argc, char **argv)
 	 * script): safe for the terminal. */
 	cd_printable(msg);
 	if (!o.quiet)
-		fprintf(stderr, "clockdoctor run: %s\n", msg);
+		notice(msg);
 	fflush(stdout);
 	fflush(stderr);
 	return exec_program(name, path, prog_argv);

@@ -15,11 +15,14 @@
 #include "measure/tsc.h"
 #include "persist/verdictfile.h"
 #include "output/tscreport.h"
+#include "output/wrap.h"
 #include "util/numarg.h"
+#include "util/signals.h"
 #include "probe/probe.h"
 
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,9 +46,11 @@ static void tsc_usage(FILE *out)
 	        "boot in /run/clockdoctor/tsc-verdict ($CLOCKDOCTOR_STATE_DIR), where\n"
 	        "libfastclock and `clockdoctor run` look for it; it changes nothing else.\n"
 	        "\n"
+	        "Ctrl-C (or SIGTERM) ends it early: it reports what it measured so far,\n"
+	        "judged as it stands, and saves no verdict; a second Ctrl-C ends it at once.\n"
+	        "\n"
 	        "exit status: 0 sound, 1 unknown (could not test it all), 2 unsound,\n"
-	        "3 bad usage or the report could not be written; Ctrl-C ends it unfinished\n"
-	        "(killed by SIGINT: a shell shows 130)\n"
+	        "3 bad usage or the report could not be written\n"
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor tsc\n"
@@ -53,6 +58,9 @@ static void tsc_usage(FILE *out)
 	        "  clockdoctor tsc --json | jq -r .verdict\n"
 	        "  taskset -c 0 clockdoctor tsc    # one CPU: says no cross-CPU test\n");
 }
+
+/* Set by the first Ctrl-C or SIGTERM: the measurement ends and reports. */
+static volatile sig_atomic_t stop_requested;
 
 struct tsc_opts {
 	bool json, quick;
@@ -107,6 +115,10 @@ int cd_cmd_tsc(int argc, char **argv)
 	cd_tsc_plan(&o, &allowed, &pairs, &est);
 	fprintf(stderr, "Measuring the TSC over %.2g s, %ld CPU pair%s of %d allowed CPU%s: about %.1f s...\n",
 	        seconds, pairs, pairs == 1 ? "" : "s", allowed, allowed == 1 ? "" : "s", est + 0.05);
+	if (est > 2)
+		fprintf(stderr, "Ctrl-C ends it early with what was measured.\n");
+	o.stop = &stop_requested;
+	cd_catch_stop_twice(&stop_requested, (const int[]){ SIGINT, SIGTERM }, 2);
 	cd_tsc_measure(f, &o, t);
 	cd_tsc_judge(f, t);
 	if (json)
@@ -117,8 +129,14 @@ int cd_cmd_tsc(int argc, char **argv)
 	 * accelerator (libfastclock, `clockdoctor run`) reads it at start. */
 	char saved[PATH_MAX + 400];
 	fflush(stdout);
-	cd_verdict_save(f, t, saved, sizeof saved);
-	fprintf(stderr, "clockdoctor tsc: %s\n", saved);
+	if (t->interrupted) {
+		/* a shortened run does not replace this boot's verdict */
+		snprintf(saved, sizeof saved, "interrupted: the verdict was not saved");
+	} else {
+		cd_verdict_save(f, t, saved, sizeof saved);
+	}
+	cd_wrap_with(stderr, saved, &(struct cd_wrap_opts){ .lead = "clockdoctor tsc: ", .indent = 4,
+	                                                   .whole_words = true });
 	int status = (int)t->verdict;
 	cd_tsc_report_free(t);
 	free(f);

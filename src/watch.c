@@ -24,6 +24,7 @@
 #include "measure/trace.h"
 #include "output/watchreport.h"
 #include "output/promdest.h"
+#include "output/wrap.h"
 #include "probe/kmsg.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
@@ -210,6 +211,13 @@ static void write_textfile(struct watcher *w)
 
 /* ---- hooks ---- */
 
+/* A line for people on stderr, within 80 columns (paths whole). */
+static void say(const char *text)
+{
+	cd_wrap_with(stderr, text, &(struct cd_wrap_opts){ .lead = "clockdoctor watch: ", .indent = 4,
+	                                                  .whole_words = true });
+}
+
 /* --exec: the hook started for e, when there is room for it. */
 static void run_hook(struct watcher *w, const struct cd_watch_event *e)
 {
@@ -361,16 +369,21 @@ static void count_syscalls(struct watcher *w, double now)
 		w->tracer_opened = cd_mono_s();
 		w->next_count = now + w->o.syscalls_every;
 		if (!w->tracer && !w->tracer_said) {
-			fprintf(stderr, "clockdoctor watch: --syscalls: cannot count time system calls: %s\n", e.msg);
+			char text[sizeof e.msg + 64];
+			snprintf(text, sizeof text, "--syscalls: cannot count time system calls: %s", e.msg);
+			say(text);
 			w->tracer_said = true;
 		}
 		/* Once: the programs the tracepoints do not see (top.c says why). */
 		struct cd_unseen u[1];
 		int n = w->tracer && !w->unseen_said ? cd_trace_unseen_programs(0, u, 1) : 0;
-		if (n > 0)
-			fprintf(stderr, "clockdoctor watch: --syscalls: %d running 32-bit or x32 program%s (%d %s%s) "
-			        "%s not counted: the kernel's system-call tracepoints ignore compat tasks\n", n,
-			        n == 1 ? "" : "s", u[0].pid, u[0].comm, n > 1 ? ", ..." : "", n == 1 ? "is" : "are");
+		if (n > 0) {
+			char text[400];
+			snprintf(text, sizeof text, "--syscalls: %d running 32-bit or x32 program%s (%d %s%s) %s not "
+			         "counted: the kernel's system-call tracepoints ignore compat tasks", n, n == 1 ? "" : "s",
+			         u[0].pid, u[0].comm, n > 1 ? ", ..." : "", n == 1 ? "is" : "are");
+			say(text);
+		}
 		w->unseen_said |= w->tracer != NULL;
 		return;
 	}
@@ -430,13 +443,17 @@ static void open_kmsg(struct watcher *w)
 	if (rc == -EPERM || rc == -EACCES) {
 		char restrict_val[16] = "";
 		cd_read_small("/", "/proc/sys/kernel/dmesg_restrict", restrict_val, sizeof restrict_val);
-		fprintf(stderr, "clockdoctor watch: cannot read the kernel log (%s: %s): kernel.dmesg_restrict "
-		        "is %s and this process lacks CAP_SYSLOG; run as root or grant CAP_SYSLOG. Watching "
-		        "current_clocksource only.\n", w->kmsg.path, strerror(-rc),
-		        restrict_val[0] ? restrict_val : "unknown");
+		char text[PATH_MAX + 300];
+		snprintf(text, sizeof text, "cannot read the kernel log (%s: %s): kernel.dmesg_restrict is %s and "
+		         "this process lacks CAP_SYSLOG; run as root or grant CAP_SYSLOG. Watching "
+		         "current_clocksource only.", w->kmsg.path, strerror(-rc),
+		         restrict_val[0] ? restrict_val : "unknown");
+		say(text);
 	} else if (rc < 0) {
-		fprintf(stderr, "clockdoctor watch: cannot read the kernel log (%s: %s). Watching "
-		        "current_clocksource only.\n", w->kmsg.path, strerror(-rc));
+		char text[PATH_MAX + 300];
+		snprintf(text, sizeof text, "cannot read the kernel log (%s: %s). Watching current_clocksource only.",
+		         w->kmsg.path, strerror(-rc));
+		say(text);
 	}
 }
 
@@ -527,9 +544,11 @@ int cd_cmd_watch(int argc, char **argv)
 	w->kmsg.fd = -1;
 	open_kmsg(w);
 	poll_clocksource(w);
-	fprintf(stderr, "Watching %s every %g s%s%s.%s\n", w->cs.current_path, w->o.interval,
-	        w->kmsg_open ? " and the kernel log " : "", w->kmsg_open ? w->kmsg.path : "",
-	        w->o.duration > 0 ? "" : " Ctrl-C or SIGTERM ends.");
+	char banner[2 * PATH_MAX + 120];
+	snprintf(banner, sizeof banner, "Watching %s every %g s%s%s.%s", w->cs.current_path, w->o.interval,
+	         w->kmsg_open ? " and the kernel log " : "", w->kmsg_open ? w->kmsg.path : "",
+	         w->o.duration > 0 ? "" : " Ctrl-C or SIGTERM ends.");
+	cd_wrap_with(stderr, banner, &(struct cd_wrap_opts){ .lead = "", .indent = 2, .whole_words = true });
 	if (w->o.textfile)
 		cd_prom_dest_check(stderr, "watch", w->o.textfile);
 	write_textfile(w);

@@ -149,6 +149,10 @@ static void sum_pairs(struct cd_tsc_report *t, uint64_t *moved, int *moved_a, in
 			t->pairs_timed_out++;
 			continue;
 		}
+		if (p->err == -EINTR) {
+			t->pairs_interrupted++;
+			continue;
+		}
 		if (p->err) {
 			t->pairs_refused++;
 			if (!*first_err)
@@ -198,6 +202,10 @@ static void sync_passed(struct cd_tsc_report *t, int online)
 		     "rounds in %.2f s): the two threads rarely ran at once, a busy machine", t->pairs_short,
 		     t->pairs_short == 1 ? "" : "s", p->cpu_a, p->cpu_b, (unsigned long long)p->r.rounds,
 		     p->r.elapsed_s);
+	} else if (t->pairs_interrupted) {
+		TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "no warp in %d pair%s, but %d pair%s untested: the run "
+		     "was interrupted%s", t->pairs_run, t->pairs_run == 1 ? "" : "s", t->pairs_interrupted,
+		     t->pairs_interrupted == 1 ? "" : "s", bound);
 	} else if (t->pairs_timed_out) {
 		TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "no warp in %d pair%s, but %d pair%s untested: the "
 		     "test's time ran out (a busy machine; --quick tests fewer pairs)%s", t->pairs_run,
@@ -232,7 +240,9 @@ static void test_sync(const struct cd_facts *f, struct cd_tsc_report *t)
 	} else if (!t->measured) {
 		TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "not measured");
 	} else if (t->pairs_run == 0) {
-		if (t->pairs_timed_out && !err)
+		if (t->pairs_interrupted)
+			TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "the run was interrupted before any pair ran");
+		else if (t->pairs_timed_out && !err)
 			TEST(t, CD_TSC_T_SYNC, CD_TSC_UNTESTED, "the test's time ran out before any pair ran "
 			     "(a busy machine)");
 		else if (err)
@@ -350,13 +360,15 @@ static enum cd_tsc_verdict verdict_of(const struct cd_facts *f, struct cd_tsc_re
 	return CD_TSC_SOUND;
 }
 
-/* One line: the verdict and its main reason. */
+/* One line: the verdict and its main reason.  A sound one fits on the
+ * report's first line whole, its figures unbroken (the frequency test's
+ * detail says when the frequency is only the kernel's calibration). */
 static void summarise(struct cd_tsc_report *t)
 {
 	if (t->verdict == CD_TSC_SOUND)
-		setf(t->summary, sizeof t->summary, "sound: invariant, in sync within +-%.0f ns, %.4f MHz %s%.2g ppm",
+		setf(t->summary, sizeof t->summary, "sound: invariant, in sync within +-%.0f ns, %.4f MHz +-%.2g ppm",
 		     cd_tsc_cycles_ns(t, (double)t->bound_cycles), t->src[CD_SRC_MEASURED].hz / 1e6,
-		     t->freq_self_referenced ? "(as the kernel's) +-" : "+-", t->src[CD_SRC_MEASURED].precision_ppm);
+		     t->src[CD_SRC_MEASURED].precision_ppm);
 	else if (t->n_reasons)
 		setf(t->summary, sizeof t->summary, "%s: %s", cd_tsc_verdict_name(t->verdict), t->reasons[0]);
 	else
@@ -371,6 +383,7 @@ void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)
 	t->bound_cycles = 0;
 	t->have_bound = t->have_drift = false;
 	t->pairs_run = t->pairs_failed = t->pairs_refused = t->pairs_short = t->pairs_timed_out = 0;
+	t->pairs_interrupted = 0;
 	cd_tsc_sources(f, t);
 	char why[160];
 	if (no_counter(f, t, why, sizeof why)) {

@@ -27,6 +27,7 @@
 #include "tscfreq.h"
 #include "tscsync.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -96,6 +97,9 @@ struct cd_tsc_opts {
 	bool quick;           /* each CPU against the first, not every pair */
 	double pair_s;        /* each pair runs about this long */
 	double sync_budget_s; /* all pairs together, about; pair_s shrinks to fit */
+	/* Set (by a signal handler) to end early: the pairs not yet run are
+	 * left -EINTR, the frequency interval ends then.  NULL: never. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* The numbers, then the judgement. */
@@ -122,6 +126,7 @@ struct cd_tsc_report {
 	int perf_paranoid;             /* kernel.perf_event_paranoid when perf failed; -99 unknown */
 	struct fc_perf_time perf;
 	double elapsed_s;
+	bool interrupted;              /* opts->stop ended it before its end */
 
 	/* ---- judged (cd_tsc_judge) ---- */
 	struct cd_tsc_freq src[CD_N_SRC];
@@ -135,6 +140,7 @@ struct cd_tsc_report {
 	bool have_bound;
 	int pairs_run, pairs_failed, pairs_refused;
 	int pairs_timed_out;             /* pairs not run: the whole test's deadline passed */
+	int pairs_interrupted;         /* pairs not run: the run was interrupted (-EINTR) */
 	int pairs_short;               /* run without a warp, but cut short */
 	struct cd_tsc_test test[CD_TSC_N_TESTS];
 	enum cd_tsc_verdict verdict;

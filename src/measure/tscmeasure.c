@@ -34,19 +34,13 @@
 
 void cd_tsc_opts_default(struct cd_tsc_opts *o, double seconds, bool quick)
 {
-	o->seconds = seconds;
-	o->quick = quick;
-	o->pair_s = 0.05;
-	o->sync_budget_s = 2.0;
+	*o = (struct cd_tsc_opts){ .seconds = seconds, .quick = quick, .pair_s = 0.05, .sync_budget_s = 2.0 };
 }
 
 void cd_tsc_opts_deep(struct cd_tsc_opts *o)
 {
 	/* check --deep: a quarter of a second in all on a small machine. */
-	o->seconds = 0.25;
-	o->quick = true;
-	o->pair_s = 0.02;
-	o->sync_budget_s = 0.2;
+	*o = (struct cd_tsc_opts){ .seconds = 0.25, .quick = true, .pair_s = 0.02, .sync_budget_s = 0.2 };
 }
 
 /* ---- which CPUs ---- */
@@ -116,6 +110,10 @@ static void run_pairs(struct cd_tsc_report *t, const struct cd_tsc_opts *o)
 	double deadline = cd_mono_s() + 4 * budget + 1.0;
 	for (int i = 0; i < t->n_pairs; i++) {
 		struct cd_tsc_pair *p = &t->pairs[i];
+		if (o->stop && *o->stop) {
+			p->err = -EINTR;
+			continue;
+		}
 		double left = deadline - cd_mono_s();
 		if (left <= 0) {
 			p->err = -ETIMEDOUT;
@@ -148,10 +146,11 @@ static int sample_ends(struct ends *e)
 }
 
 
-static void sleep_until(double t_end)
+/* The signal that sets stop ends nanosleep (no SA_RESTART): seen at once. */
+static void sleep_until(double t_end, const volatile sig_atomic_t *stop)
 {
 	double left;
-	while ((left = t_end - cd_mono_s()) > 0) {
+	while ((left = t_end - cd_mono_s()) > 0 && !(stop && *stop)) {
 		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
 		nanosleep(&ts, NULL);
 	}
@@ -232,12 +231,13 @@ void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *o, struc
 			t->perf_paranoid = atoi(buf);
 	}
 	run_pairs(t, o);
-	sleep_until(start + o->seconds);
+	sleep_until(start + o->seconds, o->stop);
 	if (!t->freq_err)
 		t->freq_err = sample_ends(&b);
 	if (pinned)
 		sched_setaffinity(0, sizeof saved, &saved);
 	measure_freq_end(t, &a, &b);
+	t->interrupted = o->stop && *o->stop;
 	t->elapsed_s = cd_mono_s() - t0;
 }
 

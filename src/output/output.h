@@ -19,6 +19,15 @@
 #define CD_VERSION "unknown"
 #endif
 
+/* Whether fd is a terminal that takes escape sequences (colours, a
+ * progress line redrawn in place): a tty whose TERM is set and not "dumb",
+ * git's rule. */
+bool cd_term_escapes(int fd);
+
+/* The one decision of `--color auto`: escapes work on fd, and NO_COLOR is
+ * unset or empty (no-color.org). */
+bool cd_color_auto(int fd);
+
 /* For people: the summary line first, then the facts, the
  * measurements and each finding with its evidence and fix; lines fit in 80
  * columns (commands excepted).  color: ANSI colours for a terminal. */

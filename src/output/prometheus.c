@@ -20,6 +20,7 @@
  * left out.
  */
 #include "output/output.h"
+#include "util/buildinfo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -56,18 +57,6 @@ static void vdso_sample(FILE *out, const struct cd_facts *f, const char *name)
 	fprintf(out, "\"} %d\n", fast);
 }
 
-/* The source revision and the compiler, compiled in. */
-#ifndef CD_REVISION
-#define CD_REVISION "unknown"
-#endif
-#if defined(__clang__)
-#define CD_COMPILER_NAME "clang " __clang_version__
-#elif defined(__GNUC__)
-#define CD_COMPILER_NAME "gcc " __VERSION__
-#else
-#define CD_COMPILER_NAME "unknown"
-#endif
-
 void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
                           const struct cd_report *r, const struct cd_prom_times *t)
 {
@@ -75,9 +64,9 @@ void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_m
 	fputs("clockdoctor_build_info{version=\"", out);
 	cd_prom_label(out, CD_VERSION);
 	fputs("\",revision=\"", out);
-	cd_prom_label(out, CD_REVISION);
+	cd_prom_label(out, cd_build_revision);
 	fputs("\",compiler=\"", out);
-	cd_prom_label(out, CD_COMPILER_NAME);
+	cd_prom_label(out, cd_build_compiler);
 	fputs("\"} 1\n", out);
 
 	head(out, "clockdoctor_status", "Verdict of the last check: 0 ok, 1 warning, 2 critical, 3 unknown.");

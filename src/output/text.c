@@ -12,7 +12,21 @@
 #include "probe/probe.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+bool cd_term_escapes(int fd)
+{
+	const char *term = getenv("TERM");
+	return isatty(fd) && term && *term && strcmp(term, "dumb") != 0;
+}
+
+bool cd_color_auto(int fd)
+{
+	const char *no = getenv("NO_COLOR");
+	return cd_term_escapes(fd) && !(no && *no);
+}
 
 static const char *sev_color(enum cd_severity s)
 {

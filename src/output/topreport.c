@@ -10,6 +10,7 @@
  */
 #include "output/topreport.h"
 #include "output/jsonw.h"
+#include "output/wrap.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -56,21 +57,54 @@ static void text_header(FILE *out, const struct cd_top_interval *iv)
 	for (int s = 0; known && s < CD_TSYS_N; s++)
 		all += v[s];
 	double rate = per_s(all, iv->secs);
+	/* The headline within 80 columns: the total on the first line, the
+	 * calls' split after it, or on the next line when it does not fit
+	 * there (a name and its rate are never parted). */
+	char line[256], split[CD_TSYS_N][48];
+	int nsplit = 0;
 	if (iv->pid > 0 && !known) {
-		fprintf(out, "%s  time system calls of PID %d: not counted (its threads' counters could "
-		        "not be opened)\n", when, iv->pid);
+		snprintf(line, sizeof line, "%s  time system calls of PID %d: not counted (its threads' counters "
+		         "could not be opened)", when, iv->pid);
 	} else {
 		if (iv->pid > 0)
-			fprintf(out, "%s  time system calls of PID %d (exact, its threads): %.0f/s", when, iv->pid, rate);
+			snprintf(line, sizeof line, "%s  time system calls of PID %d (exact, its threads): %.0f/s", when,
+			         iv->pid, rate);
 		else
-			fprintf(out, "%s  time system calls (exact, every process): %.0f/s", when, rate);
-		const char *sep = " (";
+			snprintf(line, sizeof line, "%s  time system calls (exact, every process): %.0f/s", when, rate);
 		for (int s = 0; s < CD_TSYS_N; s++)
-			if (iv->traced[s] && v[s] > 0) {
-				fprintf(out, "%s%s %.0f/s", sep, cd_tsys_name((enum cd_tsys)s), per_s(v[s], iv->secs));
-				sep = ", ";
-			}
-		fprintf(out, "%s\n", *sep == ',' ? ")" : "");
+			if (iv->traced[s] && v[s] > 0)
+				snprintf(split[nsplit++], sizeof split[0], "%s %.0f/s", cd_tsys_name((enum cd_tsys)s),
+				         per_s(v[s], iv->secs));
+	}
+	size_t split_cols = 0;
+	for (int i = 0; i < nsplit; i++)
+		split_cols += strlen(split[i]) + 2;
+	bool inline_split = nsplit && strlen(line) + 1 + split_cols <= CD_TEXT_WIDTH;
+	size_t col = 10;
+	if (inline_split) {
+		fputs(line, out);
+		col = strlen(line);
+	} else {
+		cd_wrap_with(out, line, &(struct cd_wrap_opts){ .lead = "", .indent = 10 });
+		if (nsplit)
+			fprintf(out, "%10s", "");
+	}
+	/* "(clock_gettime N/s, gettimeofday N/s)": a new line only between two */
+	for (int i = 0; i < nsplit; i++) {
+		size_t w = strlen(split[i]) + (i == 0) + 1;  /* its "(", and its "," or ")" */
+		if (i > 0 && col + 1 + w > CD_TEXT_WIDTH) {
+			fprintf(out, ",\n%10s", "");
+			col = 10;
+		} else if (i > 0 || inline_split) {
+			fputs(i > 0 ? ", " : " ", out);
+			col += i > 0 ? 2 : 1;
+		}
+		fprintf(out, "%s%s", i == 0 ? "(" : "", split[i]);
+		col += strlen(split[i]) + (i == 0);
+	}
+	if (nsplit)
+		fputs(")\n", out);
+	if (iv->pid <= 0 || known) {
 		if (iv->call_ns > 0)
 			fprintf(out, "  each one missed the vDSO: ~%.0f ns a call, %.2f%% of a CPU in all\n",
 			        iv->call_ns, cpu_percent(rate * iv->call_ns));
@@ -85,31 +119,45 @@ void cd_top_print_text(FILE *out, const struct cd_top_interval *iv)
 {
 	const struct cd_top_table *t = iv->t;
 	text_header(out, iv);
-	fprintf(out, "%-8s %-16s %10s %-28s %9s\n", "PID", "COMM", iv->exact_procs ? "CALLS/s" : "CALLS/s~",
-	        iv->exact_procs ? "CLOCK IDS~" : "CLOCK IDS", "CPU%~");
+	/* The clock ids last, wrapped under their heading: a process that
+	 * uses many keeps its CPU% in view. */
+	fprintf(out, "%-8s %-16s %10s %7s  %s\n", "PID", "COMM", iv->exact_procs ? "CALLS/s" : "CALLS/s~", "CPU%~",
+	        iv->exact_procs ? "CLOCK IDS~" : "CLOCK IDS");
 	size_t rows = iv->rows > 0 && (size_t)iv->rows < t->n ? (size_t)iv->rows : t->n;
 	for (size_t i = 0; i < rows; i++) {
 		const struct cd_top_proc *p = &t->p[i];
-		char clocks[128];
+		char clocks[512], spaced[1024], lead[64];
 		cd_top_clock_list(p, clocks, sizeof clocks);
-		fprintf(out, "%-8d %-16s %10.0f %-28s %9.2f\n", p->pid, p->comm, p->rate, clocks,
-		        cpu_percent(p->cost_ns_s));
+		size_t k = 0;
+		for (const char *c = clocks; *c && k + 2 < sizeof spaced; c++) {
+			spaced[k++] = *c;
+			if (*c == ',')
+				spaced[k++] = ' ';  /* a place to break the line */
+		}
+		spaced[k] = '\0';
+		int cols = snprintf(lead, sizeof lead, "%-8d %-16s %10.0f %7.2f  ", p->pid, p->comm, p->rate,
+		                    cpu_percent(p->cost_ns_s));
+		cd_wrap_with(out, spaced, &(struct cd_wrap_opts){ .lead = lead, .indent = cols > 46 ? cols : 46 });
 	}
 	if (t->n > rows)
 		fprintf(out, "  (%zu more processes)\n", t->n - rows);
 	if (t->n == 0)
 		fprintf(out, "  (no process made a time system call that was sampled)\n");
+	char note[400];
 	if (iv->exact_procs)
-		fprintf(out, "  calls per process: exact (counted in the kernel); ~ clock ids and CPU%% estimated:\n"
-		        "  %" PRIu64 " samples, one per %" PRIu64 " calls%s\n", t->samples, iv->period,
-		        iv->period == 1 ? " (every call)" : "");
+		snprintf(note, sizeof note, "calls per process: exact (counted in the kernel); ~ clock ids and CPU%% "
+		         "estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s", t->samples, iv->period,
+		         iv->period == 1 ? " (every call)" : "");
 	else
-		fprintf(out, "  ~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s; totals above are exact\n",
-		        t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
-	if (t->lost)
-		fprintf(out, "  %" PRIu64 " samples lost: the kernel's buffer was full before top read it; the "
-		        "split above is from the samples kept (each process's share of them, times the exact "
-		        "totals)\n", t->lost);
+		snprintf(note, sizeof note, "~ estimated: %" PRIu64 " samples, one per %" PRIu64 " calls%s; totals "
+		         "above are exact", t->samples, iv->period, iv->period == 1 ? " (every call)" : "");
+	cd_wrap(out, note, 2, 0);
+	if (t->lost) {
+		snprintf(note, sizeof note, "%" PRIu64 " samples lost: the kernel's buffer was full before top read "
+		         "it; the split above is from the samples kept (each process's share of them, times the exact "
+		         "totals)", t->lost);
+		cd_wrap(out, note, 2, 0);
+	}
 	fputc('\n', out);
 }
 

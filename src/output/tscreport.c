@@ -131,6 +131,8 @@ static void text_drift(FILE *out, const struct cd_tsc_report *t)
 void cd_tsc_text(FILE *out, const struct cd_facts *f, const struct cd_tsc_report *t)
 {
 	cd_wrap_with(out, t->summary, &(struct cd_wrap_opts){ .lead = "TSC ", .indent = 4 });
+	if (t->interrupted)
+		fprintf(out, "  interrupted after %.1f s: what follows was measured until then\n", t->elapsed_s);
 	text_facts(out, f, t);
 	text_sources(out, t);
 	text_sync(out, t);
@@ -303,6 +305,7 @@ void cd_tsc_json(FILE *out, const struct cd_facts *f, const struct cd_tsc_report
 		cd_jsonw_string(&w, NULL, t->kernel_notes[i]);
 	cd_jsonw_end_array(&w);
 	cd_jsonw_number(&w, "elapsed_s", t->elapsed_s);
+	cd_jsonw_bool(&w, "interrupted", t->interrupted);
 	cd_jsonw_end_object(&w);
 	fputc('\n', out);
 }

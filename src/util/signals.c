@@ -31,3 +31,20 @@ void cd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, int n)
 	for (int i = 0; i < n; i++)
 		cd_catch_signal(sigs[i], set_stop_flag);
 }
+
+static void stop_then_die(int sig)
+{
+	if (!*stop_flag) {
+		*stop_flag = 1;
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void cd_catch_stop_twice(volatile sig_atomic_t *flag, const int *sigs, int n)
+{
+	stop_flag = flag;
+	for (int i = 0; i < n; i++)
+		cd_catch_signal(sigs[i], stop_then_die);
+}

@@ -22,4 +22,10 @@ void cd_catch_signal(int sig, void (*handler)(int));
  * replaces the first's). */
 void cd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, int n);
 
+/* A measurement's Ctrl-C: the first of the n signals in sigs sets *flag
+ * (the command reports what it measured so far); the next one ends the
+ * process at once, as that signal's default does (a shell shows 130 for
+ * SIGINT).  One flag a process, as above. */
+void cd_catch_stop_twice(volatile sig_atomic_t *flag, const int *sigs, int n);
+
 #endif

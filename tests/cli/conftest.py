@@ -55,6 +55,33 @@ def default_signals():
         signal.signal(sig, signal.SIG_DFL)
 
 
+def on_a_terminal(args, stream="stdout", env=None, timeout=60):
+    """clockdoctor ARGS with its stdout (or stderr) on a pseudo-terminal, the
+    other stream piped: the process, and the bytes written to the terminal."""
+    import pty
+    master, slave = pty.openpty()
+    other = "stderr" if stream == "stdout" else "stdout"
+    try:
+        p = subprocess.run([BINARY, *args], timeout=timeout, env=env,
+                           **{stream: slave, other: subprocess.PIPE})
+        os.close(slave)
+        slave = None
+        got = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the terminal's other side is closed
+                break
+            if not chunk:
+                break
+            got += chunk
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    return p, got
+
+
 def interrupted(args, after=1.0, env=None):
     """clockdoctor ARGS given Ctrl-C (SIGINT) after `after` seconds: its exit
     status, stdout and stderr."""

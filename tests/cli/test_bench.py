@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import (BINARY, STRAY_ARGS, FakeSysfs, as_user, check_help, default_signals, interrupted_json,
-                      live_clocksource, refused)
+                      live_clocksource, on_a_terminal, refused)
 
 RECORD = "clocksource.restore"
 
@@ -343,26 +343,8 @@ def test_ctrl_c_without_switching(cd):
 
 def test_progress_on_a_terminal():
     """On a terminal, a run longer than a second shows its progress on stderr."""
-    import pty
-    master, slave = pty.openpty()
-    try:
-        p = subprocess.run([BINARY, "bench", "-c", "monotonic,time", "-d", "1.2", "-s"],
-                           stdout=subprocess.PIPE, stderr=slave, timeout=60)
-        os.close(slave)
-        slave = None
-        err = b""
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            err += chunk
-    finally:
-        if slave is not None:
-            os.close(slave)
-        os.close(master)
+    p, err = on_a_terminal(["bench", "-c", "monotonic,time", "-d", "1.2", "-s"], stream="stderr",
+                           env=dict(os.environ, TERM="xterm"))
     assert p.returncode == 0
     assert b"[1/2] CLOCK_MONOTONIC" in err and b"[2/2] time" in err
     assert b"[1/2]" not in p.stdout and b"\r" not in p.stdout

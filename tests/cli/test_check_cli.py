@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import CS, FIXTURES, as_user, codes, live_clocksource, make_root
+from conftest import CS, FIXTURES, as_user, codes, live_clocksource, make_root, on_a_terminal
 
 HIGH_RES = ["CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
             "CLOCK_TAI", "gettimeofday"]
@@ -58,6 +58,30 @@ def test_live_text_starts_with_verdict(cd):
 def test_color_always(cd):
     r = cd("check", "--no-measure", "--color", "always")
     assert "\033[" in r.out
+
+
+@pytest.mark.parametrize("env, colour", [
+    ({"TERM": "xterm"}, True),
+    ({"TERM": "xterm", "NO_COLOR": ""}, True),      # empty: unset, as no-color.org says
+    ({"TERM": "xterm", "NO_COLOR": "1"}, False),
+    ({"TERM": "dumb"}, False),
+    ({}, False),                                      # no TERM: nothing known to take escapes
+])
+def test_color_auto_on_a_terminal(env, colour):
+    """--color auto colours a terminal's text, except where TERM is dumb or
+    unset or NO_COLOR is set; a pipe never (test_live_text_starts_with_verdict
+    has --color never, test_no_colour_in_a_pipe auto)."""
+    root = str(FIXTURES / "qemu-tcg-smp2-hpet")
+    p, out = on_a_terminal(["check", "--root", root],
+                           env=dict(env, PATH=os.environ.get("PATH", "/usr/bin:/bin")))
+    assert p.returncode in (0, 1, 2, 3)
+    assert out.startswith(b"\033[") == colour, out[:80]
+    assert (b"\033[" in out) == colour
+
+
+def test_no_colour_in_a_pipe(cd):
+    r = cd("check", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), env={"TERM": "xterm"})
+    assert "\033[" not in r.out
 
 
 def test_no_measure(cd):

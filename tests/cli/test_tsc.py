@@ -199,3 +199,26 @@ def test_without_root():
                 s["hz"] for s in doc["frequency"]["sources"] if s["source"] != "measured"):
             assert "the kernel log, which declares it, cannot be read" in drift["detail"]
         assert any(n.startswith("log unreadable: ") for n in doc["kernel_notes"])
+
+
+def test_sigterm_reports_what_was_measured(tmp_path):
+    """SIGTERM (a service stopped) ends a long run as Ctrl-C does: the JSON
+    of what was measured, "interrupted": true, consistent with its status,
+    the frequency over the time measured; the saved verdict left alone."""
+    import signal
+    import time
+    from conftest import default_signals
+    env = dict(os.environ, CLOCKDOCTOR_STATE_DIR=str(tmp_path))
+    p = subprocess.Popen([BINARY, "tsc", "--json", "-d", "600"], preexec_fn=default_signals,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    doc = json.loads(out)
+    assert doc["interrupted"] is True
+    check_consistent(doc, p.returncode)
+    assert doc["elapsed_s"] < 600
+    if doc["frequency"]["interval_s"] is not None:
+        assert doc["frequency"]["interval_s"] < 600
+    assert "the verdict was not saved" in err
+    assert not list(tmp_path.iterdir())  # nothing written where the verdict goes

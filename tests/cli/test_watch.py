@@ -179,7 +179,7 @@ def test_text_lines_and_history(fake, tmp_path):
     finally:
         rc, err = w.stop(signal.SIGINT)
     assert rc == 0
-    assert "Watching " in err
+    assert "Watching" in err.split()  # the banner (wrapped at 80 columns: the path may start a line)
 
 
 def test_history_is_stamped_when_it_happened(fake, tmp_path):
@@ -243,7 +243,7 @@ def test_kernel_log_unreadable_says_so_once(fake, tmp_path):
         rc, err = w.stop()
     assert rc == 0
     assert err.count("cannot read the kernel log") == 1
-    assert "Watching current_clocksource only" in err
+    assert "Watching current_clocksource only" in " ".join(err.split())
 
 
 def test_dev_kmsg_refused_to_a_user():

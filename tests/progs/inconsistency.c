@@ -17,7 +17,7 @@
  *     for the values it serves this process (fastclock_preload_info(),
  *     found with dlsym: fc_info().error_bound_ns), the largest seen during
  *     the run; the offsets of REALTIME, BOOTTIME, TAI and the raw line add
- *     their bracket (docs/fastclock.3, LIMITS), which fc_info() does not
+ *     their bracket (docs/fastclock-internals.md, "Limits, in detail"), which fc_info() does not
  *     report: taken as the bound again plus twice the narrowest bracket of
  *     two system calls.  Without the accelerator the bound is 0: the
  *     values are the kernel's.

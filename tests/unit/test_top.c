@@ -332,6 +332,51 @@ static void test_unseen_programs(void)
 /* The text report of one interval: with -p the exact totals are the
  * process's, every process's beside them; lost samples are explained where
  * they are counted. */
+/* Every line of a report within 80 columns: a process using every clock
+ * id keeps its CPU% on its row, the ids wrapped under their heading, and a
+ * headline with every call's rate splits only between them. */
+static void test_report_80_columns(void)
+{
+	struct cd_top_table t = { 0 };
+	for (long long c = 0; c <= 11; c++)
+		cd_top_add_sample(&t, 4242, CD_TSYS_CLOCK_GETTIME, c, 1000);
+	cd_top_add_sample(&t, 4242, CD_TSYS_GETTIMEOFDAY, -1, 1000);
+	cd_top_add_sample(&t, 4242, CD_TSYS_TIME, -1, 1000);
+	uint64_t exact[CD_TSYS_N] = { 0 };
+	exact[CD_TSYS_CLOCK_GETTIME] = 12345678;
+	exact[CD_TSYS_GETTIMEOFDAY] = 2345678;
+	exact[CD_TSYS_TIME] = 345678;
+	struct cd_top_interval iv = { .index = 1, .interval = 1, .when = 0, .secs = 1.0, .period = 1000,
+	                              .call_ns = 300, .rows = 20, .t = &t };
+	memcpy(iv.exact, exact, sizeof exact);
+	for (int s = 0; s < CD_TSYS_N; s++)
+		iv.traced[s] = true;
+	cd_top_finish(&t, 1.0, 300, iv.exact);
+	t.lost = 123456789;
+	char *text = NULL;
+	UNIT_CAPTURE(text, cd_top_print_text(out, &iv));
+	int longest = 0;
+	for (char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+		if ((int)n > longest)
+			longest = (int)n;
+		l += n + (l[n] == '\n');
+	}
+	CHECK(longest <= 80);
+	CHECK_HAS(text, "(clock_gettime 12345678/s, gettimeofday 2345678/s, time 345678/s)");
+	const char *row = strstr(text, "\n4242 ");
+	CHECK(row != NULL);
+	if (row) {
+		char first[128];
+		size_t n = strcspn(row + 1, "\n");
+		snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), row + 1);
+		CHECK(strstr(first, "MONOTONIC") != NULL);   /* the ids start on the row */
+		CHECK(strchr(first, '.') != NULL);           /* and its CPU% is there */
+	}
+	free(text);
+	cd_top_table_free(&t);
+}
+
 static void test_report_text(void)
 {
 	struct cd_top_table t = { 0 };
@@ -400,6 +445,7 @@ int main(void)
 	test_unseen_programs();
 	test_exact_row_kept();
 	test_report_text();
+	test_report_80_columns();
 	test_format_embedded();
 	test_format_live();
 	test_format_bad();

@@ -218,6 +218,23 @@ static void test_pairs_timed_out(void)
 	done(f, t);
 }
 
+/* Ctrl-C before a pair ran: untested, and said so (not pinning refused,
+ * not the time running out). */
+static void test_pairs_interrupted(void)
+{
+	struct cd_facts *f = facts(ALL_TSC, DETECTED);
+	struct cd_tsc_report *t = report();
+	t->pairs[0].err = -EINTR;
+	t->interrupted = true;
+	cd_tsc_judge(f, t);
+	CHECK_INT(t->pairs_interrupted, 1);
+	CHECK_INT(t->pairs_refused, 0);
+	CHECK_INT(t->pairs_timed_out, 0);
+	CHECK_INT(t->verdict, CD_TSC_UNKNOWN);
+	sync_untested(t, "interrupted");
+	done(f, t);
+}
+
 /* A busy machine: the pair ran too few rounds to conclude. */
 static void test_cut_short(void)
 {
@@ -437,6 +454,7 @@ int main(void)
 	test_warp();
 	test_pinning_refused();
 	test_pairs_timed_out();
+	test_pairs_interrupted();
 	test_cut_short();
 	test_flags();
 	test_rate_and_precision();
