@@ -379,3 +379,13 @@ int cd_beneath_mkdirs(int rootfd, const char *rel, mode_t mode)
 	close(dirfd);
 	return rc;
 }
+
+const char *cd_beneath_strerror(int err)
+{
+	switch (-err) {
+	case EXDEV: return "a link that leads out of the root, refused";
+	case ELOOP: return "a loop of links (or a link where none may be), refused";
+	case EINVAL: return "not a regular file (a FIFO, a device or a socket), refused";
+	default: return strerror(err < 0 ? -err : err);
+	}
+}

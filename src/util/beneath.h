@@ -54,6 +54,10 @@ int cd_beneath_parent(int rootfd, const char *rel, char *leaf, size_t leafcap);
  * -ELOOP or -ENOTDIR), never "..": -EXDEV.  0 or -errno. */
 int cd_beneath_mkdirs(int rootfd, const char *rel, mode_t mode);
 
+/* What a refusal above means, in words ("a link that leads out of the
+ * root, refused"), or strerror's for any other -errno. */
+const char *cd_beneath_strerror(int err);
+
 /* For tests: true makes every open take the component walk, as on a kernel
  * without openat2.  The variable CLOCKDOCTOR_BENEATH_WALK=1 in the
  * environment does the same for a whole run. */

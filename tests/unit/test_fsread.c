@@ -11,19 +11,6 @@
 
 static char dir[64];
 
-static void test_join(void)
-{
-	char out[64];
-	CHECK_INT(cd_path_join(out, sizeof out, "/", "/proc/cmdline"), 0);
-	CHECK_STR(out, "/proc/cmdline");
-	CHECK_INT(cd_path_join(out, sizeof out, "/snap/", "proc/cmdline"), 0);
-	CHECK_STR(out, "/snap/proc/cmdline");
-	char longroot[100];
-	memset(longroot, 'r', sizeof longroot - 1);
-	longroot[sizeof longroot - 1] = '\0';
-	CHECK_INT(cd_path_join(out, sizeof out, longroot, "x"), -ENAMETOOLONG);
-}
-
 static void test_read(void)
 {
 	CHECK_INT(cd_write_file(dir, "/a/b/c.txt", "hpet \n\n", 7), 0);
@@ -94,7 +81,6 @@ static void test_read(void)
 int main(void)
 {
 	unit_tempdir(dir, sizeof dir, "fsread");
-	test_join();
 	test_read();
 	return unit_done("fsread");
 }
