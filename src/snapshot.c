@@ -46,6 +46,10 @@
 
 /* The kernel log: saved 0600, whatever its source. */
 #define KERNEL_LOG "/dmesg.txt"
+/* What is copied of each file at most (every text is held at once): the
+ * log as check reads it, the others as large as a 1024-CPU cpuinfo. */
+#define LOG_MAX (64u << 20)
+#define FILE_MAX (4u << 20)
 
 static const struct {
 	const char *path;
@@ -327,15 +331,17 @@ static void save_texts(const struct snapshot_opts *o, struct dest *to, struct cd
 	for (size_t i = 0; i < n_files; i++) {
 		int err = srcfd, trunc;
 		struct stat st;
+		bool is_log = strcmp(files[i].path, KERNEL_LOG) == 0;
 		if (srcfd >= 0)
-			texts[i] = cd_read_beneath(srcfd, files[i].path, 64u << 20, &lens[i], &err, &trunc, &st);
+			texts[i] = cd_read_beneath(srcfd, files[i].path, is_log ? LOG_MAX : FILE_MAX, &lens[i], &err,
+			                           &trunc, &st);
 		if (!texts[i]) {
 			fprintf(stderr, "  not saved: %s (%s)\n", files[i].path, cd_beneath_strerror(err));
 			n->missing++;
 			continue;
 		}
 		/* what its source kept from other users stays so */
-		modes[i] = strcmp(files[i].path, KERNEL_LOG) == 0 || !(st.st_mode & S_IROTH) ? MODE_OWNER : MODE_OPEN;
+		modes[i] = is_log || !(st.st_mode & S_IROTH) ? MODE_OWNER : MODE_OPEN;
 		if (red && files[i].may_identify)
 			cd_redact_learn(red, texts[i], lens[i]);
 	}
