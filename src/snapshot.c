@@ -183,7 +183,8 @@ static void snapshot_usage(FILE *out)
 {
 	fprintf(out, "usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n\n"
 	        "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
-	        "DIR must be empty or missing unless --force is given.\n\n"
+	        "DIR is made (0700); an existing one must be an empty folder of yours\n"
+	        "that no other user may write (not empty: --force).\n\n"
 	        "  -f, --force      write into a DIR that is not empty\n"
 	        "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
 	        "                   UUIDs and e-mail addresses in the kernel log, the command\n"
