@@ -153,19 +153,19 @@ int cd_write_beneath(int rootfd, const char *path, const void *data, size_t len,
 	char leaf[NAME_MAX + 1];
 	int dirfd = cd_beneath_parent(rootfd, path, leaf, sizeof leaf);
 	if (dirfd == -ENOENT) {
-		/* the folders above it, made beneath the root and never through
-		 * a link, then the parent again */
+		/* the folders above it (path less its leaf and the slashes
+		 * after), made beneath the root and never through a link, then
+		 * the parent again */
 		char parent[PATH_MAX];
 		size_t n = strlen(path);
+		while (n > 0 && path[n - 1] == '/')
+			n--;
+		n -= strlen(leaf);
 		if (n >= sizeof parent)
 			return -ENAMETOOLONG;
-		memcpy(parent, path, n + 1);
-		while (n > 0 && parent[n - 1] == '/')
-			parent[--n] = '\0';
-		char *slash = strrchr(parent, '/');
-		if (slash)
-			*slash = '\0';
-		int rc = slash ? cd_beneath_mkdirs(rootfd, parent, 0755) : -ENOENT;
+		memcpy(parent, path, n);
+		parent[n] = '\0';
+		int rc = cd_beneath_mkdirs(rootfd, parent, 0755);
 		if (rc < 0)
 			return rc;
 		dirfd = cd_beneath_parent(rootfd, path, leaf, sizeof leaf);

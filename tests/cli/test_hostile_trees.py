@@ -90,6 +90,16 @@ def through_link(tree, d):
     return False
 
 
+def clear(p):
+    """Nothing at p (whatever was there removed, never followed), and the
+    folders above it made."""
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.is_symlink() or p.is_file() or p.is_fifo():
+        p.unlink()
+    elif p.is_dir():
+        shutil.rmtree(p)
+
+
 def plant(rng, tree, secret, depth_out, kind):
     """One hostile change of that kind at a random path of tree; returns
     what it was."""
@@ -102,11 +112,7 @@ def plant(rng, tree, secret, depth_out, kind):
         return "(none)"
     p = tree / rel
     if kind in FILE_KINDS:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if p.is_symlink() or p.is_file() or p.is_fifo():
-            p.unlink()
-        elif p.is_dir():
-            shutil.rmtree(p)
+        clear(p)
     up = "../" * (rel.count("/") + depth_out)
     name = os.path.basename(rel)
     target = secret / name if (secret / name).exists() else secret / "secret"
@@ -136,22 +142,14 @@ def plant(rng, tree, secret, depth_out, kind):
         p.symlink_to(name + ".loop")
     elif kind == "dirlink":
         # a folder on the path replaced by a link out of the tree
-        if d.is_symlink() or d.is_file():
-            d.unlink()
-        elif d.exists():
-            shutil.rmtree(d)
-        d.parent.mkdir(parents=True, exist_ok=True)
+        clear(d)
         d.symlink_to(secret if rng.random() < 0.5 else
                      "../" * (str(d.relative_to(tree)).count("/") + depth_out) +
                      os.path.relpath(secret, tree.parent))
     elif kind == "dotdot":
         p.symlink_to(up + "../../" + name)
     elif kind == "selfdir":
-        if d.is_symlink() or d.is_file():
-            d.unlink()
-        elif d.exists():
-            shutil.rmtree(d)
-        d.parent.mkdir(parents=True, exist_ok=True)
+        clear(d)
         d.symlink_to(".")  # a folder that is itself: a loop on the way down
     elif kind == "secretdir":
         p.symlink_to(os.path.relpath(target, p.parent))
