@@ -30,12 +30,15 @@ void cd_beneath_force_walk(bool on)
 	atomic_store(&force_walk, on);
 }
 
-static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode)
+/* in_root: dirfd is this process's root folder, where an absolute link
+ * leads nowhere else and is followed from it (RESOLVE_IN_ROOT); any other
+ * root refuses one (RESOLVE_BENEATH). */
+static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode, bool in_root)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(unsigned)flags,
 		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = (in_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 	return fd < 0 ? -errno : (int)fd;
@@ -54,7 +57,7 @@ static bool use_openat2(void)
 		if (e && strcmp(e, "1") == 0) {
 			h = OPENAT2_NO;
 		} else {
-			int fd = sys_openat2(AT_FDCWD, ".", O_PATH | O_CLOEXEC, 0);
+			int fd = sys_openat2(AT_FDCWD, ".", O_PATH | O_CLOEXEC, 0, false);
 			h = fd >= 0 ? OPENAT2_YES : OPENAT2_NO;
 			if (fd >= 0)
 				close(fd);
@@ -62,6 +65,13 @@ static bool use_openat2(void)
 		atomic_store(&have_openat2, h);
 	}
 	return h == OPENAT2_YES;
+}
+
+/* Whether rootfd is this process's root folder ("/", live). */
+static bool is_process_root(int rootfd)
+{
+	struct stat a, b;
+	return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int cd_root_open(const char *root)
@@ -133,15 +143,15 @@ static int look(int pfd, struct stat *st)
 	return rc < 0 ? rc : check_type(st);
 }
 
-static int open_with_openat2(int rootfd, const char *rel, int flags, mode_t mode)
+static int open_with_openat2(int rootfd, const char *rel, int flags, mode_t mode, bool in_root)
 {
 	if (flags & O_PATH)
-		return sys_openat2(rootfd, rel, flags | O_CLOEXEC, 0);
+		return sys_openat2(rootfd, rel, flags | O_CLOEXEC, 0, in_root);
 	struct stat st;
 	bool looked = false;
 	if (!creates_new(flags)) {
 		int pfd = sys_openat2(rootfd, rel,
-		                      O_PATH | O_CLOEXEC | (open_flags(flags) & (O_NOFOLLOW | O_DIRECTORY)), 0);
+		                      O_PATH | O_CLOEXEC | (open_flags(flags) & (O_NOFOLLOW | O_DIRECTORY)), 0, in_root);
 		if (pfd >= 0) {
 			int rc = look(pfd, &st);
 			if (rc < 0)
@@ -151,7 +161,7 @@ static int open_with_openat2(int rootfd, const char *rel, int flags, mode_t mode
 			return pfd;
 		}
 	}
-	int fd = sys_openat2(rootfd, rel, open_flags(flags), mode);
+	int fd = sys_openat2(rootfd, rel, open_flags(flags), mode, in_root);
 	return fd < 0 ? fd : finish_open(fd, looked ? &st : NULL, flags);
 }
 
@@ -161,6 +171,7 @@ struct walk {
 	int fds[WALK_MAX_DEPTH + 1]; /* fds[0]: the root, not ours to close */
 	int depth;
 	int links;
+	bool in_root;           /* the process's root: absolute links followed from it */
 	char path[2][PATH_MAX]; /* what is left to walk, and room to splice a link */
 	int cur;
 };
@@ -186,8 +197,11 @@ static int walk_splice(struct walk *w, int dirfd, const char *name, const char *
 	target[n] = '\0';
 	if (n == 0)
 		return -ENOENT;
-	if (target[0] == '/')
-		return -EXDEV; /* absolute: outside, or against the wrong root */
+	if (target[0] == '/') {
+		if (!w->in_root)
+			return -EXDEV; /* absolute: outside, or against the wrong root */
+		walk_close(w); /* from the root again */
+	}
 	int next = !w->cur;
 	int len = *rest ? snprintf(w->path[next], PATH_MAX, "%s/%s", target, rest)
 	                : snprintf(w->path[next], PATH_MAX, "%s", target);
@@ -197,11 +211,12 @@ static int walk_splice(struct walk *w, int dirfd, const char *name, const char *
 	return 0;
 }
 
-static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
+static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode, bool in_root)
 {
 	struct walk *w = malloc(sizeof *w);
 	if (!w)
 		return -ENOMEM;
+	w->in_root = in_root;
 	w->fds[0] = rootfd;
 	w->depth = 0;
 	w->links = 0;
@@ -244,11 +259,12 @@ static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
 			continue;
 		}
 		if (strcmp(name, "..") == 0) {
-			if (w->depth == 0) {
+			if (w->depth == 0 && !w->in_root) {
 				rc = -EXDEV;
 				break;
 			}
-			close(w->fds[w->depth--]);
+			if (w->depth > 0) /* "/.." is "/" */
+				close(w->fds[w->depth--]);
 			p = rest;
 			continue;
 		}
@@ -325,13 +341,14 @@ int cd_beneath_open(int rootfd, const char *rel, int flags, mode_t mode)
 		rel++;
 	if (strlen(rel) >= PATH_MAX)
 		return -ENAMETOOLONG;
+	bool in_root = is_process_root(rootfd);
 	if (use_openat2()) {
-		int fd = open_with_openat2(rootfd, *rel ? rel : ".", flags, mode);
+		int fd = open_with_openat2(rootfd, *rel ? rel : ".", flags, mode, in_root);
 		if (fd != -ENOSYS)
 			return fd;
 		atomic_store(&have_openat2, OPENAT2_NO);
 	}
-	return open_with_walk(rootfd, rel, flags, mode);
+	return open_with_walk(rootfd, rel, flags, mode, in_root);
 }
 
 int cd_beneath_parent(int rootfd, const char *rel, char *leaf, size_t leafcap)

@@ -315,16 +315,32 @@ int main(void)
 	run_all("the walk");
 	cd_beneath_force_walk(false);
 	close(rootfd);
-	/* "/" as the root: the same rules */
-	rootfd = cd_root_open("/");
-	CHECK(rootfd >= 0);
-	int fd = open_read("/proc/self/status");
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	/* a magic link: refused by openat2; the walk reads its text, which
-	 * names no file beneath "/" or names one as an absolute path */
-	CHECK(open_read("proc/self/fd/0") < 0);
-	close(rootfd);
+	/* "/" as the root: nothing is outside it, so an absolute link is
+	 * followed from it and ".." above it stays there, as for any program;
+	 * a /proc magic link is still refused by openat2 (the walk reads its
+	 * text, a path beneath "/" like any other) */
+	for (int walk = 0; walk < 2; walk++) {
+		unit_case("\"/\" as the root, %s", walk ? "the walk" : "openat2");
+		cd_beneath_force_walk(walk);
+		rootfd = cd_root_open("/");
+		CHECK(rootfd >= 0);
+		int fd = open_read("/proc/self/status");
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		char rel[256];
+		snprintf(rel, sizeof rel, "%s/abs", root);
+		CHECK_STR(slurp(open_read(rel)), "SECRET\n");
+		snprintf(rel, sizeof rel, "../../..%s/a/b/up", root);
+		CHECK_STR(slurp(open_read(rel)), "SECRET\n");
+		if (!walk) {
+			CHECK_INT(open_read("proc/self/fd/0"), -ELOOP);
+			CHECK_INT(open_read("proc/self/root/etc/passwd"), -ELOOP);
+		}
+		snprintf(rel, sizeof rel, "%s/fifo", root);
+		CHECK_INT(open_read(rel), -EINVAL);
+		close(rootfd);
+	}
+	cd_beneath_force_walk(false);
 	return unit_done("beneath");
 }
