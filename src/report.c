@@ -95,7 +95,7 @@ static void usage(FILE *out)
 	        "  clockdoctor report -o report.html\n"
 	        "  sudo clockdoctor report -o report.html --top 10 --clocksources all\n"
 	        "  clockdoctor report --root ./snapshot-of-db1 -o db1.html\n"
-	        "  clockdoctor report --from check.json --from bench.json --from tsc.json -o r.html\n");
+	        "  clockdoctor report --from check.json --from bench.json --from tsc.json\n");
 }
 
 enum { OPT_FROM = 256, OPT_TOP, OPT_CLOCKSOURCES };

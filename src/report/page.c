@@ -267,25 +267,23 @@ static void verdict(FILE *out, const struct cd_rpt *r)
 static void fix_text(FILE *out, const char *text)
 {
 	const char *p = text;
-	bool in_p = false;
+	enum { NONE, PARA, CMDS } in = NONE;
 	while (*p) {
 		size_t n = strcspn(p, "\n");
-		if (n >= 2 && p[0] == '$' && p[1] == ' ') {
-			if (in_p)
-				fputs("</p>", out);
-			in_p = false;
-			fputs("<pre><code>", out);
-			cd_html_escn(out, p, n);
-			fputs("</code></pre>", out);
-		} else if (n > 0) {
-			fputs(in_p ? "<br>" : "<p>", out);
-			in_p = true;
+		bool cmd = n >= 2 && p[0] == '$' && p[1] == ' ';
+		if (cmd || n > 0) {
+			if (in != (cmd ? CMDS : PARA)) {
+				fputs(in == PARA ? "</p>" : in == CMDS ? "</code></pre>" : "", out);
+				fputs(cmd ? "<pre><code>" : "<p>", out);
+				in = cmd ? CMDS : PARA;
+			} else {
+				fputs(cmd ? "\n" : "<br>", out);
+			}
 			cd_html_escn(out, p, n);
 		}
 		p += n + (p[n] == '\n');
 	}
-	if (in_p)
-		fputs("</p>", out);
+	fputs(in == PARA ? "</p>" : in == CMDS ? "</code></pre>" : "", out);
 }
 
 static void findings(FILE *out, const struct cd_rpt *r)

@@ -338,7 +338,7 @@ static bool parse_list(struct parser *p, struct cd_jv *v, int depth)
 
 static struct cd_jv *parse_value(struct parser *p, int depth)
 {
-	if (depth > CD_JSON_MAX_DEPTH) {
+	if (depth >= CD_JSON_MAX_DEPTH) {
 		fail(p, "nested deeper than %d", CD_JSON_MAX_DEPTH);
 		return NULL;
 	}
