@@ -87,8 +87,8 @@ struct bar {
 
 /* One bar chart of costs on a log scale, with the three references marked
  * (each may be NAN: not measured). */
-static void cost_bars(FILE *out, const char *id, const char *title, const struct bar *b, int n, double ref_vdso,
-                      double ref_sys, double ref_ctr)
+static void cost_bars(FILE *out, const char *id, const char *title, const struct bar *b, int n, double ref_libc,
+                      bool libc_vdso, double ref_sys, double ref_ctr)
 {
 	double lo = INFINITY, hi = 0;
 	for (int i = 0; i < n; i++)
@@ -132,7 +132,9 @@ static void cost_bars(FILE *out, const char *id, const char *title, const struct
 	const struct {
 		double v;
 		const char *cls, *label;
-	} refs[] = { { ref_vdso, "ref-vdso", "vDSO" }, { ref_sys, "ref-sys", "system call" }, { ref_ctr, "ref-ctr", "counter" } };
+	} refs[] = { { ref_libc, libc_vdso ? "ref-vdso" : "ref-kern",
+		       libc_vdso ? "vDSO (CLOCK_MONOTONIC)" : "CLOCK_MONOTONIC through libc, in the kernel" },
+		     { ref_sys, "ref-sys", "forced system call" }, { ref_ctr, "ref-ctr", "counter" } };
 	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
 		if (!(refs[k].v > 0))
 			continue;
@@ -193,7 +195,12 @@ static void cost_from_bench(FILE *out, const struct cd_jv *bench)
 		double ctr = way_ns(ways, "rdtsc");
 		if (isnan(ctr))
 			ctr = way_ns(ways, "cntvct");
-		cost_bars(out, id, title, b, n, way_ns(ways, "CLOCK_MONOTONIC"), way_ns(ways, "CLOCK_MONOTONIC/syscall"), ctr);
+		bool vdso = true;
+		for (const struct cd_jv *w = cd_jv_first(ways); w; w = w->next)
+			if (strcmp(cd_jv_getstr(w, "name", ""), "CLOCK_MONOTONIC") == 0)
+				vdso = strcmp(way_class(w), "vdso") == 0;
+		cost_bars(out, id, title, b, n, way_ns(ways, "CLOCK_MONOTONIC"), vdso, way_ns(ways, "CLOCK_MONOTONIC/syscall"),
+		          ctr);
 	}
 }
 
@@ -216,8 +223,8 @@ static void cost_from_check(FILE *out, const struct cd_jv *check)
 	char title[200];
 	snprintf(title, sizeof title, "Cost of each way on clocksource %s (check's measurement)",
 	         cd_jv_str(cd_jv_path(check, "clocksource.current"), "unknown"));
-	cost_bars(out, "cost-0", title, b, n, cd_jv_getnum(mono, "ns_per_call", NAN), cd_jv_getnum(mono, "syscall_ns", NAN),
-	          NAN);
+	cost_bars(out, "cost-0", title, b, n, cd_jv_getnum(mono, "ns_per_call", NAN), !cd_jv_getbool(mono, "syscall", false),
+	          cd_jv_getnum(mono, "syscall_ns", NAN), NAN);
 }
 
 void cd_rpt_chart_cost(FILE *out, const struct cd_rpt *r)
@@ -228,8 +235,8 @@ void cd_rpt_chart_cost(FILE *out, const struct cd_rpt *r)
 	if (bench && cd_jv_first(cd_jv_get(bench, "runs"))) {
 		fig_open(out, "cost", title,
 		         "What one call costs, median of batches (bench), on a log scale. The dashed lines mark "
-		         "CLOCK_MONOTONIC through the vDSO, the same call forced through syscall(2), and the CPU's "
-		         "counter read bare.");
+		         "CLOCK_MONOTONIC through libc (the vDSO where it serves), the same call forced through "
+		         "syscall(2), and the CPU's counter read bare.");
 		cost_from_bench(out, bench);
 	} else if (check && cd_jv_getbool(check, "measured", false)) {
 		fig_open(out, "cost", title,
@@ -467,6 +474,9 @@ void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 		cd_svg_text(out, left - 6, top + cell * c + cell / 2 + 4, "tick", "end", t);
 	}
 	fprintf(out, "<rect class=\"frame-box\" x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"%.1f\"/>\n", left, top, size, size);
+	for (int c = 0; c < ncpu && ncpu <= 64; c++)
+		fprintf(out, "<rect class=\"self\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", left + cell * c,
+		        top + cell * c, cell, cell);
 	for (const struct cd_jv *p = cd_jv_first(pairs); p; p = p->next) {
 		int a = (int)cd_jv_num(cd_jv_get(p, "cpu_a"), -1), b = (int)cd_jv_num(cd_jv_get(p, "cpu_b"), -1);
 		if (a < 0 || b < 0 || a > 4095 || b > 4095)

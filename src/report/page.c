@@ -132,11 +132,11 @@ static const char CSS[] =
 	"svg .tick,svg .val{fill:var(--mut)}svg .name{fill:var(--fg);font-size:12px}svg .label{fill:var(--fg);"
 	"font-size:12px}svg .reflabel{fill:var(--fg);font-size:11px;font-weight:600}\n"
 	"svg .grid{stroke:var(--line);stroke-width:.6}svg .frame{stroke:var(--mut);stroke-width:1}\n"
-	"svg .frame-box{fill:none;stroke:var(--line)}\n"
+	"svg .frame-box{fill:none;stroke:var(--line)}svg .self{fill:var(--panel);stroke:var(--line);stroke-width:.5}\n"
 	"svg .vdso{fill:var(--vdso)}svg .kern{fill:var(--kern)}svg .sys{fill:var(--sys)}svg .ctr{fill:var(--ctr)}"
 	"svg .lib{fill:var(--lib)}\n"
 	"svg .ref{stroke-width:1.5;stroke-dasharray:5 3}svg .ref-vdso{stroke:var(--vdso)}svg .ref-sys{stroke:var(--sys)}"
-	"svg .ref-ctr{stroke:var(--ctr)}\n"
+	"svg .ref-ctr{stroke:var(--ctr)}svg .ref-kern{stroke:var(--kern)}\n"
 	"svg .hbar{fill:var(--vdso)}svg .hbar.at-bound{fill:var(--warn)}\n"
 	"svg .dot{fill:var(--kern);stroke:var(--bg);stroke-width:1.5}svg .dot.measured{fill:var(--vdso)}"
 	"svg .errbar{stroke:var(--mut);stroke-width:2}\n"
@@ -250,12 +250,20 @@ static void verdict(FILE *out, const struct cd_rpt *r)
 			fputs("the comparison could not run: ", out);
 			cd_html_esc(out, e);
 		} else {
+			const char *src = cd_jv_str(cd_jv_path(acc, "library.source"), "");
+			if (strcmp(src, "counter") != 0) {
+				fputs("reads the kernel's clock here (", out);
+				cd_html_esc(out, cd_jv_str(cd_jv_path(acc, "library.reason_text"), src));
+				fputs("); ", out);
+			}
 			fputs(cd_jv_getbool(acc, "ok", false) ? "within its stated bound and never backwards"
 			                                      : "OUTSIDE its stated bound or backwards",
 			      out);
-			fprintf(out, " over %.1f s (bound %.0f-%.0f ns)", cd_jv_getnum(acc, "elapsed_s", 0),
-			        cd_jv_num(cd_jv_path(acc, "error_bound.min_ns"), 0),
-			        cd_jv_num(cd_jv_path(acc, "error_bound.max_ns"), 0));
+			fprintf(out, " over %.1f s", cd_jv_getnum(acc, "elapsed_s", 0));
+			double lo = cd_jv_num(cd_jv_path(acc, "error_bound.min_ns"), 0);
+			double hi = cd_jv_num(cd_jv_path(acc, "error_bound.max_ns"), 0);
+			if (hi > 0)
+				fprintf(out, " (bound %.0f-%.0f ns)", lo, hi);
 		}
 		fputs("</p>\n", out);
 	}

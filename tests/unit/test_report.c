@@ -249,8 +249,8 @@ static void test_page_all_charts(void)
 	CHECK_HAS(got, "data-code=\"slow-clocksource\"");
 	CHECK_HAS(got, "<pre><code>$ echo tsc &gt; /sys/x\n$ two</code></pre>");
 	static const char *const charts[] = {
-		"id=\"fig-cost\"", "data-way=\"CLOCK_MONOTONIC\" data-ns=\"23.1\"", "data-ref=\"vDSO\"",
-		"data-ref=\"system call\"", "data-ref=\"counter\"", "id=\"fig-latency\"", "data-low-ns=\"16\"",
+		"id=\"fig-cost\"", "data-way=\"CLOCK_MONOTONIC\" data-ns=\"23.1\"", "data-ref=\"vDSO (CLOCK_MONOTONIC)\"",
+		"data-ref=\"forced system call\"", "data-ref=\"counter\"", "id=\"fig-latency\"", "data-low-ns=\"16\"",
 		"id=\"fig-tsc-freq\"", "data-source=\"kernel-detected\"", "id=\"fig-warp\"", "data-a=\"0\" data-b=\"2\"",
 		"cell h4 fail", "cell h0 refused", "class=\"cross\"", "id=\"fig-accuracy\"", "data-bound-ns=\"220\"",
 		"class=\"band\"", "id=\"fig-top\"", "data-calls-per-s=\"80\"",
