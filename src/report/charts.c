@@ -543,6 +543,7 @@ static void accuracy_timeline(FILE *out, int k, const struct cd_jv *clock)
 		emax = fmax(emax, fabs(cd_jv_getnum(s, "max_ns", 0)));
 	}
 	double slice = cd_jv_num(cd_jv_get(cd_jv_get(clock, "timeline"), "slice_s"), 0);
+	double cut = cd_jv_getnum(clock, "cut_ns", 0);
 	tmax += slice;
 	const double left = 80, right = W - 20, top = 24, bottom = 250;
 	struct cd_svg_scale x, y;
@@ -584,7 +585,8 @@ static void accuracy_timeline(FILE *out, int k, const struct cd_jv *clock)
 		double b = cd_jv_getnum(s, "bound_ns", 0);
 		double xm = cd_svg_map(&x, t + slice / 2);
 		double ya = cd_svg_map(&y, mx), yb = cd_svg_map(&y, mn);
-		bool over = fabs(mn) > b || fabs(mx) > b;
+		/* beyond the bound by more than a kept bracket's half-width: outside for certain */
+		bool over = fmax(fabs(mn), fabs(mx)) > b + cut / 2;
 		char tt[200];
 		snprintf(tt, sizeof tt, "%.3f s: error %.1f to %.1f ns over %.0f readings; bound %.0f ns", t, mn, mx,
 		         cd_jv_getnum(s, "kept", 0), b);
@@ -645,6 +647,17 @@ void cd_rpt_chart_accuracy(FILE *out, const struct cd_rpt *r)
 /* ---- top: who pays, over time ---- */
 
 #define TOP_LINES 8
+
+/* One interval's calls a second: every process's (pid < 0), or one's. */
+static double top_rate(const struct cd_jv *d, double pid)
+{
+	if (pid < 0)
+		return cd_jv_num(cd_jv_path(d, "total.calls_per_s"), 0);
+	for (const struct cd_jv *x = cd_jv_first(cd_jv_get(d, "processes")); x; x = x->next)
+		if (cd_jv_num(cd_jv_get(x, "pid"), -1) == pid)
+			return cd_jv_num(cd_jv_get(x, "calls_per_s"), 0);
+	return 0;
+}
 
 void cd_rpt_chart_top(FILE *out, const struct cd_rpt *r)
 {
@@ -711,27 +724,15 @@ void cd_rpt_chart_top(FILE *out, const struct cd_rpt *r)
 		fputs("<polyline class=\"line\" points=\"", out);
 		for (int i = 0; i < in->n; i++) {
 			const struct cd_jv *d = cd_json_root(in->doc[i]);
-			double t = cd_jv_num(cd_jv_get(d, "time"), 0) - t0, v = 0;
-			if (line < 0) {
-				v = cd_jv_num(cd_jv_path(d, "total.calls_per_s"), 0);
-			} else {
-				for (const struct cd_jv *xp = cd_jv_first(cd_jv_get(d, "processes")); xp; xp = xp->next)
-					if (cd_jv_num(cd_jv_get(xp, "pid"), -1) == p[line].pid)
-						v = cd_jv_num(cd_jv_get(xp, "calls_per_s"), 0);
-			}
+			double t = cd_jv_num(cd_jv_get(d, "time"), 0) - t0;
+			double v = top_rate(d, line < 0 ? -1 : p[line].pid);
 			fprintf(out, "%s%.1f,%.1f", i ? " " : "", cd_svg_map(&x, t), cd_svg_map(&y, v));
 		}
 		fputs("\"/>", out);
 		for (int i = 0; i < in->n; i++) {
 			const struct cd_jv *d = cd_json_root(in->doc[i]);
-			double t = cd_jv_num(cd_jv_get(d, "time"), 0) - t0, v = 0;
-			if (line < 0) {
-				v = cd_jv_num(cd_jv_path(d, "total.calls_per_s"), 0);
-			} else {
-				for (const struct cd_jv *xp = cd_jv_first(cd_jv_get(d, "processes")); xp; xp = xp->next)
-					if (cd_jv_num(cd_jv_get(xp, "pid"), -1) == p[line].pid)
-						v = cd_jv_num(cd_jv_get(xp, "calls_per_s"), 0);
-			}
+			double t = cd_jv_num(cd_jv_get(d, "time"), 0) - t0;
+			double v = top_rate(d, line < 0 ? -1 : p[line].pid);
 			char tt[200];
 			snprintf(tt, sizeof tt, "%s at %.1f s: %.6g calls/s", name, t, v);
 			fprintf(out, "<circle class=\"mark pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" data-t-s=\"%.3g\" data-calls-per-s=\"%.6g\" data-who=\"",
