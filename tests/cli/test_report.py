@@ -260,6 +260,12 @@ def report(cd, *args, timeout=120):
     return r
 
 
+def traceable():
+    """Whether top can trace here (root, tracefs): then the live page has top's chart."""
+    return os.geteuid() == 0 and subprocess.run([BINARY, "top", "--json", "0.1", "1"], capture_output=True,
+                                                timeout=60).returncode == 0
+
+
 def fixture_dirs():
     return sorted(p for p in FIXTURES.iterdir() if p.is_dir())
 
@@ -303,10 +309,11 @@ def test_live(cd, tmp_path):
     """A short run here: every chart of a run without root drawn with its
     data, the parts' JSON embedded and complete, in Chromium too."""
     out = tmp_path / "live.html"
-    r = report(cd, "-d", "0.1", "-o", str(out), timeout=180)
+    top = traceable()
+    r = report(cd, "-d", "0.1", "-o", str(out), *(["--top", "1"] if top else []), timeout=180)
     assert r.rc in (0, 1, 2), r.err
     page = out.read_text()
-    charts = [c for c in LIVE_CHARTS]
+    charts = [c for c in LIVE_CHARTS] + (["top"] if top else [])
     data = embedded(page)
     if not data["data-tsc"]["sync"]["pairs"]:
         charts.remove("warp")  # one CPU allowed: no pair to test
