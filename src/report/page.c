@@ -437,7 +437,8 @@ static void data(FILE *out, const struct cd_rpt *r)
 		fprintf(out, "<li><b>%s</b>: ", part_names[p]);
 		if (in->n) {
 			cd_html_esc(out, in->from);
-			fprintf(out, " (%zu bytes of JSON)", in->len);
+			fprintf(out, " (%zu bytes of JSON%s)", in->len,
+			        in->len > CD_RPT_EMBED_MAX ? ": too large to embed here; the figures hold its numbers" : "");
 		} else {
 			cd_html_esc(out, in->missing[0] ? in->missing : "none");
 		}
@@ -446,7 +447,7 @@ static void data(FILE *out, const struct cd_rpt *r)
 	fputs("</ul>\n", out);
 	for (int p = 0; p < CD_RPT_N; p++) {
 		const struct cd_rpt_input *in = &r->in[p];
-		if (!in->n)
+		if (!in->n || in->len > CD_RPT_EMBED_MAX)
 			continue;
 		char id[32];
 		snprintf(id, sizeof id, "data-%s", part_names[p]);

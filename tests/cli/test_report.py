@@ -99,6 +99,8 @@ def check_page(page, charts=(), empty_ok=ALL_CHARTS):
     # "deb http://...": words to read, not a link) or its data.
     markup = re.sub(r"<script type=\"application/json\".*?</script>", "", page, flags=re.S)
     markup = re.sub(r">[^<]*<", "><", markup)
+    # data-* values are data (a finding's code, a process's name), never fetched
+    markup = re.sub(r' data-[a-z-]+="[^"]*"', "", markup)
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
     for bad in ("http:", "https:", "url(", "@import", "javascript:", "//"):
         assert bad not in markup.lower(), bad
@@ -461,3 +463,44 @@ def test_output_file_replaced_whole(cd, tmp_path):
     link.symlink_to(target)
     report(cd, "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), "-o", str(link))
     assert target.read_text() == "keep"
+
+
+def test_hostile_files(cd, tmp_path):
+    """Files someone sent, every string made hostile (markup, script, style
+    and attribute breakers, javascript: URLs, a megabyte string, U+2028,
+    bytes that are not UTF-8): the page has the elements of a clean one,
+    stays under 1 MB, and Chromium runs nothing."""
+    evil = '"><script>alert(1)</script></style><img src=x onerror=alert(2)>\'><svg onload=alert(3)> javascript:alert(4) \u2028'
+    check = cd("check", "--json", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet")).json()
+    check["verdict"] += evil
+    check["clocksource"]["current"] = evil
+    check["kernel"]["release"] = evil + "x" * (1 << 20)
+    for f in check["findings"]:
+        f["title"] += evil
+        f["code"] += evil
+        f["evidence"].append(evil)
+        f["fix"]["now"] = "$ " + evil + "\n" + evil
+    (tmp_path / "check.json").write_bytes(json.dumps(check).encode().replace(b"\\u2028", b"\xff\xfe \\u2028"))
+    top = {"command": "top", "time": 5, "seconds": 1, "total": {"calls_per_s": 3},
+           "processes": [{"pid": 1, "comm": evil, "calls": 3, "calls_per_s": 3}]}
+    (tmp_path / "top.json").write_text(json.dumps(top) + "\n")
+    r = report(cd, "--from", str(tmp_path / "check.json"), "--from", str(tmp_path / "top.json"))
+    assert r.rc == 2, r.err
+    page = r.out
+    p = check_page(page, ["top"])
+    assert not {"img", "iframe"} & {t for t, _, _ in p.elements}
+    # the megabyte check.json is too large to embed, and the page says so
+    assert [a["id"] for t, a, _ in p.elements if t == "script"] == ["data-top"]
+    assert "too large to embed" in page
+    assert "<script>alert" not in page and "<img" not in page and "<svg onload" not in page
+    assert "bytes more)" in page
+    assert embedded(page)["data-top"][0]["processes"][0]["comm"] == evil
+    dom = browse(str(_write(tmp_path / "evil.html", page)), 1000, 1500, str(tmp_path / "evil.png"))
+    assert "<img" not in dom and dom.count("<script") == 1
+    # without the megabyte, the hostile check.json is embedded and reads back the same
+    check["kernel"]["release"] = evil
+    (tmp_path / "check.json").write_text(json.dumps(check))
+    page = report(cd, "--from", str(tmp_path / "check.json")).out
+    check_page(page)
+    assert embedded(page)["data-check"] == check
+    assert "<script>alert" not in page
