@@ -111,40 +111,49 @@ void cd_svg_text(FILE *out, double x, double y, const char *cls, const char *anc
 	fputs("</text>", out);
 }
 
-void cd_svg_axis_x(FILE *out, const struct cd_svg_scale *s, double y, double across, cd_svg_fmt fmt,
-                   const char *label)
+/* An axis: along the bottom at pixel `at` (x), or along the left (y). */
+static void axis(FILE *out, const struct cd_svg_scale *s, bool vertical, double at, double across, cd_svg_fmt fmt,
+                 const char *label)
 {
 	double t[16];
 	int n = cd_svg_ticks(s, t, 16);
-	fputs("<g class=\"axis x\">", out);
+	fprintf(out, "<g class=\"axis %s\">", vertical ? "y" : "x");
 	for (int i = 0; i < n; i++) {
-		double x = cd_svg_map(s, t[i]);
+		double v = cd_svg_map(s, t[i]);
 		char buf[48];
 		fmt(buf, sizeof buf, t[i]);
-		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, across, y);
-		cd_svg_text(out, x, y + 14, "tick", "middle", buf);
+		/* the gridline across the plot, then the tick's label */
+		double x1 = vertical ? at : v, x2 = vertical ? across : v;
+		double y1 = vertical ? v : across, y2 = vertical ? v : at;
+		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x1, x2, y1, y2);
+		if (vertical)
+			cd_svg_text(out, at - 4, v + 4, "tick", "end", buf);
+		else
+			cd_svg_text(out, v, at + 14, "tick", "middle", buf);
 	}
-	fprintf(out, "<line class=\"frame\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", s->r0, s->r1, y, y);
-	cd_svg_text(out, (s->r0 + s->r1) / 2, y + 30, "label", "middle", label);
+	if (vertical)
+		fprintf(out, "<line class=\"frame\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", at, at, s->r0, s->r1);
+	else
+		fprintf(out, "<line class=\"frame\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", s->r0, s->r1, at, at);
+	double mid = (s->r0 + s->r1) / 2;
+	if (vertical) {
+		fprintf(out, "<text class=\"label\" text-anchor=\"middle\" transform=\"translate(12 %.1f) rotate(-90)\">", mid);
+		cd_html_esc(out, label);
+		fputs("</text>", out);
+	} else {
+		cd_svg_text(out, mid, at + 30, "label", "middle", label);
+	}
 	fputs("</g>\n", out);
+}
+
+void cd_svg_axis_x(FILE *out, const struct cd_svg_scale *s, double y, double across, cd_svg_fmt fmt,
+                   const char *label)
+{
+	axis(out, s, false, y, across, fmt, label);
 }
 
 void cd_svg_axis_y(FILE *out, const struct cd_svg_scale *s, double x, double across, cd_svg_fmt fmt,
                    const char *label)
 {
-	double t[16];
-	int n = cd_svg_ticks(s, t, 16);
-	fputs("<g class=\"axis y\">", out);
-	for (int i = 0; i < n; i++) {
-		double y = cd_svg_map(s, t[i]);
-		char buf[48];
-		fmt(buf, sizeof buf, t[i]);
-		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, across, y, y);
-		cd_svg_text(out, x - 4, y + 4, "tick", "end", buf);
-	}
-	fprintf(out, "<line class=\"frame\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, s->r0, s->r1);
-	double my = (s->r0 + s->r1) / 2;
-	fprintf(out, "<text class=\"label\" text-anchor=\"middle\" transform=\"translate(12 %.1f) rotate(-90)\">", my);
-	cd_html_esc(out, label);
-	fputs("</text></g>\n", out);
+	axis(out, s, true, x, across, fmt, label);
 }

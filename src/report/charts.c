@@ -41,6 +41,20 @@ void cd_rpt_no_figure(FILE *out, const char *id, const char *title, const char *
 	fputs("</p></figure>\n", out);
 }
 
+/* A figure without its part: why, and what the report says of the part
+ * (not measured here and why, not among the files given). */
+static void no_part(FILE *out, const struct cd_rpt *r, enum cd_rpt_part p, const char *id, const char *title,
+                    const char *why)
+{
+	char text[600];
+	const char *missing = r->in[p].missing;
+	if (r->origin != CD_RPT_SNAPSHOT && missing[0])
+		snprintf(text, sizeof text, "%s %s: %s.", why, cd_rpt_part_name(p), missing);
+	else
+		snprintf(text, sizeof text, "%s", why);
+	cd_rpt_no_figure(out, id, title, text);
+}
+
 /* A mark's <title>: what a pointer over it shows. */
 static void mark_title(FILE *out, const char *text)
 {
@@ -244,7 +258,7 @@ void cd_rpt_chart_cost(FILE *out, const struct cd_rpt *r)
 		         "measurement, median of batches), on a log scale.");
 		cost_from_check(out, check);
 	} else {
-		cd_rpt_no_figure(out, "cost", title, "Measured: nothing. No bench or check measurement is in this report.");
+		no_part(out, r, CD_RPT_BENCH, "cost", title, "Measured: nothing. No bench or check measurement is in this report.");
 		return;
 	}
 	fig_close(out);
@@ -308,8 +322,8 @@ void cd_rpt_chart_latency(FILE *out, const struct cd_rpt *r)
 	const char *title = "Latency of single calls, per way";
 	const struct cd_jv *run = cd_jv_first(cd_jv_get(bench, "runs"));
 	if (!run) {
-		cd_rpt_no_figure(out, "latency", title,
-		                 "Measured: nothing. Single calls are timed by bench; no bench run is in this report.");
+		no_part(out, r, CD_RPT_BENCH, "latency", title,
+		        "Measured: nothing. Single calls are timed by bench; no bench run is in this report.");
 		return;
 	}
 	fig_open(out, "latency", title,
@@ -345,9 +359,9 @@ void cd_rpt_chart_tsc_freq(FILE *out, const struct cd_rpt *r)
 	const struct cd_jv *freq = cd_jv_get(tsc, "frequency");
 	double measured = cd_jv_getnum(freq, "measured_hz", NAN);
 	if (!tsc || !(measured > 0)) {
-		cd_rpt_no_figure(out, "tsc-freq", title,
-		                 tsc ? "The counter's frequency could not be measured here."
-		                     : "Measured: nothing. The TSC is measured by `clockdoctor tsc`; none is in this report.");
+		no_part(out, r, CD_RPT_TSC, "tsc-freq", title,
+		        tsc ? "The counter's frequency could not be measured here."
+		            : "Measured: nothing. The TSC is measured by `clockdoctor tsc`; none is in this report.");
 		return;
 	}
 	fig_open(out, "tsc-freq", title,
@@ -444,9 +458,9 @@ void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 		npairs++;
 	}
 	if (npairs == 0) {
-		cd_rpt_no_figure(out, "warp", title,
-		                 !tsc ? "Measured: nothing. The warp test is run by `clockdoctor tsc`; none is in this report."
-		                      : "No pair of CPUs was tested (one CPU allowed, or the test could not run).");
+		no_part(out, r, CD_RPT_TSC, "warp", title,
+		        !tsc ? "Measured: nothing. The warp test is run by `clockdoctor tsc`; none is in this report."
+		             : "No pair of CPUs was tested (one CPU allowed, or the test could not run).");
 		return;
 	}
 	int ncpu = maxcpu + 1;
@@ -606,10 +620,10 @@ void cd_rpt_chart_accuracy(FILE *out, const struct cd_rpt *r)
 	const struct cd_jv *clocks = cd_jv_get(acc, "clocks");
 	const char *title = "libfastclock against the kernel's clocks";
 	if (!cd_jv_first(clocks)) {
-		cd_rpt_no_figure(out, "accuracy", title,
-		                 !acc ? "Measured: nothing. The library is held against the kernel by `clockdoctor accuracy`; "
-		                        "none is in this report."
-		                      : "The comparison could not run here.");
+		no_part(out, r, CD_RPT_ACCURACY, "accuracy", title,
+		        !acc ? "Measured: nothing. The library is held against the kernel by `clockdoctor accuracy`; "
+		               "none is in this report."
+		             : "The comparison could not run here.");
 		return;
 	}
 	bool have_timeline = false;
@@ -664,9 +678,9 @@ void cd_rpt_chart_top(FILE *out, const struct cd_rpt *r)
 	const struct cd_rpt_input *in = &r->in[CD_RPT_TOP];
 	const char *title = "Time system calls per process, over time";
 	if (in->n == 0) {
-		cd_rpt_no_figure(out, "top", title,
-		                 "Not traced. `clockdoctor report --top SECONDS` (as root) traces which processes make "
-		                 "time system calls, as `clockdoctor top` does.");
+		no_part(out, r, CD_RPT_TOP, "top", title,
+		        "Not traced. `clockdoctor report --top SECONDS` (as root) traces which processes make time "
+		        "system calls, as `clockdoctor top` does.");
 		return;
 	}
 	/* The processes with the most calls in all, by pid. */

@@ -98,7 +98,7 @@ static const char CSS[] =
 	"--h2:#1a7f37;--h3:#2ea043;--h4:#56d364}}\n"
 	"*{box-sizing:border-box}\n"
 	"body{margin:0 auto;max-width:960px;padding:16px;background:var(--bg);color:var(--fg);"
-	"font:15px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif}\n"
+	"font:15px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif;overflow-wrap:break-word}\n"
 	"h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;border-bottom:1px solid var(--line);padding-bottom:.2em;"
 	"margin-top:1.6em}h3{font-size:1.05em;margin:.2em 0}\n"
 	".meta{color:var(--mut);margin:.2em 0}\n"
@@ -196,8 +196,8 @@ static void header(FILE *out, const struct cd_rpt *r)
 	case CD_RPT_FILES: fputs("From the files sent (--from)", out); break;
 	}
 	fprintf(out, "; made %s by clockdoctor %s", r->generated, CD_VERSION);
-	if (r->seconds > 0)
-		fprintf(out, " (%.1f s measuring or reading)", r->seconds);
+	if (r->seconds >= 0.05)
+		fprintf(out, " (%.1f s measuring)", r->seconds);
 	fputs(".</p>\n", out);
 	if (check) {
 		fputs("<p class=\"meta\">clocksource <b>", out);
