@@ -48,7 +48,7 @@ static void no_part(FILE *out, const struct cd_rpt *r, enum cd_rpt_part p, const
 {
 	char text[600];
 	const char *missing = r->in[p].missing;
-	if (r->origin != CD_RPT_SNAPSHOT && missing[0])
+	if (r->origin != CD_RPT_SNAPSHOT && missing[0] && strncmp(missing, "not traced", 10) != 0)
 		snprintf(text, sizeof text, "%s %s: %s.", why, cd_rpt_part_name(p), missing);
 	else
 		snprintf(text, sizeof text, "%s", why);
