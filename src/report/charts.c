@@ -440,6 +440,10 @@ void cd_rpt_chart_tsc_freq(FILE *out, const struct cd_rpt *r)
 	fig_close(out);
 }
 
+/* Above this many CPUs the matrix is drawn lean: a title only on the
+ * failed pairs, no mirrored half. */
+#define BIG_MATRIX 24
+
 void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 {
 	const struct cd_jv *tsc = cd_rpt_doc(r, CD_RPT_TSC);
@@ -488,7 +492,7 @@ void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 		cd_svg_text(out, left - 6, top + cell * c + cell / 2 + 4, "tick", "end", t);
 	}
 	fprintf(out, "<rect class=\"frame-box\" x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"%.1f\"/>\n", left, top, size, size);
-	for (int c = 0; c < ncpu && ncpu <= 64; c++)
+	for (int c = 0; c < ncpu && ncpu <= BIG_MATRIX; c++)
 		fprintf(out, "<rect class=\"self\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", left + cell * c,
 		        top + cell * c, cell, cell);
 	for (const struct cd_jv *p = cd_jv_first(pairs); p; p = p->next) {
@@ -510,12 +514,20 @@ void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 		double x = left + cell * b, y = top + cell * a;
 		fprintf(out,
 		        "<rect class=\"mark cell h%d %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" data-a=\"%d\" "
-		        "data-b=\"%d\" data-offset-ns=\"%.1f\" data-uncertainty-ns=\"%.1f\" data-backward=\"%.0f\">",
+		        "data-b=\"%d\" data-offset-ns=\"%.1f\" data-uncertainty-ns=\"%.1f\" data-backward=\"%.0f\"",
 		        level, cls, x, y, cell, cell, a, b, off, unc, back);
-		mark_title(out, t);
-		fputs("</rect>", out);
+		/* A large matrix keeps its numbers in the data attributes only (a
+		 * title a cell would double the page); a failed pair keeps its
+		 * title there too. */
+		if (ncpu <= BIG_MATRIX || back > 0 || refused) {
+			fputs(">", out);
+			mark_title(out, t);
+			fputs("</rect>", out);
+		} else {
+			fputs("/>", out);
+		}
 		/* the pair seen from the other CPU: the same colour, no data */
-		if (ncpu <= 64)
+		if (ncpu <= BIG_MATRIX)
 			fprintf(out, "<rect class=\"cell mirror h%d %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
 			        level, cls, left + cell * a, top + cell * b, cell, cell);
 		if (back > 0 && !refused)

@@ -425,9 +425,51 @@ static void figures(FILE *out, const struct cd_rpt *r)
 	fputs("</section>\n", out);
 }
 
+/* Which parts fit in the page as data (CD_RPT_EMBED_MAX), in the order
+ * that matters most first. */
+static void embedded_parts(const struct cd_rpt *r, bool fits[CD_RPT_N])
+{
+	static const enum cd_rpt_part order[] = { CD_RPT_CHECK, CD_RPT_TSC, CD_RPT_ACCURACY, CD_RPT_BENCH, CD_RPT_TOP };
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct cd_rpt_input *in = &r->in[order[i]];
+		fits[order[i]] = in->n && in->len <= CD_RPT_EMBED_MAX - used;
+		if (fits[order[i]])
+			used += in->len;
+	}
+}
+
+/* top's lines joined into one array, as data. */
+static void embed_lines(FILE *out, const char *id, const struct cd_rpt_input *in)
+{
+	size_t cap = in->len + 3 + (size_t)in->n;
+	char *joined = malloc(cap);
+	if (!joined)
+		return;
+	size_t n = 0, at = 0;
+	joined[n++] = '[';
+	for (int i = 0; i < in->n && at < in->len; i++) {
+		size_t end = 0;
+		struct cd_json *d = cd_json_parse(in->text + at, in->len - at, &end, NULL, 0);
+		cd_json_free(d);
+		if (!d)
+			break;
+		if (i)
+			joined[n++] = ',';
+		memcpy(joined + n, in->text + at, end);
+		n += end;
+		at += end;
+	}
+	joined[n++] = ']';
+	cd_html_json_data(out, id, joined, n);
+	free(joined);
+}
+
 /* Each part's JSON as data; top's lines as one array. */
 static void data(FILE *out, const struct cd_rpt *r)
 {
+	bool fits[CD_RPT_N];
+	embedded_parts(r, fits);
 	fputs("<section id=\"data\">\n<h2>The data</h2>\n<p>The JSON this page was drawn from is in it, each in a "
 	      "<code>&lt;script type=\"application/json\"&gt;</code> element (data, not a script) with the id "
 	      "<code>data-COMMAND</code>, as the command wrote it (top: its lines as one array).</p>\n<ul>\n",
@@ -438,7 +480,7 @@ static void data(FILE *out, const struct cd_rpt *r)
 		if (in->n) {
 			cd_html_esc(out, in->from);
 			fprintf(out, " (%zu bytes of JSON%s)", in->len,
-			        in->len > CD_RPT_EMBED_MAX ? ": too large to embed here; the figures hold its numbers" : "");
+			        fits[p] ? "" : ": too large to embed here; the figures hold its numbers");
 		} else {
 			cd_html_esc(out, in->missing[0] ? in->missing : "none");
 		}
@@ -446,37 +488,14 @@ static void data(FILE *out, const struct cd_rpt *r)
 	}
 	fputs("</ul>\n", out);
 	for (int p = 0; p < CD_RPT_N; p++) {
-		const struct cd_rpt_input *in = &r->in[p];
-		if (!in->n || in->len > CD_RPT_EMBED_MAX)
+		if (!fits[p])
 			continue;
 		char id[32];
 		snprintf(id, sizeof id, "data-%s", part_names[p]);
-		if (p != CD_RPT_TOP) {
-			cd_html_json_data(out, id, in->text, in->len);
-			continue;
-		}
-		/* top: the lines joined into one array */
-		size_t cap = in->len + 3 + (size_t)in->n;
-		char *joined = malloc(cap);
-		if (!joined)
-			continue;
-		size_t n = 0, at = 0;
-		joined[n++] = '[';
-		for (int i = 0; i < in->n && at < in->len; i++) {
-			size_t end = 0;
-			struct cd_json *d = cd_json_parse(in->text + at, in->len - at, &end, NULL, 0);
-			cd_json_free(d);
-			if (!d)
-				break;
-			if (i)
-				joined[n++] = ',';
-			memcpy(joined + n, in->text + at, end);
-			n += end;
-			at += end;
-		}
-		joined[n++] = ']';
-		cd_html_json_data(out, id, joined, n);
-		free(joined);
+		if (p == CD_RPT_TOP)
+			embed_lines(out, id, &r->in[p]);
+		else
+			cd_html_json_data(out, id, r->in[p].text, r->in[p].len);
 	}
 	fputs("</section>\n", out);
 }

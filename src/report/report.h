@@ -26,10 +26,11 @@ enum cd_rpt_part {
 
 /* At most this many of top's objects (one an interval) are read. */
 #define CD_RPT_TOP_MAX 600
-/* The largest JSON text embedded in the page for one part: a larger one
- * (a hostile file, the warp test of a very large machine) is left out, and
- * the page says so, so that a page stays under 1 MB. */
-#define CD_RPT_EMBED_MAX (400u << 10)
+/* The most JSON text embedded in the page, all parts together (check
+ * first, then tsc, accuracy, bench, top): a part that does not fit (a
+ * hostile file, the warp test of a large machine) is left out and the page
+ * says so, so that a page stays under 1 MB. */
+#define CD_RPT_EMBED_MAX (450u << 10)
 /* The largest JSON text read for one part. */
 #define CD_RPT_TEXT_MAX (16u << 20)
 

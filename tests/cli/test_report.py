@@ -385,3 +385,27 @@ def test_hostile_files(cd, tmp_path):
     check_page(page)
     assert embedded(page)["data-check"] == check
     assert "<script>alert" not in page
+
+
+def test_large_machine(cd, tmp_path):
+    """The warp test of every pair of 64 CPUs (2016 pairs, as `tsc --json`
+    writes them there), one pair failed: every pair a cell with its numbers,
+    the failed one crossed and titled, the page under 1 MB (the tsc JSON too
+    large to embed, and said so), and the matrix drawn on screen."""
+    tsc = cd("tsc", "--json", "-d", "0.05", "--quick").json()
+    pair = dict(tsc["sync"]["pairs"][0]) if tsc["sync"]["pairs"] else {
+        "error": None, "backward_steps": 0, "offset_ns": 0, "uncertainty_ns": 100}
+    pairs = []
+    for a in range(64):
+        for b in range(a + 1, 64):
+            p = dict(pair, cpu_a=a, cpu_b=b, offset_ns=(a * 7 - b * 3) % 90 - 45.0, uncertainty_ns=40.0,
+                     backward_steps=5 if (a, b) == (3, 41) else 0, max_backward_ns=120 if (a, b) == (3, 41) else 0)
+            pairs.append(p)
+    tsc["sync"]["pairs"] = pairs
+    (tmp_path / "tsc.json").write_text(json.dumps(tsc, indent=2))
+    page = report(cd, "--from", str(tmp_path / "tsc.json")).out
+    check_page(page, ["warp", "tsc-freq"] if tsc["frequency"]["measured_hz"] else ["warp"])
+    assert page.count('class="mark cell ') == 2016
+    assert re.search(r'class="mark cell h\d fail"[^>]*data-a="3" data-b="41"[^>]*><title>CPU 3 - CPU 41: [^<]*FAILED', page)
+    assert "too large to embed" in page and "data-tsc" not in embedded(page)
+    check_seen(page, tmp_path, ["warp"])
