@@ -72,7 +72,7 @@ static void usage(FILE *out)
 	        "no script, readable in dark mode, in print and in a narrow window.\n"
 	        "\n"
 	        "  -o, --output FILE     write the page to FILE (replaced whole; default:\n"
-	        "                        standard output)\n"
+	        "                        standard output, unless it is a terminal)\n"
 	        "  -d, --duration SECONDS\n"
 	        "                        each measurement's length: bench, tsc and accuracy\n"
 	        "                        (default 1; 0.05 to 60); check takes about 1 s more\n"
@@ -143,6 +143,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		return cd_usage_error("report", "--root and --from do not go together: one source a page");
 	if ((o->root || o->nfrom) && (o->top_s > 0 || o->clocksources))
 		return cd_usage_error("report", "--top and --clocksources measure this machine: not with --root or --from");
+	/* Checked before anything is measured: a page of HTML on a terminal
+	 * helps nobody. */
+	if (!o->out && isatty(STDOUT_FILENO))
+		return cd_usage_error("report", "the page is HTML: give -o FILE, or redirect standard output");
 	return o->root ? cd_folder_arg("report", "--root", o->root) : -1;
 }
 

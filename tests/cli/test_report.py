@@ -409,3 +409,17 @@ def test_large_machine(cd, tmp_path):
     assert re.search(r'class="mark cell h\d fail"[^>]*data-a="3" data-b="41"[^>]*><title>CPU 3 - CPU 41: [^<]*FAILED', page)
     assert "too large to embed" in page and "data-tsc" not in embedded(page)
     check_seen(page, tmp_path, ["warp"])
+
+
+def test_terminal_is_refused():
+    """No page of HTML onto a terminal: a usage error, before anything is
+    measured."""
+    master, slave = os.openpty()
+    try:
+        p = subprocess.run([BINARY, "report", "-d", "0.05"], stdout=slave, stderr=subprocess.PIPE, text=True,
+                           timeout=30)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert p.returncode == 3
+    assert "give -o FILE" in p.stderr
