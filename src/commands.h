@@ -34,5 +34,6 @@ int cd_cmd_fix(int argc, char **argv);
 int cd_cmd_watch(int argc, char **argv);
 int cd_cmd_run(int argc, char **argv);
 int cd_cmd_accuracy(int argc, char **argv);
+int cd_cmd_report(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct {
 	{ "watch", cd_cmd_watch, "report clocksource changes as they happen" },
 	{ "run", cd_cmd_run, "run a program with the TSC accelerator, where it helps" },
 	{ "accuracy", cd_cmd_accuracy, "libfastclock against the kernel's clocks: errors, ppm" },
+	{ "report", cd_cmd_report, "one HTML page with the verdict, findings and charts" },
 };
 
 /* What this binary was built with, for a bug report: the first line alone

@@ -228,3 +228,25 @@ double cd_acc_ppm(const struct cd_acc_point *a, const struct cd_acc_point *b, do
 	*err_ppm = (half_a + half_b) / dk * 1e6;
 	return ((double)df / dk - 1) * 1e6;
 }
+
+void cd_acc_slices_add(struct cd_acc_slice *slices, const struct cd_acc_sample *s, int n, int64_t start_ns,
+                       int64_t slice_ns, int64_t cut_ns, int64_t bound_ns)
+{
+	for (int i = 0; i < n; i++) {
+		int64_t at = s[i].k1 - start_ns;
+		long k = at < 0 || slice_ns <= 0 ? 0 : (long)(at / slice_ns);
+		if (k >= CD_ACC_SLICES)
+			k = CD_ACC_SLICES - 1;
+		struct cd_acc_slice *sl = &slices[k];
+		if (bound_ns > sl->bound_ns)
+			sl->bound_ns = bound_ns;
+		if (s[i].k2 - s[i].k1 > cut_ns)
+			continue;
+		int64_t e2 = 2 * s[i].f - s[i].k1 - s[i].k2;
+		if (sl->kept == 0 || e2 < sl->min2)
+			sl->min2 = e2;
+		if (sl->kept == 0 || e2 > sl->max2)
+			sl->max2 = e2;
+		sl->kept++;
+	}
+}

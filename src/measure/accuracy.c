@@ -74,6 +74,8 @@ struct shared {
 	_Atomic int64_t latest_mono, latest_real; /* the largest value any thread has returned */
 	int64_t deadline_ns;                      /* CLOCK_MONOTONIC */
 	int64_t cut_mono, cut_real;
+	int64_t start_ns, slice_ns;               /* the slices of the run (thread 0) */
+	struct cd_acc_slice *slice_mono, *slice_real;
 	const volatile sig_atomic_t *stop;
 };
 
@@ -214,8 +216,19 @@ static void *work(void *arg)
 			cd_acc_add(w->mono, &w->bm[i], sh->cut_mono, b);
 			cd_acc_add(w->real, &w->br[i], sh->cut_real, b);
 		}
-		if (w->index == 0)
+		if (w->index == 0) {
 			keep_points(w, n);
+			/* Each REALTIME reading goes in the slice of the MONOTONIC one
+			 * taken just before it. */
+			cd_acc_slices_add(sh->slice_mono, w->bm, n, sh->start_ns, sh->slice_ns, sh->cut_mono, b);
+			for (int i = 0; i < n; i++) {
+				struct cd_acc_sample at = w->br[i];
+				at.k1 = w->bm[i].k1;
+				at.k2 = at.k1 + (w->br[i].k2 - w->br[i].k1);
+				at.f = at.k1 + (w->br[i].f - w->br[i].k1);
+				cd_acc_slices_add(sh->slice_real, &at, 1, sh->start_ns, sh->slice_ns, sh->cut_real, b);
+			}
+		}
 		before = after;
 		if (sh->stop && *sh->stop) {
 			w->stopped = true;
@@ -366,6 +379,13 @@ void cd_accuracy_run(const struct cd_acc_params *p, struct cd_acc_result *r)
 	r->mono.start_ns = kread(CLOCK_MONOTONIC);
 	r->real.start_ns = kread(CLOCK_REALTIME);
 	sh.deadline_ns = r->mono.start_ns + (int64_t)(p->duration_s * 1e9);
+	sh.start_ns = r->mono.start_ns;
+	sh.slice_ns = (int64_t)(p->duration_s * 1e9) / CD_ACC_SLICES;
+	if (sh.slice_ns < 1)
+		sh.slice_ns = 1;
+	r->slice_s = (double)sh.slice_ns / 1e9;
+	sh.slice_mono = r->mono.slice;
+	sh.slice_real = r->real.slice;
 	int err = 0;
 	int started = cd_threads_start(tid, p->threads, work, w, sizeof w[0], &err);
 	if (started < p->threads) {

@@ -132,6 +132,22 @@ struct cd_acc_params {
 	const volatile sig_atomic_t *stop; /* set: end at the next block; may be NULL */
 };
 
+/* The run in CD_ACC_SLICES equal slices of time, thread 0's readings in
+ * each: the error's extremes (kept readings) beside the bound they were
+ * judged by, so that a report can draw the error over the run. */
+#define CD_ACC_SLICES 120
+
+struct cd_acc_slice {
+	uint64_t kept;           /* kept readings in the slice; 0: none (min2, max2 unset) */
+	int64_t min2, max2;      /* the least and greatest 2 err of them */
+	int64_t bound_ns;        /* the largest bound a reading of the slice was judged by */
+};
+
+/* Fold thread 0's block of n readings, judged by bound_ns, into slices[]:
+ * each reading by its k1 since start_ns, slice_ns a slice. */
+void cd_acc_slices_add(struct cd_acc_slice *slices, const struct cd_acc_sample *s, int n, int64_t start_ns,
+                       int64_t slice_ns, int64_t cut_ns, int64_t bound_ns);
+
 struct cd_acc_clock {
 	const char *name;        /* "fc_now_ns", "fc_realtime_ns" */
 	const char *kernel;      /* "CLOCK_MONOTONIC", "CLOCK_REALTIME" */
@@ -147,6 +163,7 @@ struct cd_acc_clock {
 	 * last 10 s (the whole run when shorter). */
 	double ppm, ppm_err, ppm_span_s;
 	double tail_ppm, tail_ppm_err, tail_span_s;
+	struct cd_acc_slice slice[CD_ACC_SLICES]; /* thread 0's, over the run */
 };
 
 struct cd_acc_result {
@@ -161,6 +178,7 @@ struct cd_acc_result {
 	uint64_t bound_samples;
 	int64_t bound_min_ns, bound_max_ns, bound_last_ns;
 	uint64_t syncs_before, syncs_after;
+	double slice_s;          /* the length of one of the clocks' slices */
 };
 
 /* Run the comparison.  result is large (histograms): allocate it. */

@@ -9,6 +9,7 @@
  * every number, in the schema of docs/accuracy.md.
  */
 #include "output/accreport.h"
+#include "measure/histogram.h"
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "output/wrap.h"
@@ -275,7 +276,63 @@ static void json_reading(struct cd_jsonw *j, const char *key, const struct cd_ac
 	cd_jsonw_end_object(j);
 }
 
-static void json_clock(struct cd_jsonw *j, const struct cd_acc_clock *c, bool frequency)
+/* |error| of the kept readings in bench's log2 buckets (measure/histogram.h):
+ * the 1 ns bins below CD_ACC_LINEAR_NS and the power-of-two bins above
+ * fall in them exactly. */
+static void json_histogram(struct cd_jsonw *j, const struct cd_acc_hist *h)
+{
+	uint64_t b[CD_HIST_BUCKETS] = { 0 };
+	for (uint64_t v = 0; v < CD_ACC_LINEAR_NS; v++)
+		b[cd_hist_bucket(v)] += h->lin[v];
+	for (int i = 0; i < CD_ACC_LOG_BINS && 15 + i < CD_HIST_BUCKETS; i++)
+		b[15 + i] += h->log2[i];
+	int lo = CD_HIST_BUCKETS, hi = -1;
+	for (int i = 0; i < CD_HIST_BUCKETS; i++)
+		if (b[i]) {
+			lo = i < lo ? i : lo;
+			hi = i;
+		}
+	cd_jsonw_begin_array(j, "histogram");
+	for (int i = lo; i <= hi; i++) {
+		uint64_t low, high;
+		cd_hist_bounds(i, &low, &high);
+		cd_jsonw_begin_object(j, NULL);
+		cd_jsonw_int(j, "low_ns", (long long)low);
+		cd_jsonw_int(j, "high_ns", (long long)high);
+		cd_jsonw_int(j, "count", (long long)b[i]);
+		cd_jsonw_end_object(j);
+	}
+	cd_jsonw_end_array(j);
+}
+
+/* Thread 0's error over the run, slice by slice, beside the bound. */
+static void json_timeline(struct cd_jsonw *j, const struct cd_acc_clock *c, double slice_s)
+{
+	cd_jsonw_begin_object(j, "timeline");
+	cd_jsonw_number(j, "slice_s", slice_s);
+	cd_jsonw_begin_array(j, "slices");
+	for (int i = 0; i < CD_ACC_SLICES; i++) {
+		const struct cd_acc_slice *sl = &c->slice[i];
+		if (sl->kept == 0 && sl->bound_ns == 0)
+			continue;
+		cd_jsonw_begin_object(j, NULL);
+		cd_jsonw_number(j, "t_s", slice_s * i);
+		cd_jsonw_int(j, "kept", (long long)sl->kept);
+		if (sl->kept) {
+			cd_jsonw_number(j, "min_ns", (double)sl->min2 / 2);
+			cd_jsonw_number(j, "max_ns", (double)sl->max2 / 2);
+		} else {
+			cd_jsonw_null(j, "min_ns");
+			cd_jsonw_null(j, "max_ns");
+		}
+		cd_jsonw_int(j, "bound_ns", sl->bound_ns);
+		cd_jsonw_end_object(j);
+	}
+	cd_jsonw_end_array(j);
+	cd_jsonw_end_object(j);
+}
+
+static void json_clock(struct cd_jsonw *j, const struct cd_acc_clock *c, bool frequency, double slice_s)
 {
 	const struct cd_acc_summary *s = &c->sum;
 	cd_jsonw_begin_object(j, NULL);
@@ -306,6 +363,8 @@ static void json_clock(struct cd_jsonw *j, const struct cd_acc_clock *c, bool fr
 	cd_jsonw_int(j, "across_threads", (long long)c->backward_cross);
 	cd_jsonw_int(j, "largest_ns", c->backward_max_ns);
 	cd_jsonw_end_object(j);
+	json_histogram(j, &c->st.abs_hist);
+	json_timeline(j, c, slice_s);
 	if (frequency) {
 		cd_jsonw_begin_object(j, "frequency");
 		cd_jsonw_numbers(j, (const struct cd_jsonw_num[]){
@@ -346,8 +405,8 @@ void cd_acc_json(FILE *out, const struct cd_acc_report *rp)
 	cd_jsonw_int(&j, "backward_steps", (long long)backward_total(r));
 	cd_jsonw_begin_array(&j, "clocks");
 	if (!r->err) {
-		json_clock(&j, &r->mono, true);
-		json_clock(&j, &r->real, false);
+		json_clock(&j, &r->mono, true, r->slice_s);
+		json_clock(&j, &r->real, false, r->slice_s);
 	}
 	cd_jsonw_end_array(&j);
 	cd_jsonw_end_object(&j);

@@ -4,6 +4,7 @@
  */
 #include "output/jsonw.h"
 #include "output/output.h"
+#include "util/utf8.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,20 +24,6 @@ static void newline(struct cd_jsonw *w)
 	fputc('\n', w->out);
 	for (int i = 0; i < w->depth * w->indent; i++)
 		fputc(' ', w->out);
-}
-
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	int n = (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-	if (n == 0 || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
 }
 
 void cd_json_escape(FILE *out, const char *s)
@@ -65,7 +52,7 @@ void cd_json_escape(FILE *out, const char *s)
 			fputs("\\u007f", out);
 			p++;
 		} else {
-			int n = utf8_len(p);
+			int n = cd_utf8_len(p, strnlen((const char *)p, 4));
 			if (n == 0) {
 				fputs("\\ufffd", out);
 				p++;

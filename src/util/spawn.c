@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <poll.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -15,7 +17,9 @@
 
 extern char **environ;
 
-pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
+/* cd_spawn with stdout onto fd out_fd (when >= 0) and close_fd closed in
+ * the child. */
+static pid_t spawn_fds(char *const argv[], char *const envp[], bool out_to_stderr, int out_fd, int close_fd)
 {
 	if (!argv || !argv[0] || !argv[0][0])
 		return -EINVAL;
@@ -27,6 +31,12 @@ pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (out_to_stderr)
 		posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	if (out_fd >= 0) {
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+		posix_spawn_file_actions_addclose(&fa, out_fd);
+	}
+	if (close_fd >= 0)
+		posix_spawn_file_actions_addclose(&fa, close_fd);
 	/* Our handlers (csswitch's restore, watch's stop flag) are not the
 	 * child's: it starts with the default actions and nothing blocked. */
 	posix_spawnattr_init(&at);
@@ -39,6 +49,11 @@ pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return rc == 0 ? pid : -rc;
+}
+
+pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
+{
+	return spawn_fds(argv, envp, out_to_stderr, -1, -1);
 }
 
 static int decode(int status)
@@ -89,4 +104,67 @@ int cd_spawn_and_wait(char *const argv[], char *const envp[], int timeout_ms)
 {
 	pid_t pid = cd_spawn(argv, envp, true);
 	return pid < 0 ? pid : cd_spawn_wait(pid, timeout_ms);
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+int cd_spawn_capture(char *const argv[], int timeout_ms, size_t max, char **out, size_t *len, bool *truncated)
+{
+	*out = NULL;
+	*len = 0;
+	*truncated = false;
+	char *buf = malloc(max + 1);
+	int fd[2];
+	if (!buf)
+		return -ENOMEM;
+	if (pipe2(fd, O_CLOEXEC) != 0) {
+		free(buf);
+		return -errno;
+	}
+	pid_t pid = spawn_fds(argv, NULL, false, fd[1], fd[0]);
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		free(buf);
+		return pid;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t n = 0;
+	for (;;) {
+		long left = timeout_ms - elapsed_ms(&t0);
+		if (left <= 0)
+			break;
+		struct pollfd p = { .fd = fd[0], .events = POLLIN };
+		int pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr <= 0)
+			continue;
+		char chunk[4096];
+		ssize_t r = read(fd[0], chunk, sizeof chunk);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		size_t take = (size_t)r;
+		if (take > max - n) {
+			take = max - n;
+			*truncated = true;
+		}
+		memcpy(buf + n, chunk, take);
+		n += take;
+	}
+	close(fd[0]);
+	long left = timeout_ms - elapsed_ms(&t0);
+	int rc = cd_spawn_wait(pid, left > 1 ? (int)left : 1);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return rc;
 }

@@ -26,6 +26,13 @@ int cd_spawn_wait(pid_t pid, int timeout_ms);
  * -EAGAIN while it runs. */
 int cd_spawn_poll(pid_t pid);
 
+/* Run argv (as cd_spawn, its stderr ours) with its stdout into a malloc'd,
+ * NUL-terminated buffer of at most max bytes (*out, *len; more is read and
+ * dropped, *truncated set), killed at timeout_ms.  Returns its exit status
+ * as cd_spawn_wait does (the buffer is set then, whatever the status), or
+ * -errno when it could not be run (*out NULL). */
+int cd_spawn_capture(char *const argv[], int timeout_ms, size_t max, char **out, size_t *len, bool *truncated);
+
 /* cd_spawn, then cd_spawn_wait. */
 int cd_spawn_and_wait(char *const argv[], char *const envp[], int timeout_ms);
 

@@ -47,8 +47,9 @@ REPORTS = {
     "accuracy": ["accuracy", "-d", "0.2", "-t", "1"],
     "watch": ["watch", "--history", "-d", "0.3", "-i", "0.1"],
     "top": ["top", "-d", "0.3", "0.1"],
+    "report": ["report", "--root", HPET],
 }
-COMMANDS = ["check", "snapshot", "bench", "tsc", "top", "fix", "watch", "run", "accuracy"]
+COMMANDS = ["check", "snapshot", "bench", "tsc", "top", "fix", "watch", "run", "accuracy", "report"]
 
 
 def args_of(name, tmp_path):
@@ -69,7 +70,7 @@ def test_stdout_full_is_3(name, env, tmp_path):
     assert "cannot write" in p.stderr
 
 
-@pytest.mark.parametrize("name", ["check", "tsc", "fix", "snapshot"])
+@pytest.mark.parametrize("name", ["check", "tsc", "fix", "snapshot", "report"])
 def test_stdout_closed_is_3(name, env, tmp_path):
     args = args_of(name, tmp_path)
     p = subprocess.run([BINARY, *args], stderr=subprocess.PIPE, text=True, env=env, timeout=120,

@@ -227,8 +227,36 @@ static void test_ppm(void)
 	CHECK(isnan(cd_acc_ppm(&d, &c, &err)));
 }
 
+/* The run in slices: each reading by its k1, wide brackets left out of the
+ * extremes but not of the bound, the last slice taking what lies beyond. */
+static void test_slices(void)
+{
+	struct cd_acc_slice sl[CD_ACC_SLICES];
+	memset(sl, 0, sizeof sl);
+	const struct cd_acc_sample s[] = {
+		{ 1000, 1015, 1020 },        /* slice 0: err +5 */
+		{ 1100, 1090, 1120 },        /* slice 0: err -20 */
+		{ 2000, 2000, 2600 },        /* slice 1: a wide bracket */
+		{ 999000, 999010, 999020 },  /* beyond the run: the last slice */
+	};
+	cd_acc_slices_add(sl, s, 4, 1000, 1000, 100, 250);
+	CHECK_INT(sl[0].kept, 2);
+	CHECK_INT(sl[0].min2, -40);
+	CHECK_INT(sl[0].max2, 10);
+	CHECK_INT(sl[0].bound_ns, 250);
+	CHECK_INT(sl[1].kept, 0);
+	CHECK_INT(sl[1].bound_ns, 250);
+	CHECK_INT(sl[CD_ACC_SLICES - 1].kept, 1);
+	CHECK_INT(sl[2].bound_ns, 0);
+	/* a larger bound later raises the slice's */
+	cd_acc_slices_add(sl, s, 1, 1000, 1000, 100, 400);
+	CHECK_INT(sl[0].bound_ns, 400);
+	CHECK_INT(sl[0].kept, 3);
+}
+
 int main(void)
 {
+	test_slices();
 	test_percentiles();
 	test_add();
 	test_thresholds();

@@ -76,5 +76,29 @@ int main(void)
 	CHECK(strncmp(buf, "from-child\n", 11) == 0);
 	close(out[0]);
 	close(err[0]);
+
+	/* capture: the child's stdout in a buffer, cut at max, killed at the
+	 * limit with what it wrote so far. */
+	char *text;
+	size_t len;
+	bool cut;
+	char *hello[] = { "sh", "-c", "echo hello; exit 3", NULL };
+	CHECK_INT(cd_spawn_capture(hello, 5000, 100, &text, &len, &cut), 3);
+	CHECK_STR(text, "hello\n");
+	CHECK_INT(len, 6);
+	CHECK(!cut);
+	free(text);
+	char *lots[] = { "sh", "-c", "i=0; while [ $i -lt 200 ]; do echo 0123456789; i=$((i+1)); done", NULL };
+	CHECK_INT(cd_spawn_capture(lots, 5000, 50, &text, &len, &cut), 0);
+	CHECK_INT(len, 50);
+	CHECK(cut);
+	CHECK_INT(strlen(text), 50);
+	free(text);
+	char *hang[] = { "sh", "-c", "echo partial; exec sleep 5", NULL };
+	CHECK_INT(cd_spawn_capture(hang, 300, 100, &text, &len, &cut), -ETIMEDOUT);
+	CHECK_STR(text, "partial\n");
+	free(text);
+	CHECK_INT(cd_spawn_capture(missing, 5000, 100, &text, &len, &cut), -ENOENT);
+	CHECK(text == NULL);
 	return unit_done("spawn");
 }
