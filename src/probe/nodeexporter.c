@@ -3,10 +3,12 @@
  * nodeexporter.c: where node_exporter reads textfiles (nodeexporter.h).
  */
 #include "probe/nodeexporter.h"
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "util/printable.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +259,47 @@ static bool from_unit(const char *root, const char *path, struct cd_node_exporte
 }
 
 /* A running process, when it is node_exporter. */
+/* The target of root/proc/PID/cwd, read from the link itself (readlinkat
+ * follows nothing), the folder beneath the root.  Its length, or -1. */
+static ssize_t proc_cwd(const char *root, int pid, char *cwd, size_t cap)
+{
+	char rel[64], leaf[16];
+	snprintf(rel, sizeof rel, "/proc/%d/cwd", pid);
+	int rootfd = cd_root_open(root);
+	int dirfd = rootfd >= 0 ? cd_beneath_parent(rootfd, rel, leaf, sizeof leaf) : -1;
+	ssize_t r = dirfd >= 0 ? readlinkat(dirfd, leaf, cwd, cap - 1) : -1;
+	if (dirfd >= 0)
+		close(dirfd);
+	if (rootfd >= 0)
+		close(rootfd);
+	return r;
+}
+
+/* Whether root/rel is there (a regular file), found beneath the root. */
+static bool exists_beneath(const char *root, const char *rel)
+{
+	int rootfd = cd_root_open(root);
+	int fd = rootfd >= 0 ? cd_beneath_open(rootfd, rel, O_RDONLY, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	return fd >= 0;
+}
+
+/* root/proc as a folder stream, opened beneath the root; NULL if none. */
+static DIR *open_proc(const char *root)
+{
+	int rootfd = cd_root_open(root);
+	int fd = rootfd >= 0 ? cd_beneath_open(rootfd, "/proc", O_RDONLY | O_DIRECTORY, 0) : -1;
+	if (rootfd >= 0)
+		close(rootfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 static bool from_process(const char *root, int pid, struct cd_node_exporter *ne)
 {
 	char path[64];
@@ -278,9 +321,8 @@ static bool from_process(const char *root, int pid, struct cd_node_exporter *ne)
 		snprintf(ne->source, sizeof ne->source, "%s", path);
 		cd_ne_parse_args(argc, argv, ne);
 		/* A relative folder is relative to the process's own. */
-		char cwd[512], link[64], full[4096];
-		snprintf(link, sizeof link, "/proc/%d/cwd", pid);
-		ssize_t r = cd_path_join(full, sizeof full, root, link) == 0 ? readlink(full, cwd, sizeof cwd - 1) : -1;
+		char cwd[512];
+		ssize_t r = proc_cwd(root, pid, cwd, sizeof cwd);
 		if (ne->reads && ne->dir[0] != '/' && r > 0) {
 			cwd[r] = '\0';
 			char joined[sizeof cwd + sizeof ne->dir + 2];
@@ -295,8 +337,7 @@ static bool from_process(const char *root, int pid, struct cd_node_exporter *ne)
 int cd_node_exporters(const char *root, struct cd_node_exporter *ne, int max)
 {
 	int n = 0;
-	char proc[4096];
-	DIR *d = max > 0 && cd_path_join(proc, sizeof proc, root, "/proc") == 0 ? opendir(proc) : NULL;
+	DIR *d = max > 0 ? open_proc(root) : NULL;
 	for (struct dirent *e; d && n < max && (e = readdir(d));) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
@@ -320,8 +361,7 @@ int cd_node_exporters(const char *root, struct cd_node_exporter *ne, int max)
 		}
 	/* Debian's defaults file, with Debian's binary (a system without
 	 * systemd starts it from there). */
-	char bin[4096];
-	if (cd_path_join(bin, sizeof bin, root, "/usr/bin/" CD_NE_DEBIAN_BINARY) == 0 && access(bin, F_OK) == 0) {
+	if (exists_beneath(root, "/usr/bin/" CD_NE_DEBIAN_BINARY)) {
 		char store[8192], words[8192];
 		char *env[MAX_ENV], *argv[MAX_ARGS];
 		int k = 0;
