@@ -121,7 +121,8 @@ static void watch_usage(FILE *out)
 	        "examples:\n"
 	        "  sudo clockdoctor watch\n"
 	        "  sudo clockdoctor watch --json | jq -c 'select(.event == \"watchdog-skew\")'\n"
-	        "  sudo clockdoctor watch -q --prometheus-file /var/lib/node_exporter/textfile_collector/w.prom\n"
+	        "  sudo clockdoctor watch -q --prometheus-file \\\n"
+	        "      /var/lib/prometheus/node-exporter/clockdoctor-watch.prom\n"
 	        "  sudo clockdoctor watch -e 'logger -t clockdoctor \"$CLOCKDOCTOR_EVENT\"'\n");
 }
 
