@@ -34,6 +34,10 @@ PRELOADDIR     ?= $(LIBDIR)
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 # Prometheus alerting rules, for an operator's rule_files:
 PROMRULESDIR   ?= $(DATADIR)/clockdoctor/prometheus
+# shell completion, where bash-completion and zsh look (Debian's zsh:
+# $(DATADIR)/zsh/vendor-completions)
+BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR     ?= $(DATADIR)/zsh/site-functions
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CSTD    := -std=c11 -D_GNU_SOURCE
@@ -312,7 +316,8 @@ shipped: $(B)/clockdoctor lib man units
 install: shipped
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(SYSTEMDUNITDIR) \
-	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)
+	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 0755 $(B)/clockdoctor $(DESTDIR)$(BINDIR)/clockdoctor
 	$(INSTALL) -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
 	$(INSTALL) -m 0644 $(B)/libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER)
@@ -328,6 +333,8 @@ install: shipped
 	$(INSTALL) -m 0644 $(RULES_SRC) $(DESTDIR)$(PROMRULESDIR)/
 	$(INSTALL) -m 0644 $(DOC_SRC) $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 examples/fastclock-example.c $(DESTDIR)$(EXAMPLESDIR)/
+	$(INSTALL) -m 0644 contrib/completion/clockdoctor.bash $(DESTDIR)$(BASHCOMPDIR)/clockdoctor
+	$(INSTALL) -m 0644 contrib/completion/_clockdoctor $(DESTDIR)$(ZSHCOMPDIR)/_clockdoctor
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clockdoctor \
@@ -339,7 +346,8 @@ uninstall:
 	    $(FC_FUNCS:%=$(DESTDIR)$(MANDIR)/man3/%.3) \
 	    $(UNIT_OUT:$(B)/contrib/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%) \
 	    $(RULES_SRC:contrib/prometheus/%=$(DESTDIR)$(PROMRULESDIR)/%) \
-	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c
+	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c \
+	    $(DESTDIR)$(BASHCOMPDIR)/clockdoctor $(DESTDIR)$(ZSHCOMPDIR)/_clockdoctor
 	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/clockdoctor 2>/dev/null
 

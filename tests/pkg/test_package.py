@@ -194,6 +194,8 @@ def test_install_run_purge_in_an_empty_root(debs, tmp_path):
               "usr/share/man/man3/fastclock.3.gz", "usr/share/man/man3/fc_now_ns.3.gz",
               "lib/systemd/system/clockdoctor-watch.service", "lib/systemd/system/clockdoctor-tsc.service",
               "usr/share/clockdoctor/prometheus/clockdoctor.rules.yml",
+              "usr/share/bash-completion/completions/clockdoctor",
+              "usr/share/zsh/vendor-completions/_clockdoctor",
               "usr/lib/%s/libfastclock.so.0" % arch):
         assert (root / f).exists(), f
     assert "ExecStart=/usr/bin/clockdoctor watch" in (root / "lib/systemd/system/clockdoctor-watch.service").read_text()
@@ -246,7 +248,9 @@ def test_rpm_holds_what_make_install_installs(rpm_build):
     assert {"/usr/bin/clockdoctor", libdir + "/clockdoctor/libfastclock-preload.so",
             "/usr/share/man/man1/clockdoctor-check.1", "/usr/lib/systemd/system/clockdoctor-watch.service",
             "/usr/lib/systemd/system/clockdoctor-tsc.service",
-            "/usr/share/clockdoctor/prometheus/clockdoctor.rules.yml"} <= rpms["clockdoctor"]
+            "/usr/share/clockdoctor/prometheus/clockdoctor.rules.yml",
+            "/usr/share/bash-completion/completions/clockdoctor",
+            "/usr/share/zsh/site-functions/_clockdoctor"} <= rpms["clockdoctor"]
     assert {libdir + "/libfastclock.so.0", libdir + "/libfastclock.so." + VERSION} == \
         rpms["libfastclock"]
     assert {"/usr/include/fastclock.h", libdir + "/libfastclock.so", libdir + "/libfastclock.a",
