@@ -75,11 +75,11 @@ static void fix_usage(FILE *out)
 	        "report could not be written\n"
 	        "\n"
 	        "examples:\n"
-	        "  clockdoctor fix                      the plan, changing nothing\n"
-	        "  sudo clockdoctor fix --apply         switch now, keep it only if faster\n"
-	        "  sudo clockdoctor fix --persist       the kernel command line, for good\n"
-	        "  sudo clockdoctor fix --undo          take that back\n"
-	        "  clockdoctor fix --root /tmp/snap --persist   write into a scratch tree\n");
+	        "  clockdoctor fix                    # the plan, changing nothing\n"
+	        "  sudo clockdoctor fix --apply       # switch now, keep it only if faster\n"
+	        "  sudo clockdoctor fix --persist     # the kernel command line, for good\n"
+	        "  sudo clockdoctor fix --undo        # take that back\n"
+	        "  clockdoctor fix --root /tmp/snap --persist   # write into a scratch tree\n");
 }
 
 static int fix_option(void *ctx, int ch, char *arg)

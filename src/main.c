@@ -31,10 +31,10 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has it all.\n"
 	             "\nexamples:\n"
-	             "  clockdoctor check                 diagnose this machine\n"
-	             "  clockdoctor check --json          the same, for programs\n"
-	             "  clockdoctor snapshot /tmp/snap    save this machine's facts\n"
-	             "  clockdoctor check --root /tmp/snap  diagnose a saved snapshot\n");
+	             "  clockdoctor check                    # diagnose this machine\n"
+	             "  clockdoctor check --json             # the same, for programs\n"
+	             "  clockdoctor snapshot /tmp/snap       # save this machine's facts\n"
+	             "  clockdoctor check --root /tmp/snap   # diagnose a saved snapshot\n");
 }
 
 int main(int argc, char **argv)

@@ -77,9 +77,9 @@ static void top_usage(FILE *out)
 	        "root, no tracefs) or the report could not be written\n"
 	        "\n"
 	        "examples:\n"
-	        "  clockdoctor top                 every second, until Ctrl-C\n"
-	        "  clockdoctor top 5 3             three reports of 5 seconds\n"
-	        "  clockdoctor top -p 1234 -d 10   one process, for 10 seconds\n"
+	        "  clockdoctor top                 # every second, until Ctrl-C\n"
+	        "  clockdoctor top 5 3             # three reports of 5 seconds\n"
+	        "  clockdoctor top -p 1234 -d 10   # one process, for 10 seconds\n"
 	        "  clockdoctor top --json 1 10 | jq '.processes[0]'\n");
 }
 
