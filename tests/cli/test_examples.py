@@ -92,8 +92,9 @@ OUTPUT_LINE = re.compile(r"^clockdoctor [a-z]+:")
 
 
 class Example:
-    def __init__(self, where, text, shown=None):
+    def __init__(self, where, text, shown=None, output=()):
         self.where, self.text, self.shown = where, text.strip(), shown
+        self.output = [line for line in output if line.strip()]
 
     def __repr__(self):
         return "%s: %s" % (self.where, self.text)
@@ -137,7 +138,7 @@ def block_examples(where, first_line, lines):
                         text = text.rstrip().rstrip("\\") + " " + rest.strip()
                         continue
                     out.append(rest)
-                found.append(Example("%s:%d" % (where, first_line + i), text, shown_status(out)))
+                found.append(Example("%s:%d" % (where, first_line + i), text, shown_status(out), out))
         return found
     if any("[-" in line for line in lines):
         return []   # a usage synopsis
@@ -371,3 +372,26 @@ def test_example_runs(example, tmp_path):
     assert p.returncode in accepted(example, cmd), (
         "%r\nran as: %s\nexit %d\nstdout: %s\nstderr: %s" % (example, cmd, p.returncode, p.stdout[-2000:],
                                                             p.stderr[-2000:]))
+
+
+SHOWN = [e for e in EXAMPLES if e.output and "--root" in e.text and not allowed(e)]
+
+
+@pytest.mark.parametrize("example", SHOWN, ids=lambda e: "%s: %s" % (e.where, e.text[:60]))
+def test_shown_output_is_what_it_prints(example, tmp_path):
+    """On a snapshot the output is the same everywhere: each line the text
+    shows is a line the command prints (a line ending in "..." is the start
+    of one; "..." alone stands for lines left out)."""
+    cmd, env = prepare(example, tmp_path)
+    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=120)
+    printed = [line.rstrip() for line in (p.stdout + p.stderr).splitlines()]
+    for line in example.output:
+        line = line.rstrip()
+        if line.strip() == "...":
+            continue
+        if line.endswith("..."):
+            start = line[:-3].rstrip()
+            assert any(l.startswith(start) for l in printed), (example, line)
+        else:
+            assert line in printed, (example, line)
