@@ -147,6 +147,10 @@ def test_one_name_per_argument():
         argument_names(cmd, roff_text((ROOT / "docs" / ("clockdoctor-%s.1" % cmd)).read_text()), found)
     argument_names("clockdoctor", roff_text(section((ROOT / "docs/clockdoctor.1").read_text(),
                                                     "OPTION LETTERS")), found)
+    for cmd in commands():
+        page = ROOT / "docs" / ("%s.md" % cmd)
+        if page.exists():
+            argument_names(cmd, page.read_text(), found)
     required = {lo for _, _, lo, kind in option_table() if kind == "required"}
     assert required <= set(found), required - set(found)
     for opt, names in found.items():
@@ -160,3 +164,20 @@ def test_usage_line_and_option_list_agree(cmd):
     usage, rest = out.split("\n\n", 1)
     for opt in set(re.findall(r"(--[a-z][a-z-]*)", usage)):
         assert re.search(r"^ +(-[A-Za-z], )?%s\b" % opt, rest, re.M), (cmd, opt)
+
+
+def test_the_pages_option_tables_use_the_letters():
+    """docs/COMMAND.md's option tables give each long option its letter, or
+    none where it has none."""
+    letter = {(c, lo): s for c, s, lo, kind in option_table() if lo}
+    seen = 0
+    for cmd in commands():
+        page = ROOT / "docs" / ("%s.md" % cmd)
+        if not page.exists():
+            continue
+        for m in re.finditer(r"^\| `(?:(-[A-Za-z])`?, `?)?(--[a-z][a-z-]*)[ `]", page.read_text(), re.M):
+            short, long = m.groups()
+            assert (cmd, long) in letter, (page.name, long)
+            assert (short or "") == letter[(cmd, long)], (page.name, short, long)
+            seen += 1
+    assert seen >= 30, seen
