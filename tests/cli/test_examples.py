@@ -4,7 +4,7 @@
 Examples are taken from:
   - README.md and docs/*.md: in a fenced block, each `$ ` line; in a block
     without one, each line of a block made only of commands (a line that
-    starts with clockdoctor, sudo, make, apt, systemctl, python3, an
+    starts with clockdoctor, sudo, make, apt, dnf, systemctl, python3, an
     environment assignment or a comment);
   - the man pages, docs/*.1 and docs/*.3: each `$ ` line and each line that
     starts a clockdoctor command, in .EX/.EE and .nf/.fi blocks;
@@ -69,7 +69,7 @@ from conftest import BINARY, CS, FIXTURES, ROOT, need_tool
 # (pattern searched in the example's text, why it is not run)
 ALLOWED = [
     (r"^make\b|&& \./build/clockdoctor", "builds or tests this tree: the suite runs after `make` and is `make test`"),
-    (r"^apt install", "installs packages on this machine: tests/pkg installs them into an empty root"),
+    (r"^(apt|dnf) install", "installs packages on this machine: tests/pkg installs them into an empty root"),
     (r"^systemctl ", "enables services on this machine: tests/cli/test_units_systemd.py runs the units "
                      "under systemd-nspawn"),
     (r"^python3 (-m pytest )?tests/lab", "boots a QEMU guest for minutes: `make lab`"),
@@ -87,7 +87,7 @@ SNAPSHOT_FIXTURE = "qemu-tcg-smp2-hpet"
 
 # A command: optional environment assignments, sudo, taskset, then clockdoctor.
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S*\s+)*(?:sudo\s+)?(?:taskset\s+-c\s+\S+\s+)?(?:\./build/)?clockdoctor(?:\s|$)")
-SHELL_LINE = re.compile(r"^(?:#|make\b|apt\b|apt-get\b|systemctl\b|python3\b|sudo\b|[A-Z_]+=)")
+SHELL_LINE = re.compile(r"^(?:#|make\b|apt\b|apt-get\b|dnf\b|systemctl\b|python3\b|sudo\b|[A-Z_]+=)")
 OUTPUT_LINE = re.compile(r"^clockdoctor [a-z]+:")
 
 
@@ -217,6 +217,17 @@ def all_examples():
 EXAMPLES = all_examples()
 
 
+def distinct(examples):
+    """One of each text (and status shown): the same example in the README,
+    a man page and --help runs once, named by where it is first."""
+    seen = {}
+    for e in examples:
+        key = (re.sub(r"\s+#.*$", "", e.text), e.shown)
+        if key not in seen:
+            seen[key] = e
+    return list(seen.values())
+
+
 def allowed(example):
     for pattern, why in ALLOWED:
         if re.search(pattern, example.text):
@@ -337,6 +348,16 @@ def test_jq_filters_are_quoted():
             assert m.group(2)[0] in "'\"", e
 
 
+def test_package_installs_name_where_make_puts_packages():
+    """An `apt install`/`dnf install` example is not run, but names the
+    folder `make deb` and `make rpm` write the packages into."""
+    assert "PKG_DIR := $(CURDIR)/build/pkg" in (ROOT / "Makefile").read_text()
+    installs = [m.group(2) for e in EXAMPLES for m in re.finditer(r"\b(apt|dnf) install (\S+)", e.text)]
+    assert installs
+    for path in installs:
+        assert path.startswith("./build/pkg/"), path
+
+
 def test_every_allowed_entry_still_matches():
     for pattern, why in ALLOWED:
         assert any(re.search(pattern, e.text) for e in EXAMPLES), (pattern, why)
@@ -353,7 +374,7 @@ def top_cannot_trace():
     return _top_probe[0]
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: "%s: %s" % (e.where, e.text[:60]))
+@pytest.mark.parametrize("example", distinct(EXAMPLES), ids=lambda e: "%s: %s" % (e.where, e.text[:60]))
 def test_example_runs(example, tmp_path):
     why = allowed(example)
     if why:
