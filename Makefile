@@ -183,7 +183,7 @@ endef
 $(B)/gen/version: FORCE
 	$(call cd_stamp,'$(VERSION)')
 $(B)/gen/paths: FORCE
-	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)')
+	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(BASHCOMPDIR)' '$(ZSHCOMPDIR)')
 $(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
 # `run` looks for the accelerator where `make install` puts it.
 $(B)/obj/src/run.o: CPPFLAGS += -DCD_PRELOADDIR='"$(PRELOADDIR)"'
@@ -193,7 +193,8 @@ $(B)/obj/src/run.o: $(B)/gen/paths
 # version and the install paths; nothing installed names @...@ or $(...).
 CD_SUBST := sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                 -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' \
-                -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g'
+                -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g' \
+                -e 's|@BASHCOMPDIR@|$(BASHCOMPDIR)|g' -e 's|@ZSHCOMPDIR@|$(ZSHCOMPDIR)|g'
 MAN1_SRC := $(sort $(wildcard docs/*.1))
 MAN3_SRC := $(sort $(wildcard docs/*.3))
 MAN_OUT  := $(MAN1_SRC:docs/%=$(B)/man/%) $(MAN3_SRC:docs/%=$(B)/man/%)

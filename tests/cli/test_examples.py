@@ -64,7 +64,7 @@ import subprocess
 
 import pytest
 
-from conftest import BINARY, CS, FIXTURES, ROOT, need_tool
+from conftest import BINARY, CS, FIXTURES, ROOT, live_clocksource, need_tool
 
 # (pattern searched in the example's text, why it is not run)
 ALLOWED = [
@@ -388,8 +388,10 @@ def test_example_runs(example, tmp_path):
     cmd, env = prepare(example, tmp_path)
     if re.search(r"clockdoctor top\b", cmd) and top_cannot_trace():
         pytest.skip("top cannot trace here: " + top_cannot_trace())
+    before = live_clocksource()
     p = subprocess.run(["bash", "-o", "pipefail", "-O", "failglob", "-c", cmd], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=120)
+    assert live_clocksource() == before, "this machine's clocksource changed: %r" % example
     assert p.returncode in accepted(example, cmd), (
         "%r\nran as: %s\nexit %d\nstdout: %s\nstderr: %s" % (example, cmd, p.returncode, p.stdout[-2000:],
                                                             p.stderr[-2000:]))
