@@ -38,6 +38,15 @@ PROMRULESDIR   ?= $(DATADIR)/clockdoctor/prometheus
 # $(DATADIR)/zsh/vendor-completions)
 BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR     ?= $(DATADIR)/zsh/site-functions
+# the Grafana dashboard of those metrics, to import
+GRAFANADIR     ?= $(DATADIR)/clockdoctor/grafana
+# The folder node_exporter's textfile collector reads, where the units
+# (clockdoctor-check, clockdoctor-watch) write: upstream node_exporter reads
+# none until given --collector.textfile.directory, and this is the folder
+# its documentation and most installs use; Debian's prometheus-node-exporter
+# reads /var/lib/prometheus/node-exporter (debian/rules sets that).  `check`
+# says at each run whether node_exporter reads the folder it wrote into.
+TEXTFILEDIR    ?= /var/lib/node_exporter/textfile_collector
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CSTD    := -std=c11 -D_GNU_SOURCE
@@ -183,7 +192,7 @@ endef
 $(B)/gen/version: FORCE
 	$(call cd_stamp,'$(VERSION)')
 $(B)/gen/paths: FORCE
-	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(BASHCOMPDIR)' '$(ZSHCOMPDIR)')
+	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(TEXTFILEDIR)' '$(BASHCOMPDIR)' '$(ZSHCOMPDIR)')
 $(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
 # `run` looks for the accelerator where `make install` puts it.
 $(B)/obj/src/run.o: CPPFLAGS += -DCD_PRELOADDIR='"$(PRELOADDIR)"'
@@ -194,6 +203,7 @@ $(B)/obj/src/run.o: $(B)/gen/paths
 CD_SUBST := sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                 -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' \
                 -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g' \
+                -e 's|@TEXTFILEDIR@|$(TEXTFILEDIR)|g' \
                 -e 's|@BASHCOMPDIR@|$(BASHCOMPDIR)|g' -e 's|@ZSHCOMPDIR@|$(ZSHCOMPDIR)|g'
 MAN1_SRC := $(sort $(wildcard docs/*.1))
 MAN3_SRC := $(sort $(wildcard docs/*.3))
@@ -207,6 +217,7 @@ UNIT_SRC := $(sort $(wildcard contrib/*.service.in contrib/*.timer.in contrib/*.
 UNIT_OUT := $(patsubst contrib/%.in,$(B)/contrib/%,$(filter %.in,$(UNIT_SRC))) \
             $(patsubst contrib/%,$(B)/contrib/%,$(filter-out %.in,$(UNIT_SRC)))
 RULES_SRC := $(sort $(wildcard contrib/prometheus/*.rules.yml))
+DASHBOARD_SRC := contrib/grafana/clockdoctor.json
 # the documents the man pages refer to, installed where they say
 DOC_SRC  := $(sort $(wildcard docs/*.md)) docs/bench_example.txt
 .PHONY: man units
@@ -317,7 +328,7 @@ shipped: $(B)/clockdoctor lib man units
 install: shipped
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(SYSTEMDUNITDIR) \
-	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR) \
+	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(GRAFANADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR) \
 	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 0755 $(B)/clockdoctor $(DESTDIR)$(BINDIR)/clockdoctor
 	$(INSTALL) -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
@@ -332,6 +343,7 @@ install: shipped
 	for f in $(FC_FUNCS); do echo '.so man3/fastclock.3' > $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; done
 	$(INSTALL) -m 0644 $(UNIT_OUT) $(DESTDIR)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 0644 $(RULES_SRC) $(DESTDIR)$(PROMRULESDIR)/
+	$(INSTALL) -m 0644 $(DASHBOARD_SRC) $(DESTDIR)$(GRAFANADIR)/
 	$(INSTALL) -m 0644 $(DOC_SRC) $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 examples/fastclock-example.c $(DESTDIR)$(EXAMPLESDIR)/
 	$(INSTALL) -m 0644 contrib/completion/clockdoctor.bash $(DESTDIR)$(BASHCOMPDIR)/clockdoctor
@@ -347,9 +359,10 @@ uninstall:
 	    $(FC_FUNCS:%=$(DESTDIR)$(MANDIR)/man3/%.3) \
 	    $(UNIT_OUT:$(B)/contrib/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%) \
 	    $(RULES_SRC:contrib/prometheus/%=$(DESTDIR)$(PROMRULESDIR)/%) \
+	    $(DASHBOARD_SRC:contrib/grafana/%=$(DESTDIR)$(GRAFANADIR)/%) \
 	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c \
 	    $(DESTDIR)$(BASHCOMPDIR)/clockdoctor $(DESTDIR)$(ZSHCOMPDIR)/_clockdoctor
-	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(GRAFANADIR) 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/clockdoctor 2>/dev/null
 
 # ---- packages: make deb, make rpm (docs/operators.md) ----

@@ -11,6 +11,7 @@
 #include "diagnose/tscjudge.h"
 #include "measure/tsc.h"
 #include "output/output.h"
+#include "output/promdest.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"
@@ -40,7 +41,8 @@ static void check_usage(FILE *out)
 	        "  -P, --prometheus  write node_exporter textfile metrics\n"
 	        "      --prometheus-file PATH\n"
 	        "                    also write them to PATH, atomically, for node_exporter's\n"
-	        "                    textfile collector (PATH must end in .prom to be read)\n"
+	        "                    textfile collector (PATH must end in .prom to be read);\n"
+	        "                    says on stderr whether node_exporter reads that folder\n"
 	        "  -r, --root DIR    diagnose a snapshot saved by `clockdoctor snapshot`\n"
 	        "                    (nothing is measured)\n"
 	        "      --no-measure  do not measure the clocks on this machine\n"
@@ -205,6 +207,8 @@ static int write_report(const struct check_opts *o, const struct check_work *w, 
 	int status = (int)w->r.status;
 	if (o->promfile && write_promfile(o->promfile, &w->f, &w->m, &w->r, &times) != 0)
 		status = CD_EXIT_UNKNOWN;
+	else if (o->promfile)
+		cd_prom_dest_check(stderr, "check", o->promfile);
 	return status;
 }
 

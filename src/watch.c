@@ -23,6 +23,7 @@
 #include "measure/csswitch.h"
 #include "measure/trace.h"
 #include "output/watchreport.h"
+#include "output/promdest.h"
 #include "probe/kmsg.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
@@ -389,8 +390,11 @@ static void count_syscalls(struct watcher *w, double now)
 		uint64_t total = 0;
 		for (int i = 0; i < CD_TSYS_N; i++)
 			total += all[i];
-		w->st.have_syscall_rate = true;
-		w->st.syscall_rate = secs > 0 ? (double)total / secs : 0;
+		/* Counters, as the kernel's own: the rate over any span is
+		 * rate(_total) / rate(_seconds_total), and a count missed
+		 * between two scrapes is still in the sum. */
+		w->st.syscalls += total;
+		w->st.syscall_count_s += secs > 0 ? secs : 0;
 		w->textfile_dirty = true;
 	}
 }
@@ -525,12 +529,15 @@ int cd_cmd_watch(int argc, char **argv)
 	w->facts = facts;
 	light_facts(facts);
 	w->st.start_time = cd_clock_s(CLOCK_REALTIME);
+	w->st.syscalls_counting = w->o.syscalls_every > 0;
 	w->kmsg.fd = -1;
 	open_kmsg(w);
 	poll_clocksource(w);
 	fprintf(stderr, "Watching %s every %g s%s%s.%s\n", w->cs.current_path, w->o.interval,
 	        w->kmsg_open ? " and the kernel log " : "", w->kmsg_open ? w->kmsg.path : "",
 	        w->o.duration > 0 ? "" : " Ctrl-C or SIGTERM ends.");
+	if (w->o.textfile)
+		cd_prom_dest_check(stderr, "watch", w->o.textfile);
 	write_textfile(w);
 	if (w->o.history)
 		replay_history(w);

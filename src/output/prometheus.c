@@ -12,6 +12,12 @@
  * series on the clocksource label), the verdict and its findings, and when
  * the check ran.  Label values are escaped as the exposition format
  * requires (backslash, double quote, newline).
+ *
+ * Names and types as Prometheus' naming guidelines and node_exporter have
+ * them: a set of facts is an _info series valued 1 (a finding, as
+ * node_time_clocksource_available_info); build_info carries version,
+ * revision and compiler; no value stands for "unknown": such a sample is
+ * left out.
  */
 #include "output/output.h"
 
@@ -36,27 +42,50 @@ static void head(FILE *out, const char *name, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
+/* Whether the vDSO reads clocksource name, 0 or 1; nothing when that
+ * depends on the host or is unknown. */
 static void vdso_sample(FILE *out, const struct cd_facts *f, const char *name)
 {
 	struct cd_cs_state v;
 	cd_clocksource_state(name, f, &v);
+	int fast = fc_vdso_surely_fast(v.vdso);
+	if (fast < 0)
+		return;
 	fputs("clockdoctor_clocksource_vdso{clocksource=\"", out);
 	cd_prom_label(out, name);
-	fprintf(out, "\"} %d\n", fc_vdso_surely_fast(v.vdso));
+	fprintf(out, "\"} %d\n", fast);
 }
+
+/* The source revision and the compiler, compiled in. */
+#ifndef CD_REVISION
+#define CD_REVISION "unknown"
+#endif
+#if defined(__clang__)
+#define CD_COMPILER_NAME "clang " __clang_version__
+#elif defined(__GNUC__)
+#define CD_COMPILER_NAME "gcc " __VERSION__
+#else
+#define CD_COMPILER_NAME "unknown"
+#endif
 
 void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_measurements *m,
                           const struct cd_report *r, const struct cd_prom_times *t)
 {
 	head(out, "clockdoctor_build_info", "The clockdoctor that wrote this file (always 1).");
-	fputs("clockdoctor_build_info{version=\"" CD_VERSION "\"} 1\n", out);
+	fputs("clockdoctor_build_info{version=\"", out);
+	cd_prom_label(out, CD_VERSION);
+	fputs("\",revision=\"", out);
+	cd_prom_label(out, CD_REVISION);
+	fputs("\",compiler=\"", out);
+	cd_prom_label(out, CD_COMPILER_NAME);
+	fputs("\"} 1\n", out);
 
 	head(out, "clockdoctor_status", "Verdict of the last check: 0 ok, 1 warning, 2 critical, 3 unknown.");
 	fprintf(out, "clockdoctor_status %d\n", (int)r->status);
 
-	head(out, "clockdoctor_finding", "Findings of the last check (1 for each code present).");
+	head(out, "clockdoctor_finding_info", "Each finding of the last check, by code and severity (always 1).");
 	for (int i = 0; i < r->n; i++)
-		fprintf(out, "clockdoctor_finding{code=\"%s\",severity=\"%s\"} 1\n", r->f[i].code,
+		fprintf(out, "clockdoctor_finding_info{code=\"%s\",severity=\"%s\"} 1\n", r->f[i].code,
 		        cd_severity_name(r->f[i].severity));
 
 	/* Every clocksource the kernel offers, and the current one should it
@@ -67,7 +96,7 @@ void cd_output_prometheus(FILE *out, const struct cd_facts *f, const struct cd_m
 	if (f->cs.n_available > 0 || f->cs.have_current)
 		head(out, "clockdoctor_clocksource_vdso",
 		     "1 when the vDSO reads this clocksource on this kernel, 0 when every time call is a system "
-		     "call on it, -1 when it depends on the host or is unknown.");
+		     "call on it; absent when that depends on the host or is unknown.");
 	for (int i = 0; i < f->cs.n_available; i++)
 		vdso_sample(out, f, f->cs.available[i]);
 	if (f->cs.have_current && !current_listed)

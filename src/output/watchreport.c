@@ -289,10 +289,13 @@ void cd_watch_textfile(FILE *out, const struct cd_watch_state *s, double now)
 	head(out, "clockdoctor_watch_clocksource_readable", "gauge",
 	     "1 when watch can read current_clocksource.");
 	fprintf(out, "clockdoctor_watch_clocksource_readable %d\n", s->cs_readable ? 1 : 0);
+	/* No sentinel for "unknown": the series is absent then (a clocksource
+	 * watch cannot read, or one whose vDSO read depends on the host). */
 	head(out, "clockdoctor_watch_clocksource_vdso", "gauge",
-	     "1 when the vDSO reads the current clocksource, 0 when every time call is a system call, "
-	     "-1 when it depends on the host or is unknown.");
-	fprintf(out, "clockdoctor_watch_clocksource_vdso %d\n", s->cs_readable ? s->vdso : -1);
+	     "1 when the vDSO reads the current clocksource, 0 when every time call is a system call; "
+	     "absent when that depends on the host or is unknown.");
+	if (s->cs_readable && s->vdso >= 0)
+		fprintf(out, "clockdoctor_watch_clocksource_vdso %d\n", s->vdso);
 	head(out, "clockdoctor_watch_clocksource_changes_total", "counter",
 	     "Changes of the current clocksource watch saw since it started.");
 	fprintf(out, "clockdoctor_watch_clocksource_changes_total %llu\n", s->changes);
@@ -315,11 +318,15 @@ void cd_watch_textfile(FILE *out, const struct cd_watch_state *s, double now)
 	head(out, "clockdoctor_watch_kernel_log_lost_total", "counter",
 	     "Times kernel log records were overwritten before watch read them.");
 	fprintf(out, "clockdoctor_watch_kernel_log_lost_total %llu\n", s->kmsg_lost);
-	if (s->have_syscall_rate) {
-		head(out, "clockdoctor_watch_time_syscalls_per_second", "gauge",
-		     "Time system calls (clock_gettime, gettimeofday, time that missed the vDSO) a second, "
-		     "every process, in watch's last 1 s count (--syscalls).");
-		fprintf(out, "clockdoctor_watch_time_syscalls_per_second %.1f\n", s->syscall_rate);
+	if (s->syscalls_counting) {
+		head(out, "clockdoctor_watch_time_syscalls_total", "counter",
+		     "Time system calls (clock_gettime, gettimeofday, time that missed the vDSO), every "
+		     "process, counted by watch --syscalls since it started, during its counts.");
+		fprintf(out, "clockdoctor_watch_time_syscalls_total %llu\n", s->syscalls);
+		head(out, "clockdoctor_watch_time_syscalls_counted_seconds_total", "counter",
+		     "Seconds watch --syscalls spent counting since it started: the rate of time system "
+		     "calls is rate(clockdoctor_watch_time_syscalls_total) divided by this one's rate.");
+		fprintf(out, "clockdoctor_watch_time_syscalls_counted_seconds_total %.3f\n", s->syscall_count_s);
 	}
 	head(out, "clockdoctor_watch_start_time_seconds", "gauge", "When watch started (Unix time).");
 	fprintf(out, "clockdoctor_watch_start_time_seconds %.3f\n", s->start_time);

@@ -40,8 +40,9 @@ struct cd_watch_state {
 	double last_change;          /* Unix time, 0 never */
 	unsigned long long count[CD_WATCH_N_TYPES];
 	double last[CD_WATCH_N_TYPES];
-	bool have_syscall_rate;      /* --syscalls counted at least once */
-	double syscall_rate;         /* time system calls a second, every process, last count */
+	bool syscalls_counting;      /* --syscalls: the counters below are exported */
+	unsigned long long syscalls; /* time system calls, every process, in all the counts so far */
+	double syscall_count_s;      /* seconds those counts lasted, together */
 };
 
 /* Count e in s (changes, per-type counts and times). */

@@ -82,19 +82,24 @@ int cd_sync_dir(const char *dir)
 	return rc == -EINVAL || rc == -EROFS ? 0 : rc;
 }
 
+int cd_parent_dir(const char *path, char *dir, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	int n;
+	if (!slash)
+		n = snprintf(dir, cap, ".");
+	else if (slash == path)
+		n = snprintf(dir, cap, "/");
+	else
+		n = snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
 int cd_sync_parent(const char *path)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else if ((size_t)(slash - path) < sizeof dir)
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-	else
-		return -ENAMETOOLONG;
-	return cd_sync_dir(dir);
+	int rc = cd_parent_dir(path, dir, sizeof dir);
+	return rc < 0 ? rc : cd_sync_dir(dir);
 }
 
 int cd_write_new(const char *tmp, const void *data, size_t len, mode_t mode)

@@ -58,4 +58,8 @@ int cd_dir_is_ours(const char *dir, struct stat *st);
 int cd_sync_dir(const char *dir);
 int cd_sync_parent(const char *path);
 
+/* The folder that holds path ("." for a bare name, "/" for /NAME) into dir
+ * of cap bytes.  0, or -ENAMETOOLONG. */
+int cd_parent_dir(const char *path, char *dir, size_t cap);
+
 #endif

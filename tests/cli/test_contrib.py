@@ -150,7 +150,10 @@ def test_check_service_command_writes_the_textfile(tmp_path):
     text = (out_dir / "clockdoctor.prom").read_text()
     last_run = float(re.search(r"^clockdoctor_check_last_run_timestamp_seconds (\S+)$", text, re.M).group(1))
     assert before - 1 <= last_run <= time.time()
-    assert re.search(r'^clockdoctor_build_info\{version="[0-9.]+"\} 1$', text, re.M)
+    assert re.search(r'^clockdoctor_build_info\{version="[0-9.]+",revision="[^"]*",compiler="[^"]+"\} 1$',
+                     text, re.M)
+    # The journal says where the file went and whether node_exporter reads it.
+    assert "clockdoctor check: " in p.stderr and str(out_dir / "clockdoctor.prom") in p.stderr
     assert "clockdoctor_status %d\n" % p.returncode in text
 
 
@@ -177,7 +180,7 @@ def test_rules_check():
     tool = need("promtool", "prometheus")
     p = subprocess.run([tool, "check", "rules", str(RULES)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "SUCCESS: 11 rules found" in p.stdout
+    assert "SUCCESS: 13 rules found" in p.stdout
 
 
 def test_rules_fire_as_written():
@@ -190,20 +193,97 @@ def test_rules_fire_as_written():
     assert "SUCCESS" in p.stdout
 
 
-def test_rules_use_metrics_that_exist(cd, tmp_path):
-    """Every metric the rules name is one that check or watch writes."""
-    import re
-    names = set(re.findall(r"\b(clockdoctor_[a-z_]+)", RULES.read_text()))
+def written_metrics(cd, tmp_path):
+    """What check and watch write (and, for what a test machine cannot make
+    them write, watch's writer itself): a text to find a metric's name in."""
     prom = tmp_path / "w.prom"
     env = {"CLOCKDOCTOR_KMSG": str(tmp_path / "none")}
     watch = cd("watch", "-d", "0.2", "--prometheus-file", str(prom), env=env)
     assert watch.rc == 0, watch.err
     check = cd("check", "--prometheus", "--root", str(ROOT / "tests/fixtures/qemu-tcg-smp2-hpet"))
     written = prom.read_text() + check.out
-    # --syscalls needs root and tracefs: its metric's name is checked in the code.
-    written += (ROOT / "src/output/watchreport.c").read_text()
+    # --syscalls needs root and tracefs, and check --root measures nothing:
+    # those names are checked in the writers' code.
+    return written + "".join((ROOT / "src/output" / f).read_text() for f in ("watchreport.c", "prometheus.c"))
+
+
+def test_rules_use_metrics_that_exist(cd, tmp_path):
+    """Every metric the rules name is one that check or watch writes."""
+    import re
+    # (clockdoctor_runbooks is an external label's name, for runbook_url)
+    names = set(re.findall(r"\b(clockdoctor_[a-z_]+)", RULES.read_text())) - {"clockdoctor_runbooks"}
+    written = written_metrics(cd, tmp_path)
     for name in names:
         assert name in written, name
+
+
+GRAFANA = CONTRIB / "grafana" / "clockdoctor.json"
+# Grafana's variables, as a query would be sent
+GRAFANA_VARS = {"$__rate_interval": "5m", "$__interval": "1m", "$__range": "1h", "$instance": ".+"}
+
+
+def dashboard_queries():
+    """Every PromQL expression of the dashboard: its panels' targets, its
+    annotations, and the metric of each label_values() variable."""
+    import json
+    import re
+    d = json.loads(GRAFANA.read_text())
+    exprs = [t["expr"] for p in d["panels"] for t in p.get("targets", [])]
+    exprs += [a["expr"] for a in d["annotations"]["list"] if "expr" in a]
+    for v in d["templating"]["list"]:
+        if v["type"] == "query":
+            q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+            m = re.fullmatch(r"label_values\((.+),\s*\w+\)", q)
+            assert m, q
+            exprs.append(m.group(1))
+    for var, value in GRAFANA_VARS.items():
+        exprs = [e.replace(var, value) for e in exprs]
+    assert not [e for e in exprs if "$" in e], exprs
+    return exprs
+
+
+def promtool_check_exprs(tool, tmp_path, exprs):
+    """promtool check rules on exprs as recording rules: its output."""
+    import json
+    rules = tmp_path / "dashboard.rules.yml"
+    rules.write_text("groups:\n  - name: dashboard\n    rules:\n" + "".join(
+        "      - record: dashboard:query%d\n        expr: %s\n" % (i, json.dumps(e)) for i, e in enumerate(exprs)))
+    p = subprocess.run([tool, "check", "rules", str(rules)], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def test_dashboard_queries_are_valid_promql(tmp_path):
+    """Every query of the Grafana dashboard parses as PromQL (promtool), and
+    a broken one would fail the check."""
+    tool = need("promtool", "prometheus")
+    exprs = dashboard_queries()
+    assert len(exprs) >= 10
+    rc, out = promtool_check_exprs(tool, tmp_path, exprs)
+    assert rc == 0 and "SUCCESS: %d rules found" % len(exprs) in out, out
+    rc, out = promtool_check_exprs(tool, tmp_path, exprs[:1] + [exprs[1] + " +"])
+    assert rc != 0, out
+
+
+def test_dashboard_uses_metrics_that_exist(cd, tmp_path):
+    """The dashboard shows what clockdoctor writes and node_exporter's
+    series the rules join it with; it has each panel the fleet needs and
+    clocksource changes as annotations."""
+    import json
+    import re
+    text = " ".join(dashboard_queries())
+    written = written_metrics(cd, tmp_path)
+    for name in set(re.findall(r"\b(clockdoctor_[a-z_]+)", text)):
+        assert name in written, name
+    rules = RULES.read_text()
+    for name in set(re.findall(r"\b(node_[a-z_]+)", text)):
+        assert name in rules, name
+    d = json.loads(GRAFANA.read_text())
+    titles = {p["title"] for p in d["panels"]}
+    assert {"Verdict per host", "Time system calls a second", "Cost of one time call"} <= titles
+    notes = [a for a in d["annotations"]["list"] if "expr" in a]
+    assert any("clockdoctor_watch_clocksource_changes_total" in a["expr"] for a in notes)
+    # one data source variable, used by every query
+    assert all(t["datasource"]["uid"] == "${datasource}" for p in d["panels"] for t in p["targets"])
 
 
 @pytest.mark.parametrize("fixture", ["qemu-tcg-smp2-hpet", "qemu-tcg-smp1-tsc", "kvm-kvm-clock-sysfs-only"])
@@ -221,3 +301,47 @@ def test_textfiles_pass_promtool_lint(cd, tmp_path, fixture):
         assert (p.returncode, p.stdout + p.stderr) == (0, ""), text
         assert "current_info" not in text
     assert 'clockdoctor_clocksource_vdso{clocksource="' in check.out
+
+
+def test_units_take_the_install_textfile_folder(tmp_path):
+    """The folder node_exporter reads is chosen at install: `make install`'s
+    TEXTFILEDIR (upstream's usual folder unless given), Debian's package
+    the folder Debian's prometheus-node-exporter reads as shipped; every
+    path of it in the units (mkdir, the sandbox's writable path, the file)
+    follows."""
+    rules = (ROOT / "debian" / "rules").read_text()
+    assert "TEXTFILEDIR=/var/lib/prometheus/node-exporter" in rules
+    for name in ("clockdoctor-check.service.in", "clockdoctor-watch.service.in"):
+        src = "".join(l for l in (CONTRIB / name).read_text().splitlines(True) if not l.startswith("#"))
+        assert "textfile_collector" not in src and "node-exporter" not in src, name
+    b = tmp_path / "render"
+    subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "TEXTFILEDIR=/var/lib/prometheus/node-exporter",
+                    "units"], cwd=ROOT, check=True, capture_output=True, timeout=120, env=make_env())
+    for name, prom in (("clockdoctor-check.service", "clockdoctor.prom"), ("clockdoctor-watch.service", "clockdoctor-watch.prom")):
+        text = (b / "contrib" / name).read_text()
+        for line in ("ExecStartPre=+/bin/mkdir -p /var/lib/prometheus/node-exporter",
+                     "ReadWritePaths=-/var/lib/prometheus/node-exporter"):
+            assert line + "\n" in text, (name, line)
+        assert "--prometheus-file /var/lib/prometheus/node-exporter/%s\n" % prom in text
+        body = "".join(l for l in text.splitlines(True) if not l.startswith("#"))
+        assert "textfile_collector" not in body and "@TEXTFILEDIR@" not in text
+
+
+def test_every_alert_has_a_runbook_in_the_docs():
+    """Each alert's runbook_url points to a section of docs/operators.md
+    that exists (its anchor, as a Markdown renderer makes it), under the
+    base the operator sets or the installed copy."""
+    import re
+    anchors = {re.sub(r"[^a-z0-9 -]", "", h.strip().lower()).replace(" ", "-")
+               for h in re.findall(r"^#+ (.+)$", (ROOT / "docs" / "operators.md").read_text(), re.M)}
+    # each alert's block: from its "- alert:" to the next rule
+    blocks = re.split(r"^      - alert: ", RULES.read_text(), flags=re.M)[1:]
+    assert len(blocks) == 13
+    for block in blocks:
+        name = block.split("\n", 1)[0].strip()
+        urls = re.findall(r"^          runbook_url: '(.*)'$", block, re.M)
+        assert len(urls) == 1, name
+        assert urls[0].startswith("{{ with $externalLabels.clockdoctor_runbooks }}{{ . }}{{ else }}"
+                                  "file:///usr/share/doc/clockdoctor/operators.md{{ end }}#"), name
+        anchor = urls[0].rsplit("#", 1)[1]
+        assert anchor == name.lower() and anchor in anchors, name

@@ -18,6 +18,8 @@ whole bounded (well under 90 s).  The binaries missing is a skip, except
 under CI=true or LAB_REQUIRE=1 (.ci/run), where it is a failure."""
 import json
 import os
+import re
+import shlex
 import socket
 import subprocess
 import time
@@ -25,7 +27,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BINARY, FIXTURES, ROOT, need_tool
+from conftest import BINARY, FIXTURES, ROOT, make_env, need_tool
 
 RULES = ROOT / "contrib" / "prometheus" / "clockdoctor.rules.yml"
 CS = "devices/system/clocksource/clocksource0"
@@ -146,7 +148,7 @@ def test_alerts_fire_and_clear(tmp_path, capsys):
         # node_exporter serves both files, parsed (no scrape error).
         metrics, _ = wait_for("node_exporter's metrics", lambda: get("http://%s/metrics" % target), 20, procs)
         assert "node_textfile_scrape_error 0" in metrics
-        assert 'clockdoctor_finding{code="slow-clocksource",severity="critical"} 1' in metrics
+        assert 'clockdoctor_finding_info{code="slow-clocksource",severity="critical"} 1' in metrics
         assert "clockdoctor_watch_clocksource_vdso 0" in metrics
         assert "node_time_clocksource_current_info{" in metrics
 
@@ -209,3 +211,169 @@ def test_alerts_fire_and_clear(tmp_path, capsys):
         assert total < 90
     finally:
         procs.stop()
+
+
+# ---- Debian as installed ----
+DEBIAN_UNIT = "/lib/systemd/system/prometheus-node-exporter.service"
+NEVER_S = 45     # at most, from Prometheus up to the never-reported alert firing
+
+
+def unit_values(path, key):
+    """Every value of key= in a systemd unit file."""
+    return [l.split("=", 1)[1].strip() for l in open(path).read().splitlines() if l.startswith(key + "=")]
+
+
+def env_file(path):
+    """KEY=VALUE lines of an EnvironmentFile= (quotes removed), as systemd reads them."""
+    env = {}
+    for l in open(path).read().splitlines():
+        l = l.strip()
+        if l and not l.startswith(("#", ";")) and "=" in l:
+            k, v = l.split("=", 1)
+            env[k.strip()] = " ".join(shlex.split(v)) if v.strip() else ""
+    return env
+
+
+def debian_exec_start():
+    """Debian's prometheus-node-exporter.service's ExecStart=, its $ARGS from
+    its EnvironmentFile= (the package's defaults file, as installed): argv,
+    and the unit's User=."""
+    env = {}
+    for f in unit_values(DEBIAN_UNIT, "EnvironmentFile"):
+        f = f.lstrip("-")
+        if os.path.exists(f):
+            env.update(env_file(f))
+    argv = []
+    for word in shlex.split(unit_values(DEBIAN_UNIT, "ExecStart")[-1]):
+        if word.startswith("$") and not word.startswith("${"):
+            argv += env.get(word[1:], "").split()
+        else:
+            argv.append(word)
+    users = unit_values(DEBIAN_UNIT, "User")
+    return argv, users[-1] if users else None
+
+
+def debian_textfile_dir():
+    """The folder the Debian package's units write into (debian/rules)."""
+    m = re.search(r"TEXTFILEDIR=(\S+)", (ROOT / "debian" / "rules").read_text())
+    return m.group(1)
+
+
+def test_debian_units_as_installed(tmp_path, capsys):
+    """On Debian with prometheus-node-exporter as the package installs it:
+    node_exporter started as its unit starts it (ExecStart= with $ARGS
+    from /etc/default/prometheus-node-exporter, as its User=; only the
+    listen address is the test's own, on loopback), and clockdoctor-check
+    .service's commands as the Debian package's unit has them, run as root
+    as the unit runs them: node_exporter serves the file check wrote, and
+    check says it does.  Both run in a mount namespace of their own where
+    the textfile folder is a temporary folder: nothing is written to this
+    machine's /var/lib.  Then a real Prometheus scrapes that node_exporter
+    and a second one whose folder has no file (a host that should report
+    and never has): ClockdoctorNeverReported fires for it alone, with the
+    runbook_url the external label sets."""
+    untested = "the Debian fleet path NOT tested"
+    need_tool("/usr/bin/prometheus-node-exporter", "prometheus-node-exporter", untested)
+    prometheus = need_tool("prometheus", "prometheus", untested)
+    for tool in ("unshare", "nsenter", "setpriv", "mount"):
+        need_tool(tool, "util-linux", untested)
+    if not os.path.exists(DEBIAN_UNIT):
+        need_tool(DEBIAN_UNIT, "prometheus-node-exporter", untested)
+    if os.geteuid() != 0:
+        pytest.skip("root is needed for a mount namespace and to run node_exporter as its user: " + untested)
+    folder = debian_textfile_dir()
+    if not os.path.isdir(folder):
+        pytest.skip("%s is missing (prometheus-node-exporter makes it): %s" % (folder, untested))
+    before = sorted(os.listdir(folder))
+
+    # The check service as the Debian package installs it (its paths: debian/rules).
+    b = tmp_path / "render"
+    subprocess.run(["make", "-s", "--no-print-directory", "B=%s" % b, "BINDIR=%s" % os.path.dirname(BINARY),
+                    "TEXTFILEDIR=%s" % folder, "units"], cwd=ROOT, check=True, capture_output=True, timeout=120,
+                   env=make_env())
+    unit = (b / "contrib" / "clockdoctor-check.service").read_text()
+    pre = [l[len("ExecStartPre="):].lstrip("+") for l in unit.splitlines() if l.startswith("ExecStartPre=")]
+    start = next(l[len("ExecStart="):] for l in unit.splitlines() if l.startswith("ExecStart="))
+    assert "--prometheus-file %s/clockdoctor.prom" % folder in start
+
+    argv, user = debian_exec_start()
+    assert argv[0] == "/usr/bin/prometheus-node-exporter", argv
+    textfiles = tmp_path / "textfiles"      # the namespace's view of the folder
+    textfiles.mkdir(mode=0o755)
+    os.chmod(textfiles, 0o755)
+    empty = tmp_path / "empty"               # the host that never reported
+    empty.mkdir()
+    deb_port, other_port, prom_port = free_port(), free_port(), free_port()
+    deb, other = "127.0.0.1:%d" % deb_port, "127.0.0.1:%d" % other_port
+    drop = ["setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "--"] if user else []
+    script = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+    procs = Procs(tmp_path)
+    try:
+        ne = procs.start("node_exporter", ["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
+                                           "sh", str(textfiles), folder] + drop + argv +
+                         ["--web.listen-address=" + deb])
+        metrics, _ = wait_for("Debian's node_exporter", lambda: get("http://%s/metrics" % deb), 30, procs)
+        assert "clockdoctor_" not in metrics
+
+        def in_ns(cmd):
+            return subprocess.run(["nsenter", "--target", str(ne.pid), "--mount", "--"] + cmd,
+                                  capture_output=True, text=True, timeout=120)
+        for cmd in pre:
+            r = in_ns(shlex.split(cmd))
+            assert r.returncode == 0, r.stderr
+        check = in_ns(shlex.split(start))
+        assert check.returncode in (0, 1, 2), check.stderr
+        said = " ".join(check.stderr.split())
+        assert ("clockdoctor check: metrics to %s/clockdoctor.prom, a folder node_exporter reads (pid %d:"
+                % (folder, ne.pid)) in said, check.stderr
+        assert "warning" not in said, check.stderr
+        assert [p.name for p in textfiles.iterdir()] == ["clockdoctor.prom"]
+
+        def served():
+            m = get("http://%s/metrics" % deb)
+            return m if "clockdoctor_check_last_run_timestamp_seconds " in m else None
+        metrics, _ = wait_for("node_exporter serving check's file", served, 20, procs)
+        assert "node_textfile_scrape_error 0" in metrics
+        assert "\nclockdoctor_status %d\n" % check.returncode in metrics
+        assert 'clockdoctor_build_info{compiler="' in metrics
+        assert sorted(os.listdir(folder)) == before     # nothing written to this machine's folder
+
+        # Prometheus: the host with the file, and one without.
+        procs.start("node_exporter_empty", ["/usr/bin/prometheus-node-exporter", "--web.listen-address=" + other,
+                                            "--collector.disable-defaults", "--collector.textfile",
+                                            "--collector.textfile.directory=" + str(empty)])
+        # The rules as shipped, but for the hour ClockdoctorNeverReported waits.
+        rules = RULES.read_text()
+        fast = re.sub(r"(last_over_time\(clockdoctor_check_last_run_timestamp_seconds\[1d\]\)\n        for: )1h",
+                      r"\g<1>0s", rules)
+        assert fast.count("        for: 0s\n") == 1
+        (tmp_path / "rules.yml").write_text(fast)
+        runbooks = "https://wiki.example.com/clockdoctor/operators.md"
+        (tmp_path / "prometheus.yml").write_text(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+            "  external_labels:\n    clockdoctor_runbooks: %s\n"
+            "rule_files:\n  - %s\n"
+            "scrape_configs:\n  - job_name: node\n    static_configs:\n      - targets: ['%s', '%s']\n"
+            % (runbooks, json.dumps(str(tmp_path / "rules.yml")), deb, other))
+        procs.start("prometheus", [prometheus, "--config.file=" + str(tmp_path / "prometheus.yml"),
+                                   "--storage.tsdb.path=" + str(tmp_path / "data"),
+                                   "--web.listen-address=127.0.0.1:%d" % prom_port, "--log.level=warn"])
+        api = "http://127.0.0.1:%d/api/v1/" % prom_port
+
+        def never():
+            data = json.loads(get(api + "alerts"))["data"]["alerts"]
+            got = [a for a in data if a["state"] == "firing" and a["labels"]["alertname"] == "ClockdoctorNeverReported"]
+            return got or None
+        got, t_never = wait_for("ClockdoctorNeverReported firing", never, NEVER_S, procs)
+        assert [a["labels"]["instance"] for a in got] == [other], got
+        assert got[0]["annotations"]["runbook_url"] == runbooks + "#clockdoctorneverreported"
+        # A host reports: the fleet-wide alert is not firing (pending at most,
+        # from the first evaluation, before the first scrape).
+        data = json.loads(get(api + "alerts"))["data"]["alerts"]
+        assert not [a for a in data if a["labels"]["alertname"] == "ClockdoctorNoHostReports"
+                    and a["state"] == "firing"]
+        with capsys.disabled():
+            print("\ne2e Debian: ClockdoctorNeverReported fired %.1f s after Prometheus started" % t_never)
+    finally:
+        procs.stop()
+    assert sorted(os.listdir(folder)) == before

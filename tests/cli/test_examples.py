@@ -4,7 +4,7 @@
 Examples are taken from:
   - README.md and docs/*.md: in a fenced block, each `$ ` line; in a block
     without one, each line of a block made only of commands (a line that
-    starts with clockdoctor, sudo, make, apt, dnf, systemctl, python3, an
+    starts with clockdoctor, sudo, make, apt, dnf, systemctl, journalctl, python3, an
     environment assignment or a comment);
   - the man pages, docs/*.1 and docs/*.3: each `$ ` line and each line that
     starts a clockdoctor command, in .EX/.EE and .nf/.fi blocks;
@@ -72,6 +72,8 @@ ALLOWED = [
     (r"^(apt|dnf) install", "installs packages on this machine: tests/pkg installs them into an empty root"),
     (r"^systemctl ", "enables services on this machine: tests/cli/test_units_systemd.py runs the units "
                      "under systemd-nspawn"),
+    (r"^journalctl -u clockdoctor", "reads the journal of units this machine need not run: "
+                                    "tests/cli/test_units_systemd.py reads theirs"),
     (r"^python3 (-m pytest )?tests/lab", "boots a QEMU guest for minutes: `make lab`"),
     (r"clockdoctor fix --apply", "switches this machine's clocksource and keeps it only if a call got "
                                  "cheaper, which a fake sysfs cannot make happen: tests/cli/test_fix.py "
@@ -87,7 +89,7 @@ SNAPSHOT_FIXTURE = "qemu-tcg-smp2-hpet"
 
 # A command: optional environment assignments, sudo, taskset, then clockdoctor.
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S*\s+)*(?:sudo\s+)?(?:taskset\s+-c\s+\S+\s+)?(?:\./build/)?clockdoctor(?:\s|$)")
-SHELL_LINE = re.compile(r"^(?:#|make\b|apt\b|apt-get\b|dnf\b|systemctl\b|python3\b|sudo\b|[A-Z_]+=)")
+SHELL_LINE = re.compile(r"^(?:#|make\b|apt\b|apt-get\b|dnf\b|systemctl\b|journalctl\b|python3\b|sudo\b|[A-Z_]+=)")
 OUTPUT_LINE = re.compile(r"^clockdoctor [a-z]+:")
 
 

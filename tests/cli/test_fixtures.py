@@ -183,5 +183,5 @@ def test_prometheus_format(cd, name):
         names.add(line.split("{")[0].split(" ")[0])
     assert f"clockdoctor_status {EXIT[doc['status']]}" in r.out
     for f in doc["findings"]:
-        assert f'clockdoctor_finding{{code="{f["code"]}",severity="{f["severity"]}"}} 1' in r.out
+        assert f'clockdoctor_finding_info{{code="{f["code"]}",severity="{f["severity"]}"}} 1' in r.out
     assert not any(n.startswith("node_") for n in names)

@@ -53,6 +53,7 @@ def test_make_install_destdir(tmp_path):
     assert (usr / "lib/systemd/system/clockdoctor-watch.service").exists()
     assert (usr / "lib/systemd/system/clockdoctor-tsc.service").exists()
     assert (usr / "share/clockdoctor/prometheus/clockdoctor.rules.yml").exists()
+    assert (usr / "share/clockdoctor/grafana/clockdoctor.json").exists()
     # one man page a subcommand, as git and perf have, each with the version
     man1 = usr / "share/man/man1"
     for page in ["clockdoctor.1"] + ["clockdoctor-%s.1" % s for s in SUBCOMMANDS]:

@@ -23,16 +23,19 @@ import pytest
 from conftest import BINARY, ROOT, need_tool
 
 CONTRIB = ROOT / "contrib"
+# make install's TEXTFILEDIR (the Makefile's default)
+TEXTFILEDIR = "/var/lib/node_exporter/textfile_collector"
 BOOT_S = 90          # at most, for the container to start the unit and report
 
 
 def installed(name):
     """contrib's unit as installed with the command in /opt/cd (this
-    machine's /usr is read-only in the container): a .in file's @BINDIR@
-    replaced, or the folder a plain unit names."""
+    machine's /usr is read-only in the container) and the textfile folder
+    `make install`'s (TEXTFILEDIR's default): a .in file's @BINDIR@ and
+    @TEXTFILEDIR@ replaced, or the folder a plain unit names."""
     src = CONTRIB / (name + ".in")
     if src.exists():
-        return src.read_text().replace("@BINDIR@", "/opt/cd")
+        return src.read_text().replace("@BINDIR@", "/opt/cd").replace("@TEXTFILEDIR@", TEXTFILEDIR)
     return (CONTRIB / name).read_text().replace("/usr/local/bin/", "/opt/cd/")
 
 
@@ -102,6 +105,9 @@ def test_check_service_runs_under_its_sandbox(tmp_path):
     text = (out / "clockdoctor.prom").read_text()
     assert 'clockdoctor_build_info{version="' in text
     assert "clockdoctor_check_last_success_timestamp_seconds " in text
+    # The journal says where the file went, and whether node_exporter
+    # (this machine's, if any: its process or its unit) reads that folder.
+    assert "clockdoctor check: " in journal and TEXTFILEDIR + "/clockdoctor.prom" in " ".join(journal.split())
     # The report in the journal: measured, with the seccomp verdict nested
     # in the unit's own filter, and the kernel log read from the ring
     # (syslog(2), allowed by the unit).

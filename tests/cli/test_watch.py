@@ -312,3 +312,14 @@ def test_syscalls_names_the_programs_it_cannot_count(tmp_path):
         pytest.skip("no syscall tracepoints here: " + r.stderr.strip())
     assert r.returncode == 0, r.stderr
     assert "32-bit or x32 program" in r.stderr and "%d pause32" % p.pid in r.stderr
+
+
+def test_textfile_name_node_exporter_never_reads(cd, tmp_path):
+    """watch says at start, as check does, when node_exporter will never read
+    its textfile (not *.prom), and still keeps it."""
+    prom = tmp_path / "watch.txt"
+    r = cd("watch", "-d", "0.2", "-P", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
+    assert r.rc == 0, r.err
+    assert prom.exists()
+    assert ("clockdoctor watch: warning: node_exporter's textfile collector reads only files named *.prom "
+            "(and not hidden): it will never read %s" % prom) in " ".join(r.err.split())

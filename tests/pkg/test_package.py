@@ -196,9 +196,13 @@ def test_install_run_purge_in_an_empty_root(debs, tmp_path):
               "usr/share/clockdoctor/prometheus/clockdoctor.rules.yml",
               "usr/share/bash-completion/completions/clockdoctor",
               "usr/share/zsh/vendor-completions/_clockdoctor",
+              "usr/share/clockdoctor/grafana/clockdoctor.json",
               "usr/lib/%s/libfastclock.so.0" % arch):
         assert (root / f).exists(), f
     assert "ExecStart=/usr/bin/clockdoctor watch" in (root / "lib/systemd/system/clockdoctor-watch.service").read_text()
+    # the units write where Debian's prometheus-node-exporter reads
+    assert ("--prometheus-file /var/lib/prometheus/node-exporter/clockdoctor.prom\n"
+            in (root / "lib/systemd/system/clockdoctor-check.service").read_text())
 
     p = dpkg(root, "--purge", *PACKAGES)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -249,10 +253,13 @@ def test_rpm_holds_what_make_install_installs(rpm_build):
             "/usr/share/man/man1/clockdoctor-check.1", "/usr/lib/systemd/system/clockdoctor-watch.service",
             "/usr/lib/systemd/system/clockdoctor-tsc.service",
             "/usr/share/clockdoctor/prometheus/clockdoctor.rules.yml",
+            "/usr/share/clockdoctor/grafana/clockdoctor.json",
             "/usr/share/bash-completion/completions/clockdoctor",
             "/usr/share/zsh/site-functions/_clockdoctor"} <= rpms["clockdoctor"]
-    assert {libdir + "/libfastclock.so.0", libdir + "/libfastclock.so." + VERSION} == \
-        rpms["libfastclock"]
+    licence = "/usr/share/licenses/libfastclock-%s" % VERSION
+    assert {libdir + "/libfastclock.so.0", libdir + "/libfastclock.so." + VERSION,
+            licence, licence + "/LICENSE"} == rpms["libfastclock"]
+    assert "/usr/share/licenses/clockdoctor-%s/LICENSE" % VERSION in rpms["clockdoctor"]
     assert {"/usr/include/fastclock.h", libdir + "/libfastclock.so", libdir + "/libfastclock.a",
             libdir + "/pkgconfig/fastclock.pc", "/usr/share/man/man3/fastclock.3",
             "/usr/share/man/man3/fc_now_ns.3"} <= rpms["libfastclock-devel"]

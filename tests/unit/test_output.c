@@ -125,16 +125,19 @@ static void test_prometheus(void)
 	char *got;
 	UNIT_CAPTURE(got, cd_output_prometheus(out, f, &m, r, &t));
 	static const char *const want[] = {
-		"\nclockdoctor_build_info{version=\"" CD_VERSION "\"} 1\n",
+		"\nclockdoctor_build_info{version=\"" CD_VERSION "\",revision=\"",
 		"\nclockdoctor_clocksource_vdso{clocksource=\"tsc\"} 1\n",
 		"\nclockdoctor_clocksource_vdso{clocksource=\"hpet\"} 0\n",
-		"\nclockdoctor_clocksource_vdso{clocksource=\"kvm-clock\"} -1\n",
 		"\nclockdoctor_clocksource_vdso{clocksource=\"jiffies\"} 0\n",
 		"\nclockdoctor_check_last_run_timestamp_seconds 1767225600.250\n",
 		"\nclockdoctor_check_last_success_timestamp_seconds 0.000\n",
 	};
 	CHECK_HAS_ALL(got, want);
 	CHECK_LACKS(got, "current_info");
+	/* kvm-clock: the vDSO reads it on some hosts only; no sentinel value. */
+	CHECK_LACKS(got, "kvm-clock");
+	CHECK_LACKS(got, "} -1");
+	CHECK(strstr(got, "\",compiler=\"") != NULL);
 	/* What a later run reads back from this file. */
 	CHECK(cd_prom_last_success(got) == 0);
 	free(got);

@@ -127,16 +127,28 @@ static void test_changed_and_textfile(void)
 	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		CHECK(l[0] == '#' || (strncmp(l, "clockdoctor_", 12) == 0 && strchr(l, ' ')));
 	free(buf);
-	/* Unreadable: vdso -1; a syscall count. */
+	/* Unreadable: no vdso sample (no sentinel value); the syscall
+	 * counters, counters both. */
 	st.cs_readable = false;
-	st.have_syscall_rate = true;
-	st.syscall_rate = 523456.25;
+	st.syscalls_counting = true;
+	st.syscalls = 523456;
+	st.syscall_count_s = 3.0004;
 	UNIT_CAPTURE(buf, cd_watch_textfile(out, &st, 1));
 	CHECK(strstr(buf, "current_info{") == NULL);
 	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_readable 0\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso -1\n") != NULL);
-	CHECK(strstr(buf, "\nclockdoctor_watch_time_syscalls_per_second 523456.2\n") != NULL ||
-	      strstr(buf, "\nclockdoctor_watch_time_syscalls_per_second 523456.3\n") != NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso ") == NULL);
+	CHECK(strstr(buf, "\n# TYPE clockdoctor_watch_time_syscalls_total counter\n"
+	                  "clockdoctor_watch_time_syscalls_total 523456\n") != NULL);
+	CHECK(strstr(buf, "\n# TYPE clockdoctor_watch_time_syscalls_counted_seconds_total counter\n"
+	                  "clockdoctor_watch_time_syscalls_counted_seconds_total 3.000\n") != NULL);
+	CHECK_LACKS(buf, "per_second");
+	free(buf);
+	/* Readable, but a clocksource whose vDSO read depends on the host: absent too. */
+	st.cs_readable = true;
+	st.vdso = -1;
+	UNIT_CAPTURE(buf, cd_watch_textfile(out, &st, 1));
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_vdso ") == NULL);
+	CHECK(strstr(buf, "\nclockdoctor_watch_clocksource_readable 1\n") != NULL);
 	free(buf);
 }
 
