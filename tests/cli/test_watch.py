@@ -318,7 +318,7 @@ def test_textfile_name_node_exporter_never_reads(cd, tmp_path):
     """watch says at start, as check does, when node_exporter will never read
     its textfile (not *.prom), and still keeps it."""
     prom = tmp_path / "watch.txt"
-    r = cd("watch", "-d", "0.2", "-P", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
+    r = cd("watch", "-d", "0.2", "--prometheus-file", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
     assert r.rc == 0, r.err
     assert prom.exists()
     assert ("clockdoctor watch: warning: node_exporter's textfile collector reads only files named *.prom "
