@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from conftest import BINARY, ROOT
+from test_docs import man_section
 
 
 def option_table():
@@ -99,16 +100,10 @@ def roff_text(text):
     return " ".join(out)
 
 
-def section(text, name):
-    m = re.search(r"^\.SH %s\n(.*?)(?=^\.SH |\Z)" % re.escape(name), text, re.M | re.S)
-    assert m, name
-    return m.group(1)
-
-
 def test_the_letter_table_in_clockdoctor_1():
     """OPTION LETTERS in clockdoctor(1): every letter, its long option and
     the commands that take it, exactly as the getopt tables have them."""
-    text = section((ROOT / "docs/clockdoctor.1").read_text(), "OPTION LETTERS")
+    text = man_section((ROOT / "docs/clockdoctor.1").read_text(), "OPTION LETTERS")
     documented = {}
     for line in text.splitlines():
         m = re.fullmatch(r"\\-([A-Za-z])\t\\-\\-([a-z\\-]+)(?: \\fI[A-Z]+\\fR)?\t(.+)", line)
@@ -145,7 +140,7 @@ def test_one_name_per_argument():
                                    timeout=30).stdout.split("\nexamples:")[0]
         argument_names(cmd, help_text, found)
         argument_names(cmd, roff_text((ROOT / "docs" / ("clockdoctor-%s.1" % cmd)).read_text()), found)
-    argument_names("clockdoctor", roff_text(section((ROOT / "docs/clockdoctor.1").read_text(),
+    argument_names("clockdoctor", roff_text(man_section((ROOT / "docs/clockdoctor.1").read_text(),
                                                     "OPTION LETTERS")), found)
     for cmd in commands():
         page = ROOT / "docs" / ("%s.md" % cmd)
