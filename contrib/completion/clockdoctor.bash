@@ -31,6 +31,10 @@ _clockdoctor()
 		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 		return 0
 	fi
+	# after `--` the words are operands (run's PROGRAM and its own options)
+	for ((i = i + 1; i < COMP_CWORD; i++)); do
+		[[ ${COMP_WORDS[i]} == -- ]] && return 0
+	done
 	# the value of an option that takes one: files (-o default)
 	if [[ $prev == -* ]] &&
 	   awk -F'\t' -v c="$cmd" -v o="$prev" '$1 == c && ($2 == o || $3 == o) && $4 == "required" {f = 1} END {exit !f}' \

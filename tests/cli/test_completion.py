@@ -59,6 +59,9 @@ def test_bash_completes_commands_options_and_values(tmp_path):
     # an option's value: nothing offered, bash's own file completion (-o default)
     assert bash_complete(tmp_path, "clockdoctor check --root ") == []
     assert bash_complete(tmp_path, "clockdoctor bench -s --cl") == ["--clocks", "--clocksources"]
+    # after `--`, the program's own words: no option of clockdoctor's
+    assert bash_complete(tmp_path, "clockdoctor run -- redis-server --") == []
+    assert "--quiet" in bash_complete(tmp_path, "clockdoctor run --")
 
 
 def test_bash_asks_only_a_program_named_clockdoctor(tmp_path):
@@ -99,6 +102,7 @@ def test_zsh_completes_commands_options_and_values(tmp_path):
     assert "-P" not in zsh_complete(tmp_path, zsh, "clockdoctor watch -")
     assert zsh_complete(tmp_path, zsh, "clockdoctor check --root ") == ["_files"]
     assert "watch" in zsh_complete(tmp_path, zsh, "clockdoctor help w")
+    assert zsh_complete(tmp_path, zsh, "clockdoctor run -- prog --") == ["_files"]
     # zsh's own compinit accepts the file as a completion function
     p = subprocess.run([zsh, "-f", "-c", 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -D; '
                         'print -r -- $_comps[clockdoctor]', "zsh", str(ZSH.parent)],
