@@ -34,6 +34,10 @@ PRELOADDIR     ?= $(LIBDIR)
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 # Prometheus alerting rules, for an operator's rule_files:
 PROMRULESDIR   ?= $(DATADIR)/clockdoctor/prometheus
+# shell completion, where bash-completion and zsh look (Debian's zsh:
+# $(DATADIR)/zsh/vendor-completions)
+BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR     ?= $(DATADIR)/zsh/site-functions
 # the Grafana dashboard of those metrics, to import
 GRAFANADIR     ?= $(DATADIR)/clockdoctor/grafana
 # The folder node_exporter's textfile collector reads, where the units
@@ -188,7 +192,7 @@ endef
 $(B)/gen/version: FORCE
 	$(call cd_stamp,'$(VERSION)')
 $(B)/gen/paths: FORCE
-	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(TEXTFILEDIR)')
+	$(call cd_stamp,'$(PREFIX)' '$(BINDIR)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PRELOADDIR)' '$(MANDIR)' '$(SYSTEMDUNITDIR)' '$(PROMRULESDIR)' '$(DOCDIR)' '$(EXAMPLESDIR)' '$(TEXTFILEDIR)' '$(BASHCOMPDIR)' '$(ZSHCOMPDIR)')
 $(MOD_OBJ) $(MAIN_OBJ) $(LIB_OBJ) $(LIB_PIC) $(B)/preload/fastclock_preload.o: $(B)/gen/version
 # What `clockdoctor --version` says of the build: the git revision when the
 # source is a git tree's top (a package's copy of it is not: "unknown"), and
@@ -212,7 +216,8 @@ $(B)/obj/src/run.o: $(B)/gen/paths
 CD_SUBST := sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                 -e 's|@PRELOADDIR@|$(PRELOADDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' \
                 -e 's|@PROMRULESDIR@|$(PROMRULESDIR)|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g' \
-                -e 's|@TEXTFILEDIR@|$(TEXTFILEDIR)|g'
+                -e 's|@TEXTFILEDIR@|$(TEXTFILEDIR)|g' \
+                -e 's|@BASHCOMPDIR@|$(BASHCOMPDIR)|g' -e 's|@ZSHCOMPDIR@|$(ZSHCOMPDIR)|g'
 MAN1_SRC := $(sort $(wildcard docs/*.1))
 MAN3_SRC := $(sort $(wildcard docs/*.3))
 MAN_OUT  := $(MAN1_SRC:docs/%=$(B)/man/%) $(MAN3_SRC:docs/%=$(B)/man/%)
@@ -336,7 +341,8 @@ shipped: $(B)/clockdoctor lib man units
 install: shipped
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(SYSTEMDUNITDIR) \
-	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(GRAFANADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR)
+	    $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(GRAFANADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLESDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 0755 $(B)/clockdoctor $(DESTDIR)$(BINDIR)/clockdoctor
 	$(INSTALL) -m 0644 $(B)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
 	$(INSTALL) -m 0644 $(B)/libfastclock.so.$(FC_SOVER) $(DESTDIR)$(LIBDIR)/libfastclock.so.$(FC_SOVER)
@@ -353,6 +359,8 @@ install: shipped
 	$(INSTALL) -m 0644 $(DASHBOARD_SRC) $(DESTDIR)$(GRAFANADIR)/
 	$(INSTALL) -m 0644 $(DOC_SRC) $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 examples/fastclock-example.c $(DESTDIR)$(EXAMPLESDIR)/
+	$(INSTALL) -m 0644 contrib/completion/clockdoctor.bash $(DESTDIR)$(BASHCOMPDIR)/clockdoctor
+	$(INSTALL) -m 0644 contrib/completion/_clockdoctor $(DESTDIR)$(ZSHCOMPDIR)/_clockdoctor
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clockdoctor \
@@ -365,7 +373,8 @@ uninstall:
 	    $(UNIT_OUT:$(B)/contrib/%=$(DESTDIR)$(SYSTEMDUNITDIR)/%) \
 	    $(RULES_SRC:contrib/prometheus/%=$(DESTDIR)$(PROMRULESDIR)/%) \
 	    $(DASHBOARD_SRC:contrib/grafana/%=$(DESTDIR)$(GRAFANADIR)/%) \
-	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c
+	    $(DOC_SRC:docs/%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(EXAMPLESDIR)/fastclock-example.c \
+	    $(DESTDIR)$(BASHCOMPDIR)/clockdoctor $(DESTDIR)$(ZSHCOMPDIR)/_clockdoctor
 	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(GRAFANADIR) 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/clockdoctor 2>/dev/null
 

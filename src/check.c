@@ -56,7 +56,7 @@ static void check_usage(FILE *out)
 	        "\n"
 	        "examples:\n"
 	        "  clockdoctor check\n"
-	        "  clockdoctor check --json | jq .findings[].code\n"
+	        "  clockdoctor check --json | jq -r '.findings[].code'\n"
 	        "  clockdoctor check --prometheus-file /var/lib/node_exporter/textfile_collector/cd.prom\n"
 	        "  clockdoctor check --root ./snapshot-of-db1\n"
 	        "  clockdoctor check --deep\n");

@@ -38,7 +38,7 @@
 struct fix_opts {
 	bool apply, persist, undo, dry_run, json;
 	const char *root;          /* NULL: this machine */
-	const char *to;            /* --to NAME */
+	const char *to;            /* --to CLOCKSOURCE */
 	double min_gain;
 };
 
@@ -62,8 +62,11 @@ static void fix_usage(FILE *out)
 	        "  -n, --dry-run        with the above: say what would be done, do nothing\n"
 	        "  -r, --root DIR       plan from a snapshot (`clockdoctor snapshot`); --persist\n"
 	        "                       and --undo then write under DIR and run no tool\n"
-	        "      --to NAME        with --apply: switch to NAME, not to the plan's choice\n"
-	        "      --min-gain PCT   keep a switch only when a call got PCT%% cheaper (20)\n"
+	        "      --to CLOCKSOURCE\n"
+	        "                       with --apply: switch to CLOCKSOURCE, not to the\n"
+	        "                       plan's choice\n"
+	        "      --min-gain PERCENT\n"
+	        "                       keep a switch only when a call got PERCENT%% cheaper (20)\n"
 	        "  -j, --json           write JSON (docs/fix.md)\n"
 	        "\n"
 	        "exit status: 0 done (or the plan printed, or nothing to do); 1 nothing changed\n"
@@ -72,11 +75,11 @@ static void fix_usage(FILE *out)
 	        "report could not be written\n"
 	        "\n"
 	        "examples:\n"
-	        "  clockdoctor fix                      the plan, changing nothing\n"
-	        "  sudo clockdoctor fix --apply         switch now, keep it only if faster\n"
-	        "  sudo clockdoctor fix --persist       the kernel command line, for good\n"
-	        "  sudo clockdoctor fix --undo          take that back\n"
-	        "  clockdoctor fix --root /tmp/snap --persist   write into a scratch tree\n");
+	        "  clockdoctor fix                    # the plan, changing nothing\n"
+	        "  sudo clockdoctor fix --apply       # switch now, keep it only if faster\n"
+	        "  sudo clockdoctor fix --persist     # the kernel command line, for good\n"
+	        "  sudo clockdoctor fix --undo        # take that back\n"
+	        "  clockdoctor fix --root /tmp/snap --persist   # write into a scratch tree\n");
 }
 
 static int fix_option(void *ctx, int ch, char *arg)
@@ -120,7 +123,7 @@ static int parse_opts(int argc, char **argv, struct fix_opts *o)
 		return cd_usage_error("fix", "--persist and --undo do not go together");
 	if (o->undo && o->apply)
 		return cd_usage_error("fix", "--undo takes back --persist only: a switch lasts until the next "
-		                   "reboot, or switch back with --apply --to NAME");
+		                   "reboot, or switch back with --apply --to CLOCKSOURCE");
 	if (o->apply && o->root)
 		return cd_usage_error("fix", "--apply switches this machine's clocksource: it does not take --root");
 	if (o->to && !o->apply)
@@ -139,7 +142,7 @@ static const char *manual_text(const struct cd_report *r)
 	return NULL;
 }
 
-/* --to NAME: the operator's choice replaces the plan's switch. */
+/* --to CLOCKSOURCE: the operator's choice replaces the plan's switch. */
 static int choose_target(struct cd_plan *p, const struct cd_facts *f, const char *to)
 {
 	if (!cd_clocksource_available(&f->cs, to)) {

@@ -64,10 +64,10 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n`clockdoctor help COMMAND` shows a command's options; man clockdoctor has all.\n"
 	             "\nexamples:\n"
-	             "  clockdoctor check                 diagnose this machine\n"
-	             "  clockdoctor check --json          the same, for programs\n"
-	             "  clockdoctor snapshot /tmp/snap    save this machine's facts\n"
-	             "  clockdoctor check --root /tmp/snap  diagnose a saved snapshot\n");
+	             "  clockdoctor check                    # diagnose this machine\n"
+	             "  clockdoctor check --json             # the same, for programs\n"
+	             "  clockdoctor snapshot /tmp/snap       # save this machine's facts\n"
+	             "  clockdoctor check --root /tmp/snap   # diagnose a saved snapshot\n");
 }
 
 int main(int argc, char **argv)
@@ -93,6 +93,18 @@ int main(int argc, char **argv)
 			}
 		fprintf(stderr, "clockdoctor help: unknown command '%s' (clockdoctor --help lists them)\n", argv[2]);
 		return CD_EXIT_USAGE;
+	}
+	/* Hidden: every command's options, one a line (numarg.h), for the
+	 * completion scripts and the tests: the getopt tables are their one
+	 * source. */
+	if (strcmp(argv[1], "--list-options") == 0) {
+		printf("clockdoctor\t-h\t--help\tnone\nclockdoctor\t-V\t--version\tnone\n");
+		int rc = 0;
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0] && rc == 0; i++) {
+			char *list_argv[] = { (char *)commands[i].name, "--list-options", NULL };
+			rc = commands[i].run(2, list_argv);
+		}
+		return rc;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
 		version(stdout);

@@ -15,15 +15,15 @@
  * hold no identifier and are left byte for byte (os-release keeps ID=debian
  * even on a host named debian, which is Debian's default name).  DMI's
  * serial numbers and UUIDs (product_serial, product_uuid, board_serial)
- * are never saved.  --root SRC makes the snapshot from an earlier one
+ * are never saved.  --root DIR makes the snapshot from an earlier one
  * instead of this machine: a snapshot taken before can be redacted.
  *
- * Root writes here, often into /tmp: DIR is made by this run (0700), or
+ * Root writes here, often into /tmp: DEST is made by this run (0700), or
  * is an existing empty folder of the caller's that nobody else may write
  * (anything else is refused), and every file is created beneath it with
  * O_EXCL|O_NOFOLLOW, so no link planted by another user is written
  * through.  Every source is read beneath its root (util/beneath.h): a link
- * out of SRC is refused and said, never copied.  The kernel log, and any
+ * out of DIR is refused and said, never copied.  The kernel log, and any
  * file its source kept from other users, are saved 0600.
  */
 #include "commands.h"
@@ -36,6 +36,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,15 +182,15 @@ static void say_redacted(const struct cd_redact *red)
 
 static void snapshot_usage(FILE *out)
 {
-	fprintf(out, "usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n\n"
-	        "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
-	        "DIR is made (0700); an existing one must be an empty folder of yours\n"
+	fprintf(out, "usage: clockdoctor snapshot [--force] [--redact] [--root DIR] DEST\n\n"
+	        "Saves this machine's clock facts under DEST, for `clockdoctor check --root`.\n"
+	        "DEST is made (0700); an existing one must be an empty folder of yours\n"
 	        "that no other user may write (not empty: --force).\n\n"
-	        "  -f, --force      write into a DIR that is not empty\n"
+	        "  -f, --force      write into a DEST that is not empty\n"
 	        "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
 	        "                   UUIDs and e-mail addresses in the kernel log, the command\n"
 	        "                   line and DMI with <host>, <ipv4>, ... (for a public report)\n"
-	        "  -r, --root SRC   copy an earlier snapshot instead of this machine\n\n"
+	        "  -r, --root DIR   copy the earlier snapshot in DIR instead of this machine\n\n"
 	        "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
 	        "could not be written, 3 bad usage, the folder refused, or the report could\n"
 	        "not be written\n\n"
@@ -204,40 +205,45 @@ struct snapshot_opts {
 	const char *src;           /* --root: NULL, this machine */
 };
 
-/* Options anywhere among the operands, each one word (no getopt: "-fR"
- * is no option).  Returns -1 to go on, else the exit status. */
+static int snapshot_option(void *ctx, int ch, char *arg)
+{
+	struct snapshot_opts *o = ctx;
+	switch (ch) {
+	case 'f': o->force = true; break;
+	case 'R': o->redact = true; break;
+	case 'r': o->src = arg; break;
+	}
+	return -1;
+}
+
+/* Options anywhere among the operands.  Returns -1 to go on, else the exit
+ * status. */
 static int parse_args(int argc, char **argv, struct snapshot_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			snapshot_usage(stdout);
-			return cd_report_written("snapshot", 0);
-		} else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0) {
-			o->force = true;
-		} else if (strcmp(argv[i], "-R") == 0 || strcmp(argv[i], "--redact") == 0) {
-			o->redact = true;
-		} else if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--root") == 0) {
-			if (i + 1 >= argc)
-				return cd_usage_error("snapshot", "%s takes a snapshot folder", argv[i]);
-			o->src = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cd_usage_error("snapshot", "unknown option '%s'", argv[i]);
-		} else if (!o->dir) {
-			o->dir = argv[i];
-		} else {
-			return cd_usage_error("snapshot", "one folder only");
-		}
-	}
+	static const struct option longs[] = {
+		{ "force", no_argument, NULL, 'f' }, { "redact", no_argument, NULL, 'R' },
+		{ "root", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cd_options snapshot_options = { "snapshot", "fRr:", longs, snapshot_usage,
+	                                                    snapshot_option, true };
+	int rc = cd_parse_options(&snapshot_options, argc, argv, o);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc)
+		o->dir = argv[optind];
+	if (optind + 1 < argc)
+		return cd_usage_error("snapshot", "one folder only");
 	if (!o->dir)
 		return cd_usage_error("snapshot", "no folder given: clockdoctor snapshot [--force] [--redact] "
-		                      "[--root SRC] DIR");
+		                      "[--root DIR] DEST");
 	if (o->src) {
 		char a[PATH_MAX], b[PATH_MAX];
-		int rc = cd_folder_arg("snapshot", "--root", o->src);
+		rc = cd_folder_arg("snapshot", "--root", o->src);
 		if (rc >= 0)
 			return rc;
 		if (realpath(o->src, a) && realpath(o->dir, b) && strcmp(a, b) == 0)
-			return cd_usage_error("snapshot", "--root and DIR are the same folder");
+			return cd_usage_error("snapshot", "--root and DEST are the same folder");
 	}
 	if (strlen(o->dir) >= PATH_MAX)
 		return cd_usage_error("snapshot", "the folder's name is %zu bytes long, more than the %d a path may have",
@@ -300,7 +306,7 @@ static void close_folder(struct dest *to)
 	close(to->fd);
 }
 
-/* What was saved, what this machine (or SRC) lacks, what could not be
+/* What was saved, what this machine (or DIR) lacks, what could not be
  * written. */
 struct tally {
 	int saved, missing, failed;

@@ -64,8 +64,10 @@ static void top_usage(FILE *out)
 	        "  interval          seconds per report (default 1); with -i, leave it out\n"
 	        "  count             number of reports (default: until Ctrl-C)\n"
 	        "  -p, --pid PID     only this process: its threads' exact totals, its row\n"
-	        "  -i, --interval S  seconds per report\n"
-	        "  -d, --duration S  stop after S seconds\n"
+	        "  -i, --interval SECONDS\n"
+	        "                    seconds per report\n"
+	        "  -d, --duration SECONDS\n"
+	        "                    stop after SECONDS\n"
 	        "      --rows N      at most N processes in each table (default 20; 0: all)\n"
 	        "      --no-bpf      split the calls by process by sampling only, without the\n"
 	        "                    small BPF program that counts them exactly in the kernel\n"
@@ -75,9 +77,9 @@ static void top_usage(FILE *out)
 	        "root, no tracefs) or the report could not be written\n"
 	        "\n"
 	        "examples:\n"
-	        "  clockdoctor top                 every second, until Ctrl-C\n"
-	        "  clockdoctor top 5 3             three reports of 5 seconds\n"
-	        "  clockdoctor top -p 1234 -d 10   one process, for 10 seconds\n"
+	        "  clockdoctor top                 # every second, until Ctrl-C\n"
+	        "  clockdoctor top 5 3             # three reports of 5 seconds\n"
+	        "  clockdoctor top -p 1234 -d 10   # one process, for 10 seconds\n"
 	        "  clockdoctor top --json 1 10 | jq '.processes[0]'\n");
 }
 

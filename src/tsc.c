@@ -55,7 +55,7 @@ static void tsc_usage(FILE *out)
 	        "examples:\n"
 	        "  clockdoctor tsc\n"
 	        "  clockdoctor tsc --quick -d 0.2\n"
-	        "  clockdoctor tsc --json | jq -r .verdict\n"
+	        "  clockdoctor tsc --json | jq -r '.verdict'\n"
 	        "  taskset -c 0 clockdoctor tsc    # one CPU: says no cross-CPU test\n");
 }
 

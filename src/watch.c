@@ -105,13 +105,13 @@ static void watch_usage(FILE *out)
 	        "\n"
 	        "  -i, --interval SECONDS   read current_clocksource this often (default 1)\n"
 	        "  -j, --json               one JSON object per event, one per line\n"
-	        "  -P, --prometheus-file PATH\n"
+	        "      --prometheus-file PATH\n"
 	        "                           keep a node_exporter textfile at PATH up to date\n"
 	        "                           (written atomically; docs/watch.md: the metrics)\n"
 	        "  -e, --exec CMD           run CMD with /bin/sh -c for each event; the event is\n"
 	        "                           in its environment (CLOCKDOCTOR_*), not in CMD\n"
 	        "  -H, --history            first report the events the kernel log holds already\n"
-	        "  -s, --syscalls SECONDS   every SECONDS, count the time system calls of every\n"
+	        "      --syscalls SECONDS   every SECONDS, count the time system calls of every\n"
 	        "                           process for 1 s (syscall tracepoints: root or\n"
 	        "                           CAP_PERFMON) into the textfile; default off\n"
 	        "  -d, --duration SECONDS   stop after this long (default: run until stopped)\n"
@@ -123,12 +123,16 @@ static void watch_usage(FILE *out)
 	        "examples:\n"
 	        "  sudo clockdoctor watch\n"
 	        "  sudo clockdoctor watch --json | jq -c 'select(.event == \"watchdog-skew\")'\n"
-	        "  sudo clockdoctor watch -q -P /var/lib/node_exporter/textfile_collector/w.prom\n"
+	        "  sudo clockdoctor watch -q --prometheus-file \\\n"
+	        "      /var/lib/prometheus/node-exporter/clockdoctor-watch.prom\n"
 	        "  sudo clockdoctor watch -e 'logger -t clockdoctor \"$CLOCKDOCTOR_EVENT\"'\n");
 }
 
 /* The longest -i, -d or --syscalls: a year. */
 #define MAX_SECONDS (86400.0 * 365)
+
+/* long only: -P is check's --prometheus, -s bench's --summary */
+enum { OPT_PROMETHEUS_FILE = 256, OPT_SYSCALLS };
 
 static int watch_option(void *ctx, int ch, char *arg)
 {
@@ -142,12 +146,14 @@ static int watch_option(void *ctx, int ch, char *arg)
 		if (!cd_parse_number(arg, 0.001, MAX_SECONDS, &o->duration))
 			return cd_usage_error("watch", "-d takes seconds, more than 0, not '%s'", arg);
 		break;
-	case 's':
+	case OPT_SYSCALLS:
 		if (!cd_parse_number(arg, 2 * SYSCALL_WINDOW_S, MAX_SECONDS, &o->syscalls_every))
 			return cd_usage_error("watch", "--syscalls takes seconds, at least 2, not '%s'", arg);
 		break;
 	case 'j': o->json = true; break;
-	case 'P':
+	case 'P': return cd_moved_option("watch", 'P', "--prometheus-file");
+	case 's': return cd_moved_option("watch", 's', "--syscalls");
+	case OPT_PROMETHEUS_FILE:
 		o->textfile = arg;
 		return cd_file_arg("watch", "--prometheus-file", arg);
 	case 'e':
@@ -166,13 +172,13 @@ static int parse_opts(int argc, char **argv, struct watch_opts *o)
 {
 	static const struct option longs[] = {
 		{ "interval", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'j' },
-		{ "prometheus-file", required_argument, NULL, 'P' },
+		{ "prometheus-file", required_argument, NULL, OPT_PROMETHEUS_FILE },
 		{ "exec", required_argument, NULL, 'e' },     { "history", no_argument, NULL, 'H' },
 		{ "duration", required_argument, NULL, 'd' }, { "quiet", no_argument, NULL, 'q' },
-		{ "syscalls", required_argument, NULL, 's' },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct cd_options watch_options = { "watch", "i:jP:e:Hd:qs:", longs, watch_usage, watch_option,
+	static const struct cd_options watch_options = { "watch", "i:je:Hd:qPs", longs, watch_usage, watch_option,
 	                                                 false };
 	int rc = cd_parse_options(&watch_options, argc, argv, o);
 	if (rc >= 0)

@@ -84,8 +84,43 @@ static int bad_option(const char *cmd, const char *optstring, const struct optio
 
 int cd_moved_option(const char *cmd, char old, const char *now)
 {
-	return cd_usage_error(cmd, "-%c is %s now (the short options mean one thing in every command: "
-	                      "-p PID, -i INTERVAL, -d DURATION, -n dry run, -q quiet)", old, now);
+	return cd_usage_error(cmd, "-%c is %s now (a short option means one thing in every command: "
+	                      "OPTION LETTERS in clockdoctor(1))", old, now);
+}
+
+/* The short option that stands for long option lo, or 0 when it has none:
+ * its value, when that is a letter of the optstring. */
+static int short_of(const char *optstring, const struct option *lo)
+{
+	if (lo->val <= ' ' || lo->val >= 0x7f || lo->val == ':' || lo->val == '+')
+		return 0;
+	return strchr(optstring, lo->val) ? lo->val : 0;
+}
+
+/* --list-options: one line an option, "CMD<TAB>-x<TAB>--long<TAB>KIND",
+ * KIND "none", "required" or "moved" (a letter kept only to name the option
+ * that took it over); a missing short or long is an empty field.  The
+ * completion scripts, clockdoctor(1)'s OPTION LETTERS and the tests read
+ * this, so that the getopt tables are the one place options are written. */
+static void list_options(const char *cmd, const char *optstring, const struct option *lo)
+{
+	for (const struct option *l = lo; l->name; l++) {
+		char letter[3] = "";
+		int c = short_of(optstring, l);
+		if (c)
+			snprintf(letter, sizeof letter, "-%c", c);
+		printf("%s\t%s\t--%s\t%s\n", cmd, letter, l->name,
+		       l->has_arg == no_argument ? "none" : l->has_arg == required_argument ? "required" : "optional");
+	}
+	for (const char *s = optstring; *s; s++) {
+		if (*s == ':' || *s == '+')
+			continue;
+		bool named = false;
+		for (const struct option *l = lo; l->name && !named; l++)
+			named = short_of(optstring, l) == *s;
+		if (!named)
+			printf("%s\t-%c\t\tmoved\n", cmd, *s);
+	}
 }
 
 /* Room for the longest command's options (bench: 11), --help and the end. */
@@ -94,7 +129,9 @@ int cd_moved_option(const char *cmd, char old, const char *now)
 int cd_parse_options(const struct cd_options *o, int argc, char **argv, void *ctx)
 {
 	static const struct option help = { "help", no_argument, NULL, 'h' };
-	struct option longs[MAX_LONGS + 2];
+	/* hidden: the table itself, for the completion scripts and the tests */
+	static const struct option list = { "list-options", no_argument, NULL, CD_OPT_LIST_OPTIONS };
+	struct option longs[MAX_LONGS + 3];
 	char shorts[64];
 	size_t n = 0;
 	for (; o->longs && o->longs[n].name; n++) {
@@ -103,7 +140,8 @@ int cd_parse_options(const struct cd_options *o, int argc, char **argv, void *ct
 		longs[n] = o->longs[n];
 	}
 	longs[n] = help;
-	memset(&longs[n + 1], 0, sizeof longs[n + 1]);
+	longs[n + 1] = list;
+	memset(&longs[n + 2], 0, sizeof longs[n + 2]);
 	if ((size_t)snprintf(shorts, sizeof shorts, "%sh", o->shorts) >= sizeof shorts)
 		abort();
 	optind = 0;   /* 0, not 1: getopt starts afresh, '+' read again (glibc, musl) */
@@ -112,6 +150,11 @@ int cd_parse_options(const struct cd_options *o, int argc, char **argv, void *ct
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		if (ch == 'h') {
 			o->usage(stdout);
+			return cd_report_written(o->cmd, 0);
+		}
+		if (ch == CD_OPT_LIST_OPTIONS) {
+			longs[n + 1].name = NULL;   /* listed: the options a user may give */
+			list_options(o->cmd, shorts, longs);
 			return cd_report_written(o->cmd, 0);
 		}
 		if (ch == '?' || ch == ':')

@@ -36,6 +36,11 @@ int cd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
  * returns CD_EXIT_USAGE. */
 int cd_moved_option(const char *cmd, char old, const char *now);
 
+/* The value of the hidden --list-options every command takes (its options,
+ * one a line: numarg.c); the commands' own long-only options take values
+ * from 256 up, below this. */
+#define CD_OPT_LIST_OPTIONS 0x10000
+
 struct option;
 /* A subcommand's own options, for cd_parse_options.  -h and --help are
  * every command's and are added here. */

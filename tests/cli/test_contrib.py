@@ -198,7 +198,7 @@ def written_metrics(cd, tmp_path):
     them write, watch's writer itself): a text to find a metric's name in."""
     prom = tmp_path / "w.prom"
     env = {"CLOCKDOCTOR_KMSG": str(tmp_path / "none")}
-    watch = cd("watch", "-d", "0.2", "-P", str(prom), env=env)
+    watch = cd("watch", "-d", "0.2", "--prometheus-file", str(prom), env=env)
     assert watch.rc == 0, watch.err
     check = cd("check", "--prometheus", "--root", str(ROOT / "tests/fixtures/qemu-tcg-smp2-hpet"))
     written = prom.read_text() + check.out
@@ -293,7 +293,7 @@ def test_textfiles_pass_promtool_lint(cd, tmp_path, fixture):
     exports: the current clocksource is node_time_clocksource_current_info."""
     tool = need("promtool", "prometheus")
     prom = tmp_path / "w.prom"
-    watch = cd("watch", "-d", "0.2", "-P", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
+    watch = cd("watch", "-d", "0.2", "--prometheus-file", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
     assert watch.rc == 0, watch.err
     check = cd("check", "--prometheus", "--root", str(ROOT / "tests/fixtures" / fixture))
     for text in (prom.read_text(), check.out):

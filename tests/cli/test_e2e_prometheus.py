@@ -130,7 +130,7 @@ def test_alerts_fire_and_clear(tmp_path, capsys):
                                capture_output=True, text=True, timeout=60)
         assert check.returncode == 2, check.stderr
         t_written = time.monotonic()
-        procs.start("watch", [BINARY, "watch", "-q", "-i", "0.2", "-P", str(textfiles / "clockdoctor-watch.prom")],
+        procs.start("watch", [BINARY, "watch", "-q", "-i", "0.2", "--prometheus-file", str(textfiles / "clockdoctor-watch.prom")],
                     env={"CLOCKDOCTOR_SYSFS": str(sysfs), "CLOCKDOCTOR_KMSG": str(tmp_path / "kmsg")})
         wait_for("watch's textfile", (textfiles / "clockdoctor-watch.prom").exists, 20, procs)
         # Only the collectors the rules read: the textfiles, and the time

@@ -105,6 +105,7 @@ def test_unknown_option_is_one_line_and_the_hint(name, bad):
     (["check", "-p"], "-P (--prometheus)"), (["check", "-n"], "--no-measure"),
     (["bench", "-n", "100"], "--calls"), (["top", "-n", "3"], "--rows"),
     (["fix", "-p"], "--persist"), (["fix", "-t", "hpet"], "--to"), (["tsc", "-q"], "--quick"),
+    (["watch", "-P", "/tmp/x.prom"], "--prometheus-file"), (["watch", "-s", "60"], "--syscalls"),
 ])
 def test_old_short_options_name_the_new_one(args, now):
     p = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=30)

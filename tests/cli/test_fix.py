@@ -66,8 +66,8 @@ def grub_sees(root):
 # ---- help and bad input ----
 
 def test_help(cd):
-    check_help(cd, "fix", ("--apply", "--persist", "--undo", "--dry-run", "--root DIR", "--to NAME",
-                           "--min-gain PCT", "--json", "exit status:"))
+    check_help(cd, "fix", ("--apply", "--persist", "--undo", "--dry-run", "--root DIR", "--to CLOCKSOURCE",
+                           "--min-gain PERCENT", "--json", "exit status:"))
 
 
 @pytest.mark.parametrize("args, words", [

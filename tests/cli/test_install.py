@@ -95,6 +95,9 @@ def test_make_install_destdir(tmp_path):
         assert not re.search(r"\$\([A-Z_]+\)|@[A-Z_]+@", text), f
     # the accelerator's path as installed, in the page that names it
     assert "/usr/lib/libfastclock-preload.so" in (man1 / "clockdoctor-run.1").read_text().replace("\\-", "-")
+    # shell completion where bash-completion and zsh look
+    assert (dest / "usr/share/bash-completion/completions/clockdoctor").is_file()
+    assert (dest / "usr/share/zsh/site-functions/_clockdoctor").is_file()
     # nothing outside DESTDIR
     assert not any(p.name == "clockdoctor" for p in (tmp_path).iterdir())
 

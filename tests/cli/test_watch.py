@@ -106,9 +106,9 @@ def test_help(cd):
 @pytest.mark.parametrize("args, words", [(["-i", v], "-i takes seconds") for v in ("0", "x", "nan")] + [
     (["-d", "-1"], "-d takes seconds"),
     (["--quiet"], "would report nothing"),
-    (["-P", "/tmp/"], "takes a file name"),
+    (["--prometheus-file", "/tmp/"], "takes a file name"),
     (["-e", ""], "takes a command"),
-    (["--syscalls", "1", "-P", "/tmp/x.prom"], "--syscalls takes seconds"),
+    (["--syscalls", "1", "--prometheus-file", "/tmp/x.prom"], "--syscalls takes seconds"),
     (["--syscalls", "60"], "give one"),
 ] + STRAY_ARGS)
 def test_usage_errors(cd, args, words):
@@ -121,7 +121,7 @@ def test_switch_watchdog_textfile_hook(fake, tmp_path):
     hook_log = tmp_path / "hook.log"
     hook = ('printf "%s|%s|%s|%s|%s\\n" "$CLOCKDOCTOR_EVENT" "$CLOCKDOCTOR_FROM" "$CLOCKDOCTOR_TO" '
             '"$CLOCKDOCTOR_WD_NSEC" "$CLOCKDOCTOR_CS_NSEC" >> ' + str(hook_log))
-    w = Watch(["-i", "0.2", "--json", "-P", str(fake.prom), "-e", hook], fake.env, tmp_path)
+    w = Watch(["-i", "0.2", "--json", "--prometheus-file", str(fake.prom), "-e", hook], fake.env, tmp_path)
     try:
         time.sleep(0.5)
         first = textfile(fake.prom)
@@ -204,7 +204,7 @@ def test_history_is_stamped_when_it_happened(fake, tmp_path):
 
 
 def test_survives_missing_clocksource_and_cleared_log(fake, tmp_path):
-    w = Watch(["-i", "0.1", "--json", "-P", str(fake.prom)], fake.env, tmp_path)
+    w = Watch(["-i", "0.1", "--json", "--prometheus-file", str(fake.prom)], fake.env, tmp_path)
     try:
         time.sleep(0.3)
         fake.current.unlink()
@@ -263,7 +263,7 @@ def test_duration_and_negligible_cpu(fake, tmp_path):
     """-d ends it with 0; over 3 s at the default interval it uses next to no
     CPU (it sleeps in poll)."""
     t0 = time.monotonic()
-    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "watch", "-d", "3", "-P", str(fake.prom)],
+    p = subprocess.Popen(preexec_fn=default_signals, args=[BINARY, "watch", "-d", "3", "--prometheus-file", str(fake.prom)],
                          env=dict(os.environ, **fake.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(2.5)
     stat = pathlib.Path("/proc/%d/stat" % p.pid).read_text()
@@ -282,7 +282,7 @@ def test_real_kmsg_read_only(cd, tmp_path):
         pytest.skip("reading /dev/kmsg needs root here")
     prom = tmp_path / "w.prom"
     before = live_clocksource()
-    r = cd("watch", "-d", "0.5", "-P", str(prom))
+    r = cd("watch", "-d", "0.5", "--prometheus-file", str(prom))
     assert r.rc == 0, r.err
     assert "and the kernel log /dev/kmsg" in r.err
     assert textfile(prom)["clockdoctor_watch_kernel_log_readable"] == 1
@@ -290,7 +290,7 @@ def test_real_kmsg_read_only(cd, tmp_path):
 
 
 def test_textfile_unwritable_is_reported(fake, tmp_path, cd):
-    r = cd("watch", "-d", "0.3", "-P", str(tmp_path / "missing-dir" / "x.prom"), env=fake.env)
+    r = cd("watch", "-d", "0.3", "--prometheus-file", str(tmp_path / "missing-dir" / "x.prom"), env=fake.env)
     assert r.rc == 3
     assert "cannot write" in r.err
 
@@ -303,7 +303,7 @@ def test_syscalls_names_the_programs_it_cannot_count(tmp_path):
         pytest.skip("--syscalls traces: root only")
     p = start_elf32_pause(tmp_path)
     try:
-        r = subprocess.run([BINARY, "watch", "--syscalls", "2", "-P", str(tmp_path / "x.prom"),
+        r = subprocess.run([BINARY, "watch", "--syscalls", "2", "--prometheus-file", str(tmp_path / "x.prom"),
                             "-d", "1.5"], capture_output=True, text=True, timeout=30)
     finally:
         p.kill()
@@ -318,7 +318,7 @@ def test_textfile_name_node_exporter_never_reads(cd, tmp_path):
     """watch says at start, as check does, when node_exporter will never read
     its textfile (not *.prom), and still keeps it."""
     prom = tmp_path / "watch.txt"
-    r = cd("watch", "-d", "0.2", "-P", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
+    r = cd("watch", "-d", "0.2", "--prometheus-file", str(prom), env={"CLOCKDOCTOR_KMSG": str(tmp_path / "none")})
     assert r.rc == 0, r.err
     assert prom.exists()
     assert ("clockdoctor watch: warning: node_exporter's textfile collector reads only files named *.prom "

@@ -196,6 +196,8 @@ def test_install_run_purge_in_an_empty_root(debs, tmp_path):
               "usr/share/man/man3/fastclock.3.gz", "usr/share/man/man3/fc_now_ns.3.gz",
               "lib/systemd/system/clockdoctor-watch.service", "lib/systemd/system/clockdoctor-tsc.service",
               "usr/share/clockdoctor/prometheus/clockdoctor.rules.yml",
+              "usr/share/bash-completion/completions/clockdoctor",
+              "usr/share/zsh/vendor-completions/_clockdoctor",
               "usr/share/clockdoctor/grafana/clockdoctor.json",
               "usr/lib/%s/libfastclock.so.0" % arch):
         assert (root / f).exists(), f
@@ -253,7 +255,9 @@ def test_rpm_holds_what_make_install_installs(rpm_build):
             "/usr/share/man/man1/clockdoctor-check.1", "/usr/lib/systemd/system/clockdoctor-watch.service",
             "/usr/lib/systemd/system/clockdoctor-tsc.service",
             "/usr/share/clockdoctor/prometheus/clockdoctor.rules.yml",
-            "/usr/share/clockdoctor/grafana/clockdoctor.json"} <= rpms["clockdoctor"]
+            "/usr/share/clockdoctor/grafana/clockdoctor.json",
+            "/usr/share/bash-completion/completions/clockdoctor",
+            "/usr/share/zsh/site-functions/_clockdoctor"} <= rpms["clockdoctor"]
     licence = "/usr/share/licenses/libfastclock-%s" % VERSION
     assert {libdir + "/libfastclock.so.0", libdir + "/libfastclock.so." + VERSION,
             licence, licence + "/LICENSE"} == rpms["libfastclock"]

@@ -31,7 +31,7 @@ STEPS = [
     ("watch", """
 now() { %(now)s; }
 mkdir -p /tmp/tf
-clockdoctor watch --json -i 1 -P %(prom)s > /tmp/w.out 2> /tmp/w.err & W=$!
+clockdoctor watch --json -i 1 --prometheus-file %(prom)s > /tmp/w.out 2> /tmp/w.err & W=$!
 sleep 2
 echo "switch $(now)"; echo acpi_pm > %(cur)s
 sleep 2
@@ -63,7 +63,7 @@ echo "--- events"; cat /tmp/u.out
     # gets EPIPE; watch counts the loss and goes on from the oldest record.
     ("overrun", """
 mkdir -p /tmp/tf2
-clockdoctor watch --json -i 1 -P /tmp/tf2/w.prom > /tmp/o.out 2> /tmp/o.err & W=$!
+clockdoctor watch --json -i 1 --prometheus-file /tmp/tf2/w.prom > /tmp/o.out 2> /tmp/o.err & W=$!
 sleep 1.5; kill -STOP $W
 i=0; while [ $i -lt 6000 ]; do
   echo "<6>filler $i: enough text to fill the kernel's ring buffer before watch reads again" > /dev/kmsg
