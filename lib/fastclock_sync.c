@@ -8,6 +8,7 @@
  * fastclock_offsets.c, start-up and forked children in fastclock_start.c.
  */
 #include "fastclock_impl.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,12 +51,18 @@ static uint64_t mult_of(double ns_per_count)
  * time_offset >> (SHIFT_PLL + time_constant) (adjtimex reports the offset
  * that chunk is taken from, and time_constant as it uses it), and
  * adjtime()'s slew, 500 us a second while more than that remains, then
- * the rest.  0 when adjtimex cannot be read. */
-static double ntp_factor(double *per_second)
+ * the rest.  0 when adjtimex cannot be read, or may not be: it is outside
+ * systemd's @system-service set, so it is made only with no seccomp filter
+ * installed (fc_unfiltered, sandbox.h), and the rate is measured otherwise
+ * (choose_rates).  One struct timex, reused, and out of line: the
+ * re-anchor's frame stays small (a signal handler's stack, docs/fastclock.3). */
+__attribute__((noinline)) static double ntp_factor(double *per_second)
 {
 	struct timex tx;
-	memset(&tx, 0, sizeof tx);
 	*per_second = 0;
+	if (!fc_unfiltered())
+		return 0;
+	memset(&tx, 0, sizeof tx);
 	int saved = errno;
 	int r = adjtimex(&tx);
 	if (r < 0 || tx.tick <= 0) {
@@ -70,11 +77,10 @@ static double ntp_factor(double *per_second)
 		if (shift >= 0 && shift < 60)
 			chunk_ns += off_ns / (double)(1ull << shift);
 	}
-	struct timex adj;
-	memset(&adj, 0, sizeof adj);
-	adj.modes = ADJ_OFFSET_SS_READ;
-	if (adjtimex(&adj) >= 0 && adj.offset != 0) {
-		long us = adj.offset > 500 ? 500 : adj.offset < -500 ? -500 : adj.offset;
+	memset(&tx, 0, sizeof tx);
+	tx.modes = ADJ_OFFSET_SS_READ;
+	if (adjtimex(&tx) >= 0 && tx.offset != 0) {
+		long us = tx.offset > 500 ? 500 : tx.offset < -500 ? -500 : tx.offset;
 		chunk_ns += (double)us * 1000.0;
 	}
 	errno = saved;
