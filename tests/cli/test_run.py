@@ -357,6 +357,29 @@ def test_inconsistency_under_a_container_seccomp_profile(built):
     assert probe.stdout.split() == ["-1", str(errno.EPERM)], probe.stdout + probe.stderr
 
 
+def test_accelerator_under_system_service_kill_filter(built):
+    """Every system call outside systemd's @system-service set kills the
+    process (SECCOMP_RET_KILL_PROCESS, as SystemCallFilter=@system-service
+    in a unit; tests/progs/system_service.h): the accelerator, serving
+    under FASTCLOCK=force, starts, re-anchors, refreshes REALTIME, follows
+    BOOTTIME, and serves forked and exec'd children, threads and signal
+    handlers without one (adjtimex and perf_event_open, outside the set,
+    are made only where no filter is installed)."""
+    kill = [os.path.join(PROGS, "seccomped"), "-k"]
+    p = sh(kill + [os.path.join(PROGS, "inconsistency"), "-t", "0.3", "-T", "2"], LD_PRELOAD=PRELOAD,
+           FASTCLOCK="force", FASTCLOCK_INFO="1", timeout=120)
+    assert_inconsistency_passed(p)
+    assert "fastclock-preload[" in p.stderr and "serving" in p.stderr, p.stderr
+    p = sh(kill + [os.path.join(PROGS, "sigforkexec"), "-t", "1.5"], LD_PRELOAD=PRELOAD, FASTCLOCK="force",
+           timeout=60)
+    assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
+    assert "child_failures=0 backwards=0 handler_backwards=0 thread_backwards=0 PASS" in p.stdout
+    # the filter is real: adjtimex kills
+    probe = sh(kill + [sys.executable, "-c",
+                       "import ctypes; ctypes.CDLL(None).adjtimex(ctypes.create_string_buffer(512))"])
+    assert probe.returncode == -31, (probe.returncode, probe.stderr)  # SIGSYS
+
+
 def test_signals_fork_exec_under_force(built):
     prog = os.path.join(PROGS, "sigforkexec")
     p = sh([prog, "-t", "1.5"], LD_PRELOAD=PRELOAD, FASTCLOCK="force", timeout=60)
