@@ -66,6 +66,18 @@ long fc_read_small(const char *path, char *buf, size_t len)
 	return (long)n;
 }
 
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s)
+{
+	if (cap == 0)
+		return 0;
+	if (at >= cap)
+		at = cap - 1;
+	while (*s && at + 1 < cap)
+		dst[at++] = *s++;
+	dst[at] = '\0';
+	return at;
+}
+
 const char *fc_trust_counter_clocksource(int counter_kind)
 {
 	switch (counter_kind) {
@@ -176,7 +188,7 @@ static void judge(const struct fc_trust_facts *f, struct fc_trust *t)
 		return;
 	}
 	if (f->verdict_ignored) {
-		say(t, FC_REASON_UNVERIFIED, false, "the kernel is on %.24s, not the counter; %.140s", f->clocksource,
+		say(t, FC_REASON_UNVERIFIED, false, "the kernel is on %.24s, not the counter; %.130s", f->clocksource,
 		    f->verdict_why);
 		return;
 	}
@@ -440,27 +452,33 @@ void fc_trust_declared(struct fc_trust_facts *f)
 		declared_frequency(f);
 }
 
-bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len)
+bool fc_trust_still(struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len)
 {
 	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
 	if (!mine || (!t->watch_current && !t->watch_available))
 		return true;
-	/* the paths made at start: this runs in a re-anchor, on whatever
+	/* the paths and buffers in f: this runs in a re-anchor, on whatever
 	 * stack the reader has (docs/fastclock.3, "Stack use") */
-	char now[32], list[256];
+	char *now = f->now, *list = f->list;
 	if (t->watch_current) {
-		if (fc_read_small(f->cur_path, now, sizeof now) <= 0)
+		if (fc_read_small(f->cur_path, now, sizeof f->now) <= 0)
 			return true;  /* unreadable now: keep the decision taken */
 		if (strcmp(now, mine) != 0) {
-			snprintf(why, len, "the kernel left %s for %s while the program ran", mine, now);
+			size_t n = fc_text_put(why, len, 0, "the kernel left ");
+			n = fc_text_put(why, len, n, mine);
+			n = fc_text_put(why, len, n, " for ");
+			n = fc_text_put(why, len, n, now);
+			fc_text_put(why, len, n, " while the program ran");
 			return false;
 		}
 	}
 	if (t->watch_available) {
-		if (fc_read_small(f->avail_path, list, sizeof list) <= 0)
+		if (fc_read_small(f->avail_path, list, sizeof f->list) <= 0)
 			return true;
 		if (!fc_trust_listed(list, mine)) {
-			snprintf(why, len, "the kernel withdrew %s from the available clocksources (marked unstable)", mine);
+			size_t n = fc_text_put(why, len, 0, "the kernel withdrew ");
+			n = fc_text_put(why, len, n, mine);
+			fc_text_put(why, len, n, " from the available clocksources (marked unstable)");
 			return false;
 		}
 	}

@@ -38,8 +38,11 @@ struct fc_trust_facts {
 	double declared_hz;
 	double declared_err_ppm;
 	char freq_from[24];
-	/* the sysfs files, made once at start (fc_trust_still reads them) */
+	/* the sysfs files, made once at start, and what fc_trust_still reads
+	 * them into: it runs in a re-anchor, on whatever stack the reader has
+	 * (docs/fastclock.3, "Stack use"), with the writer's lock held */
 	char cur_path[512], avail_path[512];
+	char now[32], list[256];
 };
 
 struct fc_trust {
@@ -74,7 +77,7 @@ void fc_trust_declared(struct fc_trust_facts *f);
 
 /* Reads current and available clocksources again: false when the kernel
  * has left the counter as t asks to watch (why says what changed). */
-bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
+bool fc_trust_still(struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
 
 /* The range of rates real counters run at: ARM's generic timers from
  * 1 MHz (1 GHz since ARMv8.6), TSCs at the CPU's base clock (hundreds of
@@ -94,6 +97,13 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
  * least 1 ppm; 1000 without a measurement, so that the library measures
  * before it starts on the counter); false with why (for reason_text). */
 bool fc_verdict_hz_check(double hz, double ref_hz, double ref_err_ppm, double *err_ppm, char *why, size_t len);
+
+/* Appends s to the text dst of length at (cap bytes in all, truncating,
+ * NUL-terminated); returns the new length.  The re-anchor's texts are
+ * made with this, not snprintf: glibc's formatting takes over a kilobyte
+ * of stack, and a re-anchor may run in a signal handler on a small
+ * alternate stack (docs/fastclock.3, "Stack use"). */
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s);
 
 /* Reads a small file into buf (NUL-terminated, trailing newline removed);
  * the length or -errno.  Async-signal-safe. */
