@@ -15,14 +15,21 @@
  *                           re-anchor (start-up: also the verdict file and
  *                           /proc/sys/kernel/random/boot_id)
  *   prctl                   PR_GET_SECCOMP (here), PR_GET_TSC at start-up
- *   newfstatat or statx, geteuid, uname, mmap, madvise   start-up only
+ *   newfstatat or statx, geteuid, uname, mmap, madvise
+ *                           start-up only
  *   getpid                  tests' FASTCLOCK_TEST_WRITER_DELAY_US only
  *   write                   the accelerator's FASTCLOCK_INFO line only
  *
  * and two outside it, made only where fc_unfiltered() says no filter is
- * installed, right before each: adjtimex (@clock: the kernel's NTP rate,
- * at a re-anchor) and perf_event_open with its mmap, munmap and close
- * (@debug: the kernel's TSC frequency, at start-up).  Without them the
+ * installed, right before each: adjtimex (@clock; glibc's is the
+ * clock_adjtime system call: the kernel's NTP rate, at a re-anchor) and
+ * perf_event_open with its mmap, munmap and close (@debug: the kernel's TSC
+ * frequency, at start-up).  (`strace -f` of test_fastclock_sandbox
+ * --paths, unfiltered, shows these and the dynamic loader's and the test's
+ * own: access, arch_prctl, brk, clone, clone3, execve, futex, getrandom,
+ * mprotect, munmap, pread64, prlimit64, rseq, rt_sigaction,
+ * rt_sigprocmask, set_robust_list, set_tid_address, clock_nanosleep,
+ * wait4.)  Without them the
  * library measures instead (docs/fastclock.3, "System calls and
  * sandboxes").  tests/unit/test_fastclock_sandbox.c runs every path under
  * a filter that kills on any call outside @system-service.
