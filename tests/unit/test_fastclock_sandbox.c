@@ -179,6 +179,7 @@ static void test_system_service_filter(void)
 
 /* ---- stack ---- */
 
+#ifndef UNDER_ASAN
 enum { PAINT = 0xa5 };
 
 static char *alt_lo, *alt_hi;            /* the alternate stack */
@@ -291,6 +292,8 @@ static long on_alt_stack(size_t size, long *frame)
 		*frame = out[1];
 	return out[0];
 }
+
+#endif
 
 static void test_alternate_stack(void)
 {
