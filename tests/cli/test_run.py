@@ -309,6 +309,36 @@ def test_auto_on_a_slow_clocksource_with_a_sound_verdict(built, cc, fake_hpet):
     assert "not accelerating" in p.stderr and p.stdout == "LD_PRELOAD=(unset)\n"
 
 
+def test_a_verdicts_rate_that_disagrees_is_ignored(built, fake_hpet, tmp_path):
+    """A sound verdict whose counter_hz is not the counter's (forged, or
+    stale after a change of its rate): the accelerator says it ignored it
+    (FASTCLOCK_INFO) and steps aside on hpet; forced onto the counter, it
+    serves every id within its bound with a rate of its own."""
+    sysfs, verdict = fake_hpet
+    f = verdict("sound")
+    # the counter's rate to 0.1 % or so, as `bench` measures it
+    p = sh([BINARY, "bench", "-s", "-d", "0.3", "-c", "counter"])
+    m = re.search(r"at ([0-9.]+) MHz", p.stdout + p.stderr)
+    assert m, p.stdout + p.stderr
+    hz = float(m.group(1)) * 1e6
+    for forged in ("1", "%.0f" % (hz * 1.01), "%.0f" % (hz * 2)):
+        text = open(f).read().replace("counter_hz=0", "counter_hz=" + forged)
+        with open(f, "w") as out:
+            out.write(text)
+        _, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_INFO="1", FASTCLOCK_SYSFS=sysfs,
+                           FASTCLOCK_VERDICT=f)
+        line, kv = info_line(err)
+        assert "stepping aside" in line and kv["reason"] == "unverified" and kv["verdict"] == "none", line
+        assert "verdict ignored: its counter_hz " + forged in line, line
+        p = sh([os.path.join(PROGS, "inconsistency"), "-t", "0.2", "-T", "2"], LD_PRELOAD=PRELOAD,
+               FASTCLOCK_INFO="1", FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=f, FASTCLOCK="force", timeout=120)
+        assert_inconsistency_passed(p)
+        line, kv = info_line(p.stderr)
+        assert "serving" in line and kv["reason"] == "forced" and kv["from"] != "verdict", line
+        with open(f, "w") as out:
+            out.write(text.replace("counter_hz=" + forged, "counter_hz=0"))
+
+
 def test_errors_are_the_kernels(built):
     """Every bad argument behaves as without the accelerator: the same
     return value and errno, or the same crash where the vDSO of this
