@@ -390,7 +390,12 @@ static void read_verdict(struct fc_trust_facts *f)
 	}
 	f->verdict_hz = 0;
 	f->verdict_hz_err_ppm = 1;
-	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF) {
+	/* Where the kernel runs on the counter the verdict decides nothing,
+	 * and its rate is not taken: the library measures its own without
+	 * waiting, and no process spends the check's millisecond there. */
+	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
+	bool kernel_on_it = f->have_sysfs && mine && !strcmp(f->clocksource, mine);
+	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF && !kernel_on_it) {
 		/* the rate the library would take from it: only one that agrees
 		 * with the counter measured here (a stale verdict after a change
 		 * of the counter's rate, or a forged one, is no verdict) */
