@@ -22,6 +22,7 @@
 #include "fastclock.h"
 #include "unit.h"
 
+#include "../progs/altstack.h"
 #include "../progs/system_service.h"
 
 #include <errno.h>
@@ -47,20 +48,8 @@
 #endif
 #endif
 
-/* The most stack a read takes below the caller's frame, after start-up
- * (docs/fastclock.3, "Stack use"). */
-#define FC_READ_STACK_BYTES 1024
-/* the handler's own frame and the kernel's alignment, beyond both */
-#define HANDLER_SLACK 256
 
 static const clockid_t ids[] = { CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI, CLOCK_MONOTONIC_RAW };
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
 
 /* Every served id and the other calls, n rounds. */
 static int read_all(int n)
@@ -98,9 +87,9 @@ static int paths(void)
 		fc_resync();                 /* forced re-anchors */
 		bad += read_all(10);
 	}
-	sleep_ms(300);                       /* past the line's end: the read re-anchors */
+	altstack_sleep_ms(300);                       /* past the line's end: the read re-anchors */
 	bad += read_all(10);
-	sleep_ms(1100);                      /* a second on: the re-anchor reads sysfs again */
+	altstack_sleep_ms(1100);                      /* a second on: the re-anchor reads sysfs again */
 	bad += read_all(10);
 	struct fc_info in;
 	bad += fc_info(&in) != 0;
@@ -179,129 +168,15 @@ static void test_system_service_filter(void)
 
 /* ---- stack ---- */
 
-#ifndef UNDER_ASAN
-enum { PAINT = 0xa5 };
-
-static char *alt_lo, *alt_hi;            /* the alternate stack */
-static volatile uintptr_t handler_sp;    /* the handler's frame, where the read path starts */
-static long signal_frame;                /* the kernel's frame and the handler's entry: alt_hi - handler_sp */
-static volatile int handler_bad;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	int saved = errno;
-	char here;
-	handler_sp = (uintptr_t)&here;
-	__asm__ volatile("" : : "r"(&here) : "memory");
-	struct timespec ts;
-	for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
-		handler_bad += fc_gettime(ids[k], &ts) != 0;
-	(void)fc_now_ns();
-	(void)fc_realtime_ns();
-	errno = saved;
-}
-
-/* An alternate stack of size bytes above a PROT_NONE guard page, painted:
- * an overflow faults (and kills the process: the fault's handler would need
- * the stack too). */
-static bool alt_stack(size_t size)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t span = ((size + (size_t)page - 1) / (size_t)page + 1) * (size_t)page;
-	char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED || mprotect(m, (size_t)page, PROT_NONE) != 0)
-		return false;
-	alt_hi = m + span;
-	alt_lo = alt_hi - size;   /* the guard page is right below what the stack may use */
-	if (alt_lo < m + page)
-		alt_lo = m + page;
-	memset(alt_lo, PAINT, (size_t)(alt_hi - alt_lo));
-	stack_t ss = { .ss_sp = alt_lo, .ss_size = (size_t)(alt_hi - alt_lo), .ss_flags = 0 };
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_usr1;
-	sa.sa_flags = SA_ONSTACK;
-	return sigaltstack(&ss, NULL) == 0 && sigaction(SIGUSR1, &sa, NULL) == 0;
-}
-
-/* The deepest the handler's reads went below its frame, in bytes. */
-static long read_depth(void)
-{
-	char *p = alt_lo;
-	while (p < alt_hi && (unsigned char)*p == PAINT)
-		p++;
-	return (long)(handler_sp - (uintptr_t)p);
-}
-
-/* In this process (a child of the test): reads in the handler through
- * the slow path, the deepest written to *depth; 0 when every call
- * answered. */
-static int handler_reads(long *depth)
-{
-	*depth = 0;
-	(void)fc_now_ns();
-	raise(SIGUSR1);                      /* the fast path, and a REALTIME refresh */
-	fc_resync();
-	sleep_ms(300);                       /* the line due: the handler re-anchors */
-	raise(SIGUSR1);
-	sleep_ms(1100);                      /* ...and looks at sysfs */
-	raise(SIGUSR1);
-	long d = read_depth();
-	signal_frame = (long)((uintptr_t)alt_hi - handler_sp);
-	pid_t p = fork();
-	if (p == 0) {
-		raise(SIGUSR1);              /* a forked child's first read */
-		long c = read_depth();
-		_exit(handler_bad ? 255 : (int)(c / 16 > 254 ? 254 : c / 16));
-	}
-	int st = 0;
-	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) == 255)
-		return 1;
-	long c = (long)WEXITSTATUS(st) * 16;
-	*depth = d > c ? d : c;
-	return handler_bad;
-}
-
-/* A child on an alternate stack of size bytes: its reads' depth (>= 0)
- * and in *frame the kernel's signal frame there, or -1 when it died or a
- * call failed. */
-static long on_alt_stack(size_t size, long *frame)
-{
-	int fd[2];
-	if (pipe(fd) != 0)
-		return -1;
-	pid_t p = fork();
-	if (p == 0) {
-		close(fd[0]);
-		long out[2] = { -1, 0 };
-		if (alt_stack(size) && handler_reads(&out[0]) != 0)
-			out[0] = -1;
-		out[1] = signal_frame;
-		_exit(write(fd[1], out, sizeof out) == (ssize_t)sizeof out ? 0 : 1);
-	}
-	close(fd[1]);
-	long out[2] = { -1, 0 };
-	if (read(fd[0], out, sizeof out) != (ssize_t)sizeof out)
-		out[0] = -1;
-	close(fd[0]);
-	int st = 0;
-	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return -1;
-	if (frame)
-		*frame = out[1];
-	return out[0];
-}
-
-#endif
-
 static void test_alternate_stack(void)
 {
 #ifdef UNDER_ASAN
 	printf("  stack: under AddressSanitizer, whose frames are larger by design: skipped\n");
 #else
+	altstack_gettime = fc_gettime;
+	altstack_resync = fc_resync;
 	long frame = 0;
-	long depth = on_alt_stack(65536, &frame);
+	long depth = altstack_run(65536, &frame);
 	printf("  stack: the read path used %ld bytes below the handler's frame (at most %d); the kernel's "
 	       "signal frame %ld bytes, AT_MINSIGSTKSZ %lu\n", depth, FC_READ_STACK_BYTES, frame,
 	       getauxval(AT_MINSIGSTKSZ));
@@ -314,14 +189,14 @@ static void test_alternate_stack(void)
 	size_t base = (size_t)getauxval(AT_MINSIGSTKSZ);
 	if (base < 2048)
 		base = 2048;
-	CHECK(on_alt_stack(base + FC_READ_STACK_BYTES + HANDLER_SLACK, NULL) > 0);
+	CHECK(altstack_run(base + FC_READ_STACK_BYTES + ALTSTACK_HANDLER_SLACK, NULL) > 0);
 	/* glibc's MINSIGSTKSZ as this program is compiled (_GNU_SOURCE:
 	 * sysconf(_SC_SIGSTKSZ), four times that) */
-	CHECK(on_alt_stack((size_t)MINSIGSTKSZ, NULL) > 0);
+	CHECK(altstack_run((size_t)MINSIGSTKSZ, NULL) > 0);
 	/* 4 KiB, where the kernel's frame and the handler's entry (frame)
 	 * leave the read path its room, as on x86-64 with AVX-512 */
 	if (frame > 0 && frame + FC_READ_STACK_BYTES <= 4096)
-		CHECK(on_alt_stack(4096, NULL) > 0);
+		CHECK(altstack_run(4096, NULL) > 0);
 	else
 		printf("  stack: the signal frame leaves 4 KiB too little room: not tried\n");
 #endif
