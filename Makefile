@@ -171,7 +171,7 @@ $(B)/libfastclock-preload.so: $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) pr
 	$(CC) $(USER_LDFLAGS) -shared -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--version-script=preload/fastclock_preload.map \
 	    -o $@ $(B)/preload/fastclock_preload.o $(PRELOAD_LIB) -ldl -lpthread
 
-$(B)/progs/%: tests/progs/%.c tests/progs/ways.h include/fastclock.h
+$(B)/progs/%: tests/progs/%.c tests/progs/ways.h tests/progs/system_service.h tests/progs/altstack.h include/fastclock.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -o $@ $< -ldl -lpthread
 

@@ -166,6 +166,7 @@ struct fc_writer {
 	enum fc_source source;
 	enum fc_reason reason;
 	char reason_text[200];
+	char why[160];         /* trust_holds's text (not on the reader's stack) */
 	char freq_from[24];
 	bool trusted;          /* the counter may be used (trust, and still) */
 	bool permanent;        /* kernel mode for good: never re-check */

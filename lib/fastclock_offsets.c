@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/timex.h>
 
 /* REALTIME - MONOTONIC, exactly: the coarse clocks come from one snapshot
  * of the kernel's timekeeper, so their difference is the wall_to_monotonic
@@ -53,24 +52,25 @@ static int tai_seconds(int64_t *tai_s)
 #define LEAP_AFTER_NS 2000000000LL  /* ...to 2 s after it */
 #define DAY_NS (86400 * NS_PER_S)
 
-/* The MONOTONIC span around an announced leap second in which REALTIME is
- * read from the kernel: the kernel applies the leap at its first tick
- * after the edge (midnight UTC for an insertion, one second before for a
- * deletion: kernel/time/ntp.c, second_overflow), and that is the REALTIME
- * to serve.  0, 0 when none is announced. */
+/* The MONOTONIC span around the end of a UTC day in which REALTIME is read
+ * from the kernel: a leap second takes effect only there, inserted at
+ * midnight or deleted one second before (kernel/time/ntp.c,
+ * second_overflow), at the kernel's first tick after the edge, and that is
+ * the REALTIME to serve.  Whether one is announced (STA_INS, STA_DEL) only
+ * adjtimex says, and adjtimex is outside the system calls a sandbox such as
+ * systemd's @system-service allows (a refresh runs on any thread, in any
+ * read of REALTIME): so every day's end is taken as one, the span of the
+ * day whose span has not yet passed, from 50 ms before a deletion's edge to
+ * 2 s after midnight.  About 3 s a day of the kernel's REALTIME, which
+ * costs what the kernel's clock costs, no more.  0, 0 before 1970. */
 static void leap_span(int64_t r, int64_t rt_off, int64_t *lo, int64_t *hi)
 {
 	*lo = *hi = 0;
-	struct timex tx;
-	memset(&tx, 0, sizeof tx);
-	int saved = errno;
-	bool ok = adjtimex(&tx) >= 0;
-	errno = saved;
-	if (!ok || !(tx.status & (STA_INS | STA_DEL)) || r <= 0)
+	if (r <= LEAP_AFTER_NS)
 		return;
-	int64_t edge = (r / DAY_NS + 1) * DAY_NS - ((tx.status & STA_DEL) ? NS_PER_S : 0) - rt_off;
-	*lo = edge - LEAP_BEFORE_NS;
-	*hi = edge + LEAP_AFTER_NS;
+	int64_t midnight = ((r - LEAP_AFTER_NS) / DAY_NS + 1) * DAY_NS;
+	*lo = midnight - NS_PER_S - LEAP_BEFORE_NS - rt_off;
+	*hi = midnight + LEAP_AFTER_NS - rt_off;
 }
 
 /* REALTIME - MONOTONIC now: exactly from the coarse clocks (*exact), else

@@ -8,6 +8,7 @@
  * fastclock_offsets.c, start-up and forked children in fastclock_start.c.
  */
 #include "fastclock_impl.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,12 +51,18 @@ static uint64_t mult_of(double ns_per_count)
  * time_offset >> (SHIFT_PLL + time_constant) (adjtimex reports the offset
  * that chunk is taken from, and time_constant as it uses it), and
  * adjtime()'s slew, 500 us a second while more than that remains, then
- * the rest.  0 when adjtimex cannot be read. */
-static double ntp_factor(double *per_second)
+ * the rest.  0 when adjtimex cannot be read, or may not be: it is outside
+ * systemd's @system-service set, so it is made only with no seccomp filter
+ * installed (fc_unfiltered, sandbox.h), and the rate is measured otherwise
+ * (choose_rates).  One struct timex, reused, and out of line: the
+ * re-anchor's frame stays small (a signal handler's stack, docs/fastclock.3). */
+__attribute__((noinline)) static double ntp_factor(double *per_second)
 {
 	struct timex tx;
-	memset(&tx, 0, sizeof tx);
 	*per_second = 0;
+	if (!fc_unfiltered())
+		return 0;
+	memset(&tx, 0, sizeof tx);
 	int saved = errno;
 	int r = adjtimex(&tx);
 	if (r < 0 || tx.tick <= 0) {
@@ -70,11 +77,10 @@ static double ntp_factor(double *per_second)
 		if (shift >= 0 && shift < 60)
 			chunk_ns += off_ns / (double)(1ull << shift);
 	}
-	struct timex adj;
-	memset(&adj, 0, sizeof adj);
-	adj.modes = ADJ_OFFSET_SS_READ;
-	if (adjtimex(&adj) >= 0 && adj.offset != 0) {
-		long us = adj.offset > 500 ? 500 : adj.offset < -500 ? -500 : adj.offset;
+	memset(&tx, 0, sizeof tx);
+	tx.modes = ADJ_OFFSET_SS_READ;
+	if (adjtimex(&tx) >= 0 && tx.offset != 0) {
+		long us = tx.offset > 500 ? 500 : tx.offset < -500 ? -500 : tx.offset;
 		chunk_ns += (double)us * 1000.0;
 	}
 	errno = saved;
@@ -262,12 +268,12 @@ struct anchor {
 
 /* Once a second: is the counter still to be used?  false (and kernel mode)
  * when not. */
-static bool trust_holds(const struct line *L, uint64_t now)
+__attribute__((noinline)) static bool trust_holds(const struct line *L, uint64_t now)
 {
 	if (fc_int_writer.trusted && (now - fc_int_writer.last_check_t) >= ns_to_counts(CHECK_NS)) {
-		char why[160];
+		char *why = fc_int_writer.why;
 		fc_int_writer.last_check_t = now;
-		if (!fc_trust_still(&fc_int_writer.facts, &fc_int_writer.trust, why, sizeof why)) {
+		if (!fc_trust_still(&fc_int_writer.facts, &fc_int_writer.trust, why, sizeof fc_int_writer.why)) {
 			fc_int_writer.trusted = false;
 			fc_int_go_kernel(L, FC_REASON_KERNEL_LEFT, why);
 			return false;
@@ -286,7 +292,7 @@ static bool trust_holds(const struct line *L, uint64_t now)
  * them over the delay: it samples again (three tries), so that the line
  * starts from samples taken just before it.  false (and kernel mode) when
  * the kernel's clock cannot be read. */
-static bool sample_kernel(const struct line *L, struct anchor *a)
+__attribute__((noinline)) static bool sample_kernel(const struct line *L, struct anchor *a)
 {
 	for (int tries = 0; tries < 3; tries++) {
 		a->c0 = fc_counter_read();
@@ -370,7 +376,7 @@ static int64_t factor_in_force(struct anchor *a)
 
 /* The raw rate (measured), MONOTONIC's (with the NTP factor), and the
  * period: a re-anchor costs at most 1/SYNC_BUDGET of the time. */
-static void choose_rates(struct anchor *a)
+__attribute__((noinline)) static void choose_rates(struct anchor *a)
 {
 	update_frequency(&a->sr, &a->sm);
 	int64_t until_switch = factor_in_force(a);
@@ -407,7 +413,7 @@ struct judgement {
 	bool paused, expired;
 };
 
-static struct judgement judge_old_line(const struct line *L, const struct anchor *a, uint64_t now, bool force_hard)
+__attribute__((noinline)) static struct judgement judge_old_line(const struct line *L, const struct anchor *a, uint64_t now, bool force_hard)
 {
 	struct judgement j = { 0, 0, false, false };
 	bool counter_mode = (L->flags & L_COUNTER) != 0;
@@ -463,23 +469,23 @@ static bool floors_after_late(const struct line *N, const struct line *L, bool p
 
 /* Builds the new line at ta and publishes it (into *out: the caller then
  * looks at the counter, floors_after_late). */
-static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j, struct line *out)
+__attribute__((noinline)) static void publish_line(const struct line *L, const struct anchor *a, const struct judgement *j, struct line *out)
 {
 	bool counter_mode = (L->flags & L_COUNTER) != 0;
 	int64_t life_ns = a->interval + END_AFTER_DUE_NS;
 	int64_t half_m = (int64_t)((double)(a->sm.t1 - a->sm.t0) * fc_int_writer.r_raw / 2) + 1;
 	int64_t half_r = (int64_t)((double)(a->sr.t1 - a->sr.t0) * fc_int_writer.r_raw / 2) + 1;
-	struct line N;
-	memset(&N, 0, sizeof N);
-	N.flags = L_COUNTER;
-	N.soft = ns_to_counts((double)a->interval);
-	N.hard = ns_to_counts((double)life_ns);
+	struct line *N = out;  /* the re-anchor's own (resync_work), not this stack */
+	memset(N, 0, sizeof *N);
+	N->flags = L_COUNTER;
+	N->soft = ns_to_counts((double)a->interval);
+	N->hard = ns_to_counts((double)life_ns);
 	fc_int_writer.syncs++;
 	set_source(FC_SOURCE_COUNTER, fc_int_writer.trust.reason, fc_int_writer.trust.text);
-	N.mono.mult = mult_of(j->expired ? a->target : slewed(a->target, j->em, life_ns));
-	N.raw.mult = mult_of(j->expired ? fc_int_writer.r_raw : slewed(fc_int_writer.r_raw, j->er, life_ns));
+	N->mono.mult = mult_of(j->expired ? a->target : slewed(a->target, j->em, life_ns));
+	N->raw.mult = mult_of(j->expired ? fc_int_writer.r_raw : slewed(fc_int_writer.r_raw, j->er, life_ns));
 	uint64_t ta = a->ta;
-	N.tsc0 = ta;
+	N->tsc0 = ta;
 	/* A hard start is "ahead" of the kernel: at the sample's first counter
 	 * read the kernel's value was at most k; kernel mode adds its floor. */
 	scaled km = to_scaled(a->sm.k + (int64_t)((double)(ta - a->sm.t0) * a->target) + 1);
@@ -497,10 +503,10 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	/* Not raised to the floors: a floor read now may hold a kernel value
 	 * from after ta (a writer preempted here), which at ta would put the
 	 * line ahead; readers serve at least the floor anyway. */
-	start_seg(&N.mono, L, &L->mono, ta, fm, j->paused, km + to_scaled(L->err));
-	start_seg(&N.raw, L, &L->raw, ta, fr, j->paused, kr + to_scaled(L->err));
-	int64_t e_m = N.mono.ns0 - (a->sm.k + (int64_t)((double)(ta - mid(&a->sm)) * a->target));
-	int64_t e_r = N.raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * fc_int_writer.r_raw));
+	start_seg(&N->mono, L, &L->mono, ta, fm, j->paused, km + to_scaled(L->err));
+	start_seg(&N->raw, L, &L->raw, ta, fr, j->paused, kr + to_scaled(L->err));
+	int64_t e_m = N->mono.ns0 - (a->sm.k + (int64_t)((double)(ta - mid(&a->sm)) * a->target));
+	int64_t e_r = N->raw.ns0 - (a->sr.k + (int64_t)((double)(ta - mid(&a->sr)) * fc_int_writer.r_raw));
 	int64_t worst = abs64(e_m) > abs64(e_r) ? e_m : e_r;
 	/* plus what a change of the kernel's rate (an adjtime slew, an NTP
 	 * frequency step, the PLL) can add before the next check finds it, and
@@ -509,15 +515,14 @@ static void publish_line(const struct line *L, const struct anchor *a, const str
 	 * worst passes a bracket up to twice the sample's width, not only one
 	 * as narrow as the narrowest of the writer's tries */
 	int64_t half = half_m > half_r ? half_m : half_r;
-	N.err = line_error(worst, half, N.hard) + RATE_STEP_NS + 2 * half;
-	N.flags |= L_OPEN;
-	latch_write(&N);
-	*out = N;
+	N->err = line_error(worst, half, N->hard) + RATE_STEP_NS + 2 * half;
+	N->flags |= L_OPEN;
+	latch_write(N);
 }
 
 /* Still calibrating (the frequency not yet known well enough to start on
  * the counter): stay on the kernel's clock, and measure again soon. */
-static void keep_calibrating(const struct line *L)
+__attribute__((noinline)) static void keep_calibrating(const struct line *L)
 {
 	struct line k = *L;
 	k.flags = 0;
@@ -528,37 +533,47 @@ static void keep_calibrating(const struct line *L)
 	latch_write(&k);
 }
 
-/* Re-anchors.  seen is the sequence number of the copy that made the caller
+/* Re-anchors.  (Its phases are out of line: their locals are on the stack
+ * only while each runs, so that a re-anchor fits a signal handler's small
+ * alternate stack: docs/fastclock.3, "Stack use".)  seen is the sequence number of the copy that made the caller
  * decide; if another thread re-anchored since, there is nothing to do.  The
  * phases, as the kernel's do_hres calls its steps: re-check trust, sample
  * the kernel, choose the rates, keep calibrating or judge the old line,
  * publish the new one. */
+/* A re-anchor's lines and samples: beside the writer's state, not on the
+ * reader's stack (a signal handler's may be small), and like it used only
+ * with the writer's lock held (a handler that interrupted the writer
+ * cannot take it; a forked child's copy is its own). */
+static struct {
+	struct line old, next;
+	struct anchor a;
+} resync_work;
+
 void fc_int_resync(unsigned seen, bool force_hard)
 {
-	struct line L;
-	unsigned s = current_line(&L);
+	struct line *L = &resync_work.old, *N = &resync_work.next;
+	struct anchor *a = &resync_work.a;
+	unsigned s = current_line(L);
 	if (seen != s && !force_hard)
 		return;
 	uint64_t now = fc_counter_read();
-	if (!trust_holds(&L, now))
+	if (!trust_holds(L, now))
 		return;
-	struct anchor a;
-	memset(&a, 0, sizeof a);
-	if (!sample_kernel(&L, &a))
+	memset(a, 0, sizeof *a);
+	if (!sample_kernel(L, a))
 		return;
-	choose_rates(&a);
-	if (fc_int_writer.r_err_ppm > START_ERR_PPM && !(L.flags & L_COUNTER)) {
-		keep_calibrating(&L);
+	choose_rates(a);
+	if (fc_int_writer.r_err_ppm > START_ERR_PPM && !(L->flags & L_COUNTER)) {
+		keep_calibrating(L);
 		return;
 	}
-	struct judgement j = judge_old_line(&L, &a, now, force_hard);
-	struct line N;
-	publish_line(&L, &a, &j, &N);
+	struct judgement j = judge_old_line(L, a, now, force_hard);
+	publish_line(L, a, &j, N);
 	/* the counter after the new copy is visible to every reader (a store
 	 * still in this CPU's buffer would let one read the old copy at a
 	 * later counter), then the copy again, closed */
 	fc_fence_full();
-	floors_after_late(&N, &L, j.paused, fc_counter_read());
-	N.flags &= ~(uint32_t)L_OPEN;
-	latch_write(&N);
+	floors_after_late(N, L, j.paused, fc_counter_read());
+	N->flags &= ~(uint32_t)L_OPEN;
+	latch_write(N);
 }

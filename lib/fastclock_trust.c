@@ -15,6 +15,8 @@
 
 #include "clockfacts.h"
 #include "counter.h"
+#include "kclock.h"
+#include "sandbox.h"
 #include "tscfreq.h"
 
 #include <errno.h>
@@ -116,7 +118,20 @@ static void say(struct fc_trust *t, enum fc_reason r, bool use, const char *fmt,
 	snprintf(t->text, sizeof t->text, fmt, a ? a : "", b ? b : "");
 }
 
+static void judge(const struct fc_trust_facts *f, struct fc_trust *t);
+
+/* A verdict refused for its counter_hz is said in every decision's text,
+ * not only in those that name the verdict. */
 void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
+{
+	judge(f, t);
+	if (f->verdict_ignored && !strstr(t->text, "verdict ignored")) {
+		size_t n = strlen(t->text);
+		snprintf(t->text + n, sizeof t->text - n, "; %s", f->verdict_why);
+	}
+}
+
+static void judge(const struct fc_trust_facts *f, struct fc_trust *t)
 {
 	memset(t, 0, sizeof *t);
 	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
@@ -172,6 +187,11 @@ void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
 		    f->verdict_why, "");
 		return;
 	}
+	if (f->verdict_ignored) {
+		say(t, FC_REASON_UNVERIFIED, false, "the kernel is on %.24s, not the counter; %.130s", f->clocksource,
+		    f->verdict_why);
+		return;
+	}
 	say(t, FC_REASON_UNVERIFIED, false,
 	    "the kernel is on %.24s, not the counter, and no sound `clockdoctor tsc` verdict for this boot (%.70s)",
 	    f->clocksource, f->verdict == 1 ? "verdict unknown" : f->verdict_why);
@@ -200,7 +220,7 @@ static void declared_frequency(struct fc_trust_facts *f)
 	if (f->verdict == 0 && f->verdict_hz > 0) {
 		/* measured against MONOTONIC_RAW by `clockdoctor tsc` on this boot */
 		f->declared_hz = f->verdict_hz;
-		f->declared_err_ppm = 1;
+		f->declared_err_ppm = f->verdict_hz_err_ppm;
 		snprintf(f->freq_from, sizeof f->freq_from, "verdict");
 		return;
 	}
@@ -249,8 +269,9 @@ static void declared_frequency(struct fc_trust_facts *f)
 			return;
 		}
 	}
+	/* perf_event_open is outside systemd's @system-service set (sandbox.h) */
 	struct fc_perf_time pt;
-	if (fc_freq_perf(&pt) == 0 && pt.cap_user_time && pt.hz > 1e6) {
+	if (fc_unfiltered() && fc_freq_perf(&pt) == 0 && pt.cap_user_time && pt.hz > 1e6) {
 		f->declared_hz = pt.hz;
 		f->declared_err_ppm = 1;
 		snprintf(f->freq_from, sizeof f->freq_from, "perf-page");
@@ -266,6 +287,69 @@ static void declared_frequency(struct fc_trust_facts *f)
 	}
 #endif
 	snprintf(f->freq_from, sizeof f->freq_from, "measured");
+}
+
+bool fc_verdict_hz_check(double hz, double ref_hz, double ref_err_ppm, double *err_ppm, char *why, size_t len)
+{
+	*err_ppm = 1000;
+	if (!(hz >= FC_COUNTER_HZ_MIN && hz <= FC_COUNTER_HZ_MAX)) {
+		snprintf(why, len, "verdict ignored: its counter_hz %.0f is outside 1 MHz to 10 GHz", hz);
+		return false;
+	}
+	if (!(ref_hz > 0))
+		return true;  /* not measured: the library measures before it uses the rate */
+	double dev = (hz / ref_hz - 1) * 1e6;
+	if (dev < 0)
+		dev = -dev;
+	if (!(dev <= ref_err_ppm + FC_VERDICT_AGREE_PPM)) {
+		snprintf(why, len, "verdict ignored: its counter_hz %.0f is %.0f ppm from the %.0f Hz measured at start (+-%.1f ppm)",
+		         hz, dev, ref_hz, ref_err_ppm);
+		return false;
+	}
+	*err_ppm = dev + ref_err_ppm > 1 ? dev + ref_err_ppm : 1;
+	return true;
+}
+
+/* The tightest of `tries` brackets "counter, CLOCK_MONOTONIC_RAW,
+ * counter": its middle, width (counts) and the clock.  false when the
+ * clock cannot be read. */
+static bool raw_bracket(int tries, uint64_t *mid, uint64_t *width, int64_t *k)
+{
+	*width = UINT64_MAX;
+	for (int i = 0; i < tries; i++) {
+		struct timespec ts;
+		uint64_t t0 = fc_counter_read();
+		if (fc_kclock(CLOCK_MONOTONIC_RAW, &ts) != 0)
+			return false;
+		uint64_t t1 = fc_counter_read();
+		if (t1 - t0 < *width) {
+			*width = t1 - t0;
+			*mid = t0 + *width / 2;
+			*k = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		}
+	}
+	return true;
+}
+
+/* The counter's rate against CLOCK_MONOTONIC_RAW (what `clockdoctor tsc`
+ * measured the verdict's against) over FC_VERDICT_CHECK_NS, and what it
+ * may be off: half of both brackets' widths over the span, and a
+ * nanosecond at each end.  false when it cannot be measured. */
+static bool quick_counter_hz(double *hz, double *err_ppm)
+{
+	uint64_t ma = 0, wa, mb = 0, wb;
+	int64_t ka = 0, kb = 0;
+	if (!raw_bracket(5, &ma, &wa, &ka))
+		return false;
+	for (long n = 0; n < 10000000 && kb - ka < FC_VERDICT_CHECK_NS; n++)
+		if (!raw_bracket(1, &mb, &wb, &kb))
+			return false;
+	if (!raw_bracket(3, &mb, &wb, &kb) || kb - ka < FC_VERDICT_CHECK_NS / 2 || (int64_t)(mb - ma) <= 0)
+		return false;
+	double counts = (double)(mb - ma), ns = (double)(kb - ka);
+	*hz = counts / ns * 1e9;
+	*err_ppm = ((double)(wa + wb) / 2 / counts + 2 / ns) * 1e6;
+	return true;
 }
 
 static void read_verdict(struct fc_trust_facts *f)
@@ -304,8 +388,28 @@ static void read_verdict(struct fc_trust_facts *f)
 		snprintf(f->verdict_why, sizeof f->verdict_why, "the verdict is from another boot");
 		return;
 	}
+	f->verdict_hz = 0;
+	f->verdict_hz_err_ppm = 1;
+	/* Where the kernel runs on the counter the verdict decides nothing,
+	 * and its rate is not taken: the library measures its own without
+	 * waiting, and no process spends the check's millisecond there. */
+	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
+	bool kernel_on_it = f->have_sysfs && mine && !strcmp(f->clocksource, mine);
+	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF && !kernel_on_it) {
+		/* the rate the library would take from it: only one that agrees
+		 * with the counter measured here (a stale verdict after a change
+		 * of the counter's rate, or a forged one, is no verdict) */
+		double ref = 0, ref_err = 0, err = 0;
+		if (!quick_counter_hz(&ref, &ref_err))
+			ref = 0;
+		if (!fc_verdict_hz_check(v.counter_hz, ref, ref_err, &err, f->verdict_why, sizeof f->verdict_why)) {
+			f->verdict_ignored = true;
+			return;
+		}
+		f->verdict_hz = v.counter_hz;
+		f->verdict_hz_err_ppm = err;
+	}
 	f->verdict = v.verdict;
-	f->verdict_hz = v.counter_hz;
 	snprintf(f->verdict_why, sizeof f->verdict_why, "verdict %s",
 	         v.verdict == 0 ? "sound" : v.verdict == 1 ? "unknown" : "unsound");
 }
@@ -337,10 +441,9 @@ void fc_trust_gather(struct fc_trust_facts *f)
 	f->counter_kind = ci.kind;
 	f->counter_usable = ci.usable;
 	f->invariant = ci.usable == 0 && cpu_invariant();
-	char cur[512], avail[512];
-	sysfs_paths(cur, avail, sizeof cur);
-	f->have_sysfs = fc_read_small(cur, f->clocksource, sizeof f->clocksource) > 0;
-	if (f->have_sysfs && fc_read_small(avail, f->available, sizeof f->available) < 0)
+	sysfs_paths(f->cur_path, f->avail_path, sizeof f->cur_path);
+	f->have_sysfs = fc_read_small(f->cur_path, f->clocksource, sizeof f->clocksource) > 0;
+	if (f->have_sysfs && fc_read_small(f->avail_path, f->available, sizeof f->available) < 0)
 		f->available[0] = '\0';
 	struct utsname u;
 	if (uname(&u) == 0)
@@ -354,15 +457,16 @@ void fc_trust_declared(struct fc_trust_facts *f)
 		declared_frequency(f);
 }
 
-bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len)
+bool fc_trust_still(struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len)
 {
 	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
 	if (!mine || (!t->watch_current && !t->watch_available))
 		return true;
-	char cur[512], avail[512], now[32], list[256];
-	sysfs_paths(cur, avail, sizeof cur);
+	/* the paths and buffers in f: this runs in a re-anchor, on whatever
+	 * stack the reader has (docs/fastclock.3, "Stack use") */
+	char *now = f->now, *list = f->list;
 	if (t->watch_current) {
-		if (fc_read_small(cur, now, sizeof now) <= 0)
+		if (fc_read_small(f->cur_path, now, sizeof f->now) <= 0)
 			return true;  /* unreadable now: keep the decision taken */
 		if (strcmp(now, mine) != 0) {
 			size_t n = fc_text_put(why, len, 0, "the kernel left ");
@@ -374,7 +478,7 @@ bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, ch
 		}
 	}
 	if (t->watch_available) {
-		if (fc_read_small(avail, list, sizeof list) <= 0)
+		if (fc_read_small(f->avail_path, list, sizeof f->list) <= 0)
 			return true;
 		if (!fc_trust_listed(list, mine)) {
 			size_t n = fc_text_put(why, len, 0, "the kernel withdrew ");

@@ -29,13 +29,20 @@ struct fc_trust_facts {
 	char clocksource[32];       /* current_clocksource */
 	char available[256];        /* available_clocksource */
 	int verdict;                /* -1 none, else 0 sound, 1 unknown, 2 unsound (this boot only) */
-	char verdict_why[80];       /* why there is none: "no file", "another boot", ... */
+	char verdict_why[160];      /* why there is none: "no file", "another boot", ... */
+	bool verdict_ignored;       /* a verdict for this boot, refused (its counter_hz) */
 	double verdict_hz;
+	double verdict_hz_err_ppm;  /* what verdict_hz may be off: checked at start */
 	int kernel_major, kernel_minor, kernel_patch;
 	/* first frequency */
 	double declared_hz;
 	double declared_err_ppm;
 	char freq_from[24];
+	/* the sysfs files, made once at start, and what fc_trust_still reads
+	 * them into: it runs in a re-anchor, on whatever stack the reader has
+	 * (docs/fastclock.3, "Stack use"), with the writer's lock held */
+	char cur_path[512], avail_path[512];
+	char now[32], list[256];
 };
 
 struct fc_trust {
@@ -70,7 +77,33 @@ void fc_trust_declared(struct fc_trust_facts *f);
 
 /* Reads current and available clocksources again: false when the kernel
  * has left the counter as t asks to watch (why says what changed). */
-bool fc_trust_still(const struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
+bool fc_trust_still(struct fc_trust_facts *f, const struct fc_trust *t, char *why, size_t len);
+
+/* The range of rates real counters run at: ARM's generic timers from
+ * 1 MHz (1 GHz since ARMv8.6), TSCs at the CPU's base clock (hundreds of
+ * MHz to a few GHz). */
+#define FC_COUNTER_HZ_MIN 1e6
+#define FC_COUNTER_HZ_MAX 1e10
+/* A verdict's counter_hz must agree with the rate measured at start to
+ * within this beyond the measurement's own uncertainty. */
+#define FC_VERDICT_AGREE_PPM 5.0
+/* How long start-up measures the counter against CLOCK_MONOTONIC_RAW to
+ * check a verdict's counter_hz. */
+#define FC_VERDICT_CHECK_NS 1000000
+
+/* A verdict's counter_hz against the rate ref_hz measured to within
+ * ref_err_ppm (ref_hz 0: no measurement): true when it is in the range of
+ * real counters and agrees, with *err_ppm what the rate may be off (at
+ * least 1 ppm; 1000 without a measurement, so that the library measures
+ * before it starts on the counter); false with why (for reason_text). */
+bool fc_verdict_hz_check(double hz, double ref_hz, double ref_err_ppm, double *err_ppm, char *why, size_t len);
+
+/* Appends s to the text dst of length at (cap bytes in all, truncating,
+ * NUL-terminated); returns the new length.  The re-anchor's texts are
+ * made with this, not snprintf: glibc's formatting takes over a kilobyte
+ * of stack, and a re-anchor may run in a signal handler on a small
+ * alternate stack (docs/fastclock.3, "Stack use"). */
+size_t fc_text_put(char *dst, size_t cap, size_t at, const char *s);
 
 /* Appends s to the text dst of length at (cap bytes in all, truncating,
  * NUL-terminated); returns the new length.  The re-anchor's texts are

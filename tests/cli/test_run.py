@@ -315,6 +315,36 @@ def test_auto_on_a_slow_clocksource_with_a_sound_verdict(built, cc, fake_hpet):
     assert "not accelerating" in said(p) and p.stdout == "LD_PRELOAD=(unset)\n"
 
 
+def test_a_verdicts_rate_that_disagrees_is_ignored(built, fake_hpet, tmp_path):
+    """A sound verdict whose counter_hz is not the counter's (forged, or
+    stale after a change of its rate): the accelerator says it ignored it
+    (FASTCLOCK_INFO) and steps aside on hpet; forced onto the counter, it
+    serves every id within its bound with a rate of its own."""
+    sysfs, verdict = fake_hpet
+    f = verdict("sound")
+    # the counter's rate to 0.1 % or so, as `bench` measures it
+    p = sh([BINARY, "bench", "-s", "-d", "0.3", "-c", "counter"])
+    m = re.search(r"at ([0-9.]+) MHz", p.stdout + p.stderr)
+    assert m, p.stdout + p.stderr
+    hz = float(m.group(1)) * 1e6
+    for forged in ("1", "%.0f" % (hz * 1.01), "%.0f" % (hz * 2)):
+        text = open(f).read().replace("counter_hz=0", "counter_hz=" + forged)
+        with open(f, "w") as out:
+            out.write(text)
+        _, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_INFO="1", FASTCLOCK_SYSFS=sysfs,
+                           FASTCLOCK_VERDICT=f)
+        line, kv = info_line(err)
+        assert "stepping aside" in line and kv["reason"] == "unverified" and kv["verdict"] == "none", line
+        assert "verdict ignored: its counter_hz " + forged in line, line
+        p = sh([os.path.join(PROGS, "inconsistency"), "-t", "0.2", "-T", "2"], LD_PRELOAD=PRELOAD,
+               FASTCLOCK_INFO="1", FASTCLOCK_SYSFS=sysfs, FASTCLOCK_VERDICT=f, FASTCLOCK="force", timeout=120)
+        assert_inconsistency_passed(p)
+        line, kv = info_line(p.stderr)
+        assert "serving" in line and kv["reason"] == "forced" and kv["from"] != "verdict", line
+        with open(f, "w") as out:
+            out.write(text.replace("counter_hz=" + forged, "counter_hz=0"))
+
+
 def test_errors_are_the_kernels(built):
     """Every bad argument behaves as without the accelerator: the same
     return value and errno, or the same crash where the vDSO of this
@@ -361,6 +391,40 @@ def test_inconsistency_under_a_container_seccomp_profile(built):
                 "import ctypes; l = ctypes.CDLL(None, use_errno=True); "
                 "print(l.adjtimex(ctypes.create_string_buffer(512)), ctypes.get_errno())"])
     assert probe.stdout.split() == ["-1", str(errno.EPERM)], probe.stdout + probe.stderr
+
+
+def test_accelerator_under_system_service_kill_filter(built):
+    """Every system call outside systemd's @system-service set kills the
+    process (SECCOMP_RET_KILL_PROCESS, as SystemCallFilter=@system-service
+    in a unit; tests/progs/system_service.h): the accelerator, serving
+    under FASTCLOCK=force, starts, re-anchors, refreshes REALTIME, follows
+    BOOTTIME, and serves forked and exec'd children, threads and signal
+    handlers without one (adjtimex and perf_event_open, outside the set,
+    are made only where no filter is installed)."""
+    kill = [os.path.join(PROGS, "seccomped"), "-k"]
+    p = sh(kill + [os.path.join(PROGS, "inconsistency"), "-t", "0.3", "-T", "2"], LD_PRELOAD=PRELOAD,
+           FASTCLOCK="force", FASTCLOCK_INFO="1", timeout=120)
+    assert_inconsistency_passed(p)
+    assert "fastclock-preload[" in p.stderr and "serving" in p.stderr, p.stderr
+    p = sh(kill + [os.path.join(PROGS, "sigforkexec"), "-t", "1.5"], LD_PRELOAD=PRELOAD, FASTCLOCK="force",
+           timeout=60)
+    assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
+    assert "child_failures=0 backwards=0 handler_backwards=0 thread_backwards=0 PASS" in p.stdout
+    # the filter is real: adjtimex kills
+    probe = sh(kill + [sys.executable, "-c",
+                       "import ctypes; ctypes.CDLL(None).adjtimex(ctypes.create_string_buffer(512))"])
+    assert probe.returncode == -31, (probe.returncode, probe.stderr)  # SIGSYS
+
+
+def test_signal_handler_on_a_small_alternate_stack(built):
+    """clock_gettime served by the accelerator in a signal handler on an
+    alternate stack of AT_MINSIGSTKSZ + FC_READ_STACK_BYTES + the
+    handler's own (tests/progs/altstack.h), through the slow path (a
+    re-anchor, its look at sysfs, a forked child's first read): within the
+    stated 1 KiB, no overflow (the accelerator of 140b6f3 took 4.6 KiB)."""
+    p = sh([os.path.join(PROGS, "altstack")], LD_PRELOAD=PRELOAD, FASTCLOCK="force", timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "FAILED" not in p.stdout and p.stdout.count(": ok") == 2, p.stdout
 
 
 def test_signals_fork_exec_under_force(built):

@@ -39,13 +39,14 @@ def installed(name):
     return (CONTRIB / name).read_text().replace("/usr/local/bin/", "/opt/cd/")
 
 
-def boot(tmp_path, unit_name, unit_text, settle_s=0, also=None, then=""):
+def boot(tmp_path, unit_name, unit_text, settle_s=0, also=None, then="", binds=None):
     """Boot the container with unit_text as /etc/systemd/system/unit_name
     (and the units of also, name: text) and the command at
     /opt/cd/clockdoctor; a driver unit starts the unit, waits settle_s, and
     leaves in tmp_path/out its Result= (result), whether it is active
     (active), its journal (journal) and the textfile folder's files, then
-    runs the shell commands then.  Returns that folder; the container is
+    runs the shell commands then; binds (container path: this machine's
+    file) are bound read-only too.  Returns that folder; the container is
     stopped either way."""
     script = ("systemctl start {u}; sleep {s}; systemctl show -p Result --value {u} > /out/result; "
               "systemctl is-active {u} > /out/active; journalctl -u {u} --no-pager -o cat > /out/journal; "
@@ -67,6 +68,7 @@ def boot(tmp_path, unit_name, unit_text, settle_s=0, also=None, then=""):
     argv = [nspawn, "--quiet", "--register=no", "--keep-unit", "--directory=/", "--volatile=yes",
             "--private-network", "--capability=CAP_SYSLOG", "--system-call-filter=syslog",
             "--bind-ro=%s:/opt/cd/clockdoctor" % (tmp_path / "clockdoctor"),
+            *["--bind-ro=%s:%s" % (src, dst) for dst, src in (binds or {}).items()],
             *["--bind-ro=%s:/etc/systemd/system/%s" % (units / name, name) for name in units_in],
             "--bind-ro=%s:/etc/systemd/system/cdtest.service" % (units / "cdtest.service"),
             # An empty /etc would have the first-boot wizard wait for a keyboard.
@@ -138,3 +140,40 @@ def test_tsc_service_saves_the_verdict_under_its_sandbox(tmp_path):
     verdict = dict(line.split("=", 1) for line in (out / "verdict").read_text().splitlines() if "=" in line)
     assert verdict.get("verdict") in ("sound", "unknown", "unsound"), verdict
     assert re.fullmatch(r"[0-9a-f-]{36}", verdict.get("boot_id", "")), verdict
+
+
+def test_accelerator_under_system_service_filter(tmp_path):
+    """docs/run.md's recommendation as systemd runs it: a service with
+    SystemCallFilter=@system-service (kill on any other call, as Debian's
+    redis-server.service has) and the accelerator in its environment,
+    forced onto the counter; the program reads every served clock from
+    threads, within the bound and never backwards, and the unit succeeds.
+    A second unit shows the filter is real: adjtimex kills its process."""
+    build = os.path.dirname(BINARY)
+    preload = os.path.join(build, "libfastclock-preload.so")
+    prog = os.path.join(build, "progs", "inconsistency")
+    for p in (preload, prog):
+        if not os.path.exists(p):
+            pytest.fail("%s is not built: run make cli" % p)
+    unit = ("[Unit]\nDescription=a program accelerated under @system-service\n"
+            "[Service]\nType=oneshot\nSystemCallFilter=@system-service\n"
+            "Environment=LD_PRELOAD=/opt/cd/libfastclock-preload.so\n"
+            "Environment=FASTCLOCK=force\nEnvironment=FASTCLOCK_INFO=1\n"
+            "ExecStart=/opt/cd/inconsistency -t 0.3 -T 2\n")
+    probe = ("[Unit]\nDescription=adjtimex under @system-service\n"
+             "[Service]\nType=oneshot\nSystemCallFilter=@system-service\n"
+             "ExecStart=%s -c 'import ctypes; ctypes.CDLL(None).adjtimex(ctypes.create_string_buffer(512))'\n"
+             % (shutil.which("python3", path="/usr/bin:/bin") or "/usr/bin/python3"))
+    out = boot(tmp_path, "cd-accelerated.service", unit, also={"cd-probe.service": probe},
+               binds={"/opt/cd/libfastclock-preload.so": preload, "/opt/cd/inconsistency": prog},
+               then="systemctl start cd-probe.service; "
+                    "systemctl show -p Result --value cd-probe.service > /out/probe; "
+                    "journalctl -u cd-probe.service --no-pager -o cat > /out/probe-journal")
+    journal = (out / "journal").read_text(errors="replace")
+    assert (out / "result").read_text().strip() == "success", journal
+    assert "fastclock-preload[" in journal and "serving" in journal, journal
+    lines = [x for x in journal.splitlines() if x.split(" ", 1)[0] in
+             ("realtime", "monotonic", "raw", "boottime", "tai", "gettimeofday")]
+    assert len(lines) == 6 and all(x.endswith(" PASS") for x in lines), journal
+    if shutil.which("python3", path="/usr/bin:/bin"):  # the container has this machine's /usr only
+        assert (out / "probe").read_text().strip() == "signal", (out / "probe-journal").read_text(errors="replace")

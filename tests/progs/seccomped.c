@@ -6,6 +6,11 @@
  * frequency), adjtimex and clock_adjtime (its NTP rate and TAI offset).
  *
  *   seccomped PROGRAM [ARGS...]
+ *   seccomped -k PROGRAM [ARGS...]
+ *
+ * With -k, every system call outside systemd's @system-service set kills
+ * the process instead (SECCOMP_RET_KILL_PROCESS), as
+ * SystemCallFilter=@system-service does in a unit (system_service.h).
  *
  * The filter is inherited across exec (with no_new_privs set), so the
  * program and an LD_PRELOADed library start under it.  Exit 125 when the
@@ -19,7 +24,10 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "system_service.h"
 
 #if defined(__x86_64__)
 #define ARCH AUDIT_ARCH_X86_64
@@ -34,8 +42,18 @@
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "-k")) {
+		int e = system_service_filter();
+		if (e != 0) {
+			fprintf(stderr, "seccomped: installing the filter: %s\n", strerror(-e));
+			return 125;
+		}
+		execvp(argv[2], argv + 2);
+		perror("seccomped: exec");
+		return 127;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: seccomped PROGRAM [ARGS...]\n");
+		fprintf(stderr, "usage: seccomped [-k] PROGRAM [ARGS...]\n");
 		return 125;
 	}
 	struct sock_filter f[] = {

@@ -14,6 +14,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
@@ -360,6 +361,114 @@ static void test_environment(void)
 	CHECK_INT(in.reason, cpu_ok ? FC_REASON_FORCED : refused);
 }
 
+/* ---- the verdict's counter_hz proves itself ---- */
+
+/* A child started with envp that checks every served id against the
+ * kernel (test_against_kernel): true when it passed. */
+static bool child_against(char *const envp[])
+{
+	pid_t p = fork();
+	if (p == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 1);
+		char *argv[] = { "test_fastclock", "--against", NULL };
+		execve("/proc/self/exe", argv, envp);
+		_exit(127);
+	}
+	int st = 0;
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Forged and stale rates in a sound verdict, where the kernel is on hpet
+ * (the verdict is what lets the library on the counter): one outside the
+ * range of real counters, or beyond a few ppm of the rate the library
+ * measures at start, is ignored with the verdict, and said; none of them
+ * takes the clock beyond the bound the library states, whether the
+ * library then stays on the kernel's clock or is forced onto the counter
+ * (with a rate of its own). */
+static void test_verdict_rate(void)
+{
+	struct fc_info in;
+	struct unit_cs_tree tree;
+	unit_cs_tree(&tree, "fastclock-hz", "tsc-verdict");
+	unit_cs_fresh(&tree, "hpet\n", "hpet acpi_pm \n");
+	unit_mkdirs(tree.state);
+	char env_sysfs[600], env_verdict[600], text[512], boot[64] = "";
+	snprintf(env_sysfs, sizeof env_sysfs, "FASTCLOCK_SYSFS=%s", tree.sysfs);
+	snprintf(env_verdict, sizeof env_verdict, "FASTCLOCK_VERDICT=%s", tree.record);
+	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!b || !fgets(boot, sizeof boot, b)) {
+		if (b)
+			fclose(b);
+		printf("  no boot_id: the verdict's rate not tried\n");
+		return;
+	}
+	fclose(b);
+	boot[strcspn(boot, "\n")] = '\0';
+	struct fc_trust_facts here;
+	fc_trust_gather(&here);
+	if (here.counter_usable != 0 || !here.invariant) {
+		printf("  a counter the library refuses here: the verdict's rate not tried\n");
+		return;
+	}
+	/* the counter's rate as the library measures it, forced, with no verdict */
+	char *measure[] = { env_sysfs, "FASTCLOCK=force", "FASTCLOCK_VERDICT=/nonexistent", NULL };
+	CHECK_INT(child_info(measure, &in), 0);
+	double hz = in.counter_hz;
+	CHECK(hz > 1e6);
+	char *verdict[] = { env_sysfs, env_verdict, NULL };
+	char *forced[] = { env_sysfs, env_verdict, "FASTCLOCK=force", NULL };
+	static const struct {
+		const char *name;
+		double factor;      /* of the measured rate; 0: `value` as it is */
+		const char *value;
+		bool ignored;
+		const char *why;
+	} cases[] = {
+		{ "1 Hz", 0, "1", true, "outside 1 MHz to 10 GHz" },
+		{ "1 % fast", 1.01, NULL, true, "ppm from the" },
+		{ "1 % slow", 0.99, NULL, true, "ppm from the" },
+		{ "twice", 2.0, NULL, true, "ppm from the" },
+		{ "huge", 0, "100000000000000", true, "outside 1 MHz to 10 GHz" },
+		{ "beyond parsing", 0, "99999999999999999999", true, "malformed" },
+		{ "garbage", 0, "2.6GHz", true, "malformed" },
+		{ "0 (none)", 0, "0", false, NULL },
+		{ "right", 1.0, NULL, false, NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unit_case("counter_hz %s", cases[i].name);
+		char value[64];
+		if (cases[i].value)
+			snprintf(value, sizeof value, "%s", cases[i].value);
+		else
+			snprintf(value, sizeof value, "%.0f", hz * cases[i].factor);
+		snprintf(text, sizeof text, "boot_id=%s\nverdict=sound\ncounter_hz=%s\nclocksource=hpet\n", boot, value);
+		unit_put_mode(tree.record, text, 0644);
+		CHECK_INT(child_info(verdict, &in), 0);
+		if (cases[i].ignored) {
+			CHECK_INT(in.reason, FC_REASON_UNVERIFIED);
+			CHECK_INT(in.source, FC_SOURCE_KERNEL);
+			CHECK_INT(in.verdict, -1);
+			CHECK_HAS(in.reason_text, cases[i].why);
+		} else {
+			CHECK_INT(in.reason, FC_REASON_VERIFIED);
+			CHECK_INT(in.source, FC_SOURCE_COUNTER);
+			/* the rate in use within its stated error of the measured one */
+			double ppm = (in.counter_hz / hz - 1) * 1e6;
+			CHECK(ppm < in.freq_err_ppm + 50 && -ppm < in.freq_err_ppm + 50);
+		}
+		CHECK(child_against(verdict));
+		CHECK_INT(child_info(forced, &in), 0);
+		CHECK_INT(in.reason, cases[i].ignored ? FC_REASON_FORCED : FC_REASON_VERIFIED);
+		CHECK_INT(in.source, FC_SOURCE_COUNTER);
+		if (cases[i].ignored && strcmp(cases[i].why, "malformed") != 0)
+			CHECK_HAS(in.reason_text, "verdict ignored");
+		CHECK(child_against(forced));
+	}
+	unit_case(NULL);
+}
+
 /* ---- the writer held up between its two steps ---- */
 
 static atomic_long stalls;
@@ -603,6 +712,10 @@ int main(int argc, char **argv)
 		copy_bound = in.error_bound_ns;
 		return copy_reads();
 	}
+	if (argc > 1 && !strcmp(argv[1], "--against")) {
+		test_against_kernel();
+		return unit_done("test_fastclock --against");
+	}
 	if (argc > 1 && !strcmp(argv[1], "--info")) {
 		struct fc_info in;
 		settle(&in);
@@ -614,6 +727,7 @@ int main(int argc, char **argv)
 	test_fork();
 	test_signals();
 	test_environment();
+	test_verdict_rate();
 	test_window();
 	test_copies();
 	return unit_done("test_fastclock");

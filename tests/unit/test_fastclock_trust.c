@@ -209,11 +209,52 @@ static void test_elf(void)
 	CHECK_INT(errno, 1234);
 }
 
+/* A verdict's counter_hz against the rate measured at start: the range of
+ * real counters, a few ppm beyond the measurement's uncertainty, and the
+ * error stated for the rate used (at least 1 ppm; 1000 unmeasured). */
+static void test_verdict_hz(void)
+{
+	static const struct {
+		double hz, ref, ref_err;
+		bool ok;
+		double err;       /* the stated error, when ok */
+	} cases[] = {
+		{ 2.6e9, 2.6e9, 0.5, true, 1 },
+		{ 2.6e9 * (1 + 20e-6), 2.6e9, 23, true, 43 },      /* within the uncertainty */
+		{ 2.6e9 * (1 + 27e-6), 2.6e9, 23, true, 50 },      /* ...and 5 ppm beyond */
+		{ 2.6e9 * (1 + 29e-6), 2.6e9, 23, false, 0 },
+		{ 2.6e9 * 1.01, 2.6e9, 23, false, 0 },
+		{ 2.6e9 * 0.99, 2.6e9, 2000, false, 0 },            /* even measured through hpet */
+		{ 5.2e9, 2.6e9, 23, false, 0 },
+		{ 1, 2.6e9, 23, false, 0 },
+		{ 1, 0, 0, false, 0 },                              /* the range, unmeasured */
+		{ 9.99e5, 9.99e5, 1, false, 0 },
+		{ 1.1e10, 1.1e10, 1, false, 0 },
+		{ 2.6e9, 0, 0, true, 1000 },                        /* unmeasured: measure first */
+		{ 19.2e6, 19.2e6, 3, true, 3 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unit_case("counter_hz %.0f against %.0f +-%g ppm", cases[i].hz, cases[i].ref, cases[i].ref_err);
+		char why[160] = "";
+		double err = -1;
+		bool ok = fc_verdict_hz_check(cases[i].hz, cases[i].ref, cases[i].ref_err, &err, why, sizeof why);
+		CHECK_INT(ok, cases[i].ok);
+		if (ok) {
+			CHECK(err > cases[i].err - 0.01 && err < cases[i].err + 0.01);
+		} else {
+			CHECK_HAS(why, "verdict ignored: its counter_hz ");
+			CHECK_HAS(why, cases[i].hz < 1e6 || cases[i].hz > 1e10 ? "outside 1 MHz to 10 GHz" : "measured at start");
+		}
+	}
+	unit_case(NULL);
+}
+
 int main(void)
 {
 	test_judge();
 	test_lists();
 	test_verdict();
+	test_verdict_hz();
 	test_names();
 	test_elf();
 	return unit_done("test_fastclock_trust");
