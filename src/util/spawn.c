@@ -15,7 +15,7 @@
 
 extern char **environ;
 
-pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
+static pid_t spawn(char *const argv[], char *const envp[], bool out_to_stderr, bool group)
 {
 	if (!argv || !argv[0] || !argv[0][0])
 		return -EINVAL;
@@ -34,11 +34,24 @@ pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
 	sigfillset(&all);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* pgroup 0: the child's own pid, a group of its own */
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+	                         (group ? POSIX_SPAWN_SETPGROUP : 0));
 	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp ? envp : environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return rc == 0 ? pid : -rc;
+}
+
+pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
+{
+	return spawn(argv, envp, out_to_stderr, false);
+}
+
+pid_t cd_spawn_group(char *const argv[], char *const envp[], bool out_to_stderr)
+{
+	return spawn(argv, envp, out_to_stderr, true);
 }
 
 static int decode(int status)
@@ -89,4 +102,38 @@ int cd_spawn_and_wait(char *const argv[], char *const envp[], int timeout_ms)
 {
 	pid_t pid = cd_spawn(argv, envp, true);
 	return pid < 0 ? pid : cd_spawn_wait(pid, timeout_ms);
+}
+
+/* The group's members are not all our children (the leader's children are
+ * its own; once it has gone they are init's), so they cannot be waited
+ * for: kill(-pgid, 0) says whether any is left.  The leader's pid stays
+ * the group's id, never given to another process, while any member lives
+ * (POSIX: a process group ID is not reused while the group exists). */
+int cd_spawn_end_group(pid_t pid, int grace_ms)
+{
+	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	int rc = -EAGAIN;
+	kill(-pid, SIGTERM);
+	kill(pid, SIGTERM);       /* the leader, should it have left its group */
+	for (long waited = 0; waited < grace_ms; waited += 10) {
+		if (rc == -EAGAIN)
+			rc = cd_spawn_poll(pid);
+		if (rc != -EAGAIN && kill(-pid, 0) != 0)
+			return rc;
+		nanosleep(&tick, NULL);
+	}
+	kill(-pid, SIGKILL);
+	if (rc == -EAGAIN) {
+		int status;
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		rc = decode(status);
+	}
+	/* SIGKILL is delivered, not yet acted on: the members are gone once
+	 * the group is empty (a zombie that init has not reaped yet still
+	 * counts, hence the bound). */
+	for (long waited = 0; waited < grace_ms && kill(-pid, 0) == 0; waited += 10)
+		nanosleep(&tick, NULL);
+	return rc;
 }

@@ -10,7 +10,8 @@ import shutil
 import pytest
 
 from conftest import FIXTURES, codes
-from test_watch import Watch, fake  # noqa: F401  (the fixture, for watch)
+from test_watch import fake  # noqa: F401  (the fixture, for watch)
+from test_watch_hook import started
 
 GENUINE = "tsc: Marking TSC unstable due to clocksource watchdog"
 FORGED = [
@@ -43,7 +44,7 @@ def test_check_forged_line_is_quiet(cd, tmp_path, line):
 
 
 def test_watch_forged_line_makes_no_event(fake, tmp_path):  # noqa: F811
-    w = Watch(["-i", "0.2", "--json"], fake.env, tmp_path)
+    w = started(fake, tmp_path, "true")
     try:
         fake.write_log(["6,900,120500000,-;" + line for line in FORGED])
         # The genuine line after them is the first event reported.
