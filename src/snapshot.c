@@ -23,6 +23,7 @@
 #include "util/fsread.h"
 #include "util/numarg.h"
 #include "util/redact.h"
+#include "util/shellquote.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -342,6 +343,7 @@ int cd_cmd_snapshot(int argc, char **argv)
 	}
 	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", n.saved, o.dir, n.missing,
 	       n.failed ? "; some could not be written" : "");
-	printf("diagnose it with: clockdoctor check --root %s\n", o.dir);
+	char word[PATH_MAX * 4 + 3];
+	printf("diagnose it with: clockdoctor check --root %s\n", cd_shell_word_or(word, sizeof word, o.dir, "DIR"));
 	return cd_report_written("snapshot", n.failed ? CD_EXIT_FAILED : CD_EXIT_OK);
 }

@@ -157,3 +157,12 @@ def test_a_path_with_blanks_is_one_word(tmp_path):
     assert shlex.split(mkdir[0]) == ["mkdir", "-p", str(root) + "/etc/default/grub.d"]
     for c in chroot:
         assert shlex.split(c)[0] == str(root), c
+
+
+def test_snapshot_names_its_folder_as_one_word(tmp_path):
+    """snapshot's closing hint is a command too."""
+    dst = tmp_path / "my snap; $(touch PWNED)"
+    out = subprocess.run([BINARY, "snapshot", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), str(dst)],
+                         capture_output=True, text=True, timeout=60).stdout
+    hint = [l for l in out.splitlines() if l.startswith("diagnose it with: ")]
+    assert hint and shlex.split(hint[0].split(": ", 1)[1]) == ["clockdoctor", "check", "--root", str(dst)]
