@@ -109,10 +109,11 @@ static void copy_upto(char *dst, const char *s, const char *stops)
  * report's lines).  Each table names the files that print its forms. */
 
 /* arch/x86/kernel/tsc.c: plain printk() in 2.6.x ("Marking TSC unstable due
- * to %s", "Detected %lu.%03lu MHz processor."), "TSC: " written by hand in
- * the calibration messages of 2.6.26 to 3.x, pr_fmt "tsc: " (KBUILD_MODNAME)
- * since about 4.x. */
-static const char *const from_tsc[] = { "tsc:", "TSC:", "", NULL };
+ * to %s", "Detected %lu.%03lu MHz processor.", "Refined TSC clocksource
+ * calibration: ..."), pr_fmt "tsc: " (KBUILD_MODNAME) since about 4.x; the
+ * calibration messages of 2.6.26 to 3.x wrote "TSC: " by hand, some none. */
+static const char *const from_tsc[] = { "tsc:", "", NULL };
+static const char *const from_tsc_calibration[] = { "tsc:", "TSC:", "", NULL };
 /* kernel/time/clocksource.c: plain printk() before about 4.2 ("Clocksource
  * %s unstable (delta = ...)", "Switching to clocksource %s"), pr_fmt
  * "clocksource: " since. */
@@ -573,12 +574,12 @@ static const struct plain {
 	/* arch/x86/kernel/tsc.c native_calibrate_tsc() and quick_pit_calibrate(),
 	 * 2.6.26 to 6.x ("TSC: " before about 4.2, "tsc: " after), and
 	 * tsc_refine_calibration_work() with tsc=recalibrate (about 5.x+) */
-	{ "Fast TSC calibration failed", CD_EV_TSC_CALIBRATION, "fast-failed", from_tsc },
-	{ "Unable to calibrate against PIT", CD_EV_TSC_CALIBRATION, "pit-failed", from_tsc },
-	{ "PIT calibration deviates from ", CD_EV_TSC_CALIBRATION, "pit-deviates", from_tsc },
-	{ "HPET/PMTIMER calibration failed", CD_EV_TSC_CALIBRATION, "ref-failed", from_tsc },
-	{ "No reference (HPET/PMTIMER) available", CD_EV_TSC_CALIBRATION, "no-reference", from_tsc },
-	{ "Warning: TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs", from_tsc },
+	{ "Fast TSC calibration failed", CD_EV_TSC_CALIBRATION, "fast-failed", from_tsc_calibration },
+	{ "Unable to calibrate against PIT", CD_EV_TSC_CALIBRATION, "pit-failed", from_tsc_calibration },
+	{ "PIT calibration deviates from ", CD_EV_TSC_CALIBRATION, "pit-deviates", from_tsc_calibration },
+	{ "HPET/PMTIMER calibration failed", CD_EV_TSC_CALIBRATION, "ref-failed", from_tsc_calibration },
+	{ "No reference (HPET/PMTIMER) available", CD_EV_TSC_CALIBRATION, "no-reference", from_tsc_calibration },
+	{ "Warning: TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs", from_tsc_calibration },
 	/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x */
 	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL, from_plain },
 	/* Only Linux's Hyper-V guest code prints the host's build: x86
