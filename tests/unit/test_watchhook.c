@@ -58,7 +58,7 @@ static void test_group_ended(void)
 	         "sh -c 'sleep 300 %s; :' & wait", marker, marker, marker, marker);
 	struct cd_hooks h = { .cmd = cmd, .timeout_s = 0.1 };
 	cd_hooks_start(&h, 0, env, 0);
-	for (int k = 0; k < 200 && with_marker(marker) < 4; k++)
+	for (int k = 0; k < 1000 && with_marker(marker) < 4; k++)
 		usleep(10 * 1000);
 	CHECK_INT(with_marker(marker), 4);
 	cd_hooks_reap(&h, false, 0.05);            /* within its time */
@@ -70,7 +70,7 @@ static void test_group_ended(void)
 	/* Still running when watch ends: the same. */
 	h = (struct cd_hooks){ .cmd = cmd, .timeout_s = 60 };
 	cd_hooks_start(&h, 2, env, 0);
-	for (int k = 0; k < 200 && with_marker(marker) < 4; k++)
+	for (int k = 0; k < 1000 && with_marker(marker) < 4; k++)
 		usleep(10 * 1000);
 	CHECK_INT(with_marker(marker), 4);
 	cd_hooks_reap(&h, true, 0);
