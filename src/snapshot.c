@@ -32,6 +32,7 @@
 #include "util/fsread.h"
 #include "util/numarg.h"
 #include "util/redact.h"
+#include "util/shellquote.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -58,7 +59,7 @@ static const struct {
 } files[] = {
 	{ "/sys/devices/system/clocksource/clocksource0/current_clocksource", false },
 	{ "/sys/devices/system/clocksource/clocksource0/available_clocksource", false },
-	{ "/proc/cpuinfo", false },
+	{ "/proc/cpuinfo", true },      /* a Raspberry Pi's "Serial" */
 	{ "/proc/cmdline", true },
 	{ "/proc/sys/kernel/osrelease", true },
 	{ "/proc/sys/kernel/arch", false },
@@ -168,7 +169,7 @@ static void say_redacted(const struct cd_redact *red)
 {
 	static const char *const what[CD_REDACT_N] = {
 		"host names", "IPv4 addresses", "IPv6 addresses", "MAC addresses", "UUIDs", "serial numbers",
-		"e-mail addresses",
+		"e-mail addresses", "user names", "NFS root folders",
 	};
 	unsigned long all = 0;
 	printf("redacted:");
@@ -188,8 +189,9 @@ static void snapshot_usage(FILE *out)
 	        "that no other user may write (not empty: --force).\n\n"
 	        "  -f, --force      write into a DEST that is not empty\n"
 	        "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
-	        "                   UUIDs and e-mail addresses in the kernel log, the command\n"
-	        "                   line and DMI with <host>, <ipv4>, ... (for a public report)\n"
+	        "                   UUIDs, user names and e-mail addresses in the kernel log,\n"
+	        "                   the command line, cpuinfo and DMI with <host>, <ipv4>, ...\n"
+	        "                   (for a public report)\n"
 	        "  -r, --root DIR   copy the earlier snapshot in DIR instead of this machine\n\n"
 	        "exit status: 0 saved (facts this machine lacks are listed), 2 some files\n"
 	        "could not be written, 3 bad usage, the folder refused, or the report could\n"
@@ -402,9 +404,10 @@ static void end_redaction(struct dest *to, const struct cd_redact *red, struct t
 {
 	static const char note[] =
 		"This snapshot was redacted by `clockdoctor snapshot --redact`: in the kernel log, the\n"
-		"command line, the kernel release and the DMI strings, host names read <host>, IPv4 and\n"
-		"IPv6 addresses <ipv4> and <ipv6>, MAC addresses <mac>, UUIDs <uuid>, serial numbers\n"
-		"<serial>, e-mail addresses <email>.\n";
+		"command line, the kernel release, /proc/cpuinfo and the DMI strings, host names read\n"
+		"<host>, IPv4 and IPv6 addresses <ipv4> and <ipv6>, MAC addresses <mac>, UUIDs <uuid>,\n"
+		"serial numbers (disks' among them) <serial>, e-mail addresses <email>, user names in\n"
+		"/home/ <user>, an NFS root's folder <path>.\n";
 	if (save(to, "/REDACTED.txt", note, sizeof note - 1, MODE_OPEN, &n->failed) == 0)
 		n->saved++;
 	say_redacted(red);
@@ -438,6 +441,7 @@ int cd_cmd_snapshot(int argc, char **argv)
 	close_folder(&to);
 	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", n.saved, o.dir, n.missing,
 	       n.failed ? "; some could not be written" : "");
-	printf("diagnose it with: clockdoctor check --root %s\n", o.dir);
+	char word[PATH_MAX * 4 + 3];
+	printf("diagnose it with: clockdoctor check --root %s\n", cd_shell_word_or(word, sizeof word, o.dir, "DEST"));
 	return cd_report_written("snapshot", n.failed ? CD_EXIT_FAILED : CD_EXIT_OK);
 }

@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -230,13 +231,19 @@ static void run_hook(struct watcher *w, const struct cd_watch_event *e)
 	int i = cd_hooks_place(&w->hooks, e->type, cd_mono_s());
 	if (i < 0)
 		return;
+	/* Our whole environment, however many variables it has, and the
+	 * event's CLOCKDOCTOR_* (a bounded set, in buf) on top. */
 	static char buf[65536];
-	static char *env[512];
-	if (cd_watch_env(e, environ, buf, sizeof buf, env, 512) < 0) {
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	int max = n < INT_MAX - 128 ? (int)n + 128 : INT_MAX;
+	char **env = calloc((size_t)max, sizeof *env);
+	if (!env || cd_watch_env(e, environ, buf, sizeof buf, env, max) < 0)
 		fprintf(stderr, "clockdoctor watch: the environment is too large for the hook\n");
-		return;
-	}
-	cd_hooks_start(&w->hooks, i, env, cd_mono_s());
+	else
+		cd_hooks_start(&w->hooks, i, env, cd_mono_s());
+	free(env);
 }
 
 /* ---- events ---- */

@@ -8,6 +8,8 @@
  * file stays untouched) on Debian and Ubuntu, grubby on the Red Hat family.
  */
 #include "diagnose/fixes.h"
+#include "diagnose/plan.h"
+#include "util/shellquote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,28 +229,67 @@ void cd_fix_dropin_name(char *out, size_t cap, const char *params)
 	snprintf(out + n, cap - (size_t)n, ".cfg");
 }
 
+/* A token from the machine (a command line parameter, a clocksource name)
+ * can hold anything printable: each goes into a pasted command as one word
+ * of util/shellquote.h, and a command whose word cannot be written safely
+ * is not printed; the sentence says so instead. */
+#define NOT_PASTABLE "(%s holds characters that cannot be pasted safely into a shell: no command is given.)\n"
+
+/* "$ grubby --update-kernel=ALL OPT=WORD", one line: the constant OPT=
+ * and the quoted word make one shell word. */
+static void grubby_line(char *buf, size_t cap, const char *opt, const char *params)
+{
+	char word[CD_NAME_MAX * 8 + 3];
+	if (cd_shell_word(word, sizeof word, params))
+		cd_appendf(buf, cap, "$ grubby --update-kernel=ALL %s=%s\n", opt, word);
+	else
+		cd_appendf(buf, cap, NOT_PASTABLE, params);
+}
+
+/* Whether each word of params is a parameter fix itself writes (plan.h):
+ * only such a word goes into a file that grub-mkconfig sources as shell
+ * code, and into that file's name. */
+static bool params_writable(const char *params)
+{
+	char copy[CD_NAME_MAX * 2 + 24];
+	if ((size_t)snprintf(copy, sizeof copy, "%s", params) >= sizeof copy)
+		return false;
+	bool any = false;
+	for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (!cd_plan_token_safe(t))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static void debian_add(char *buf, size_t cap, const char *params)
 {
-	char name[96];
+	if (!params_writable(params)) {
+		cd_appendf(buf, cap, "Add %s to GRUB_CMDLINE_LINUX_DEFAULT (in a drop-in under "
+		           "/etc/default/grub.d/ or in /etc/default/grub), then run update-grub and reboot. "
+		           NOT_PASTABLE, params, params);
+		return;
+	}
+	char name[96], line[CD_NAME_MAX * 2 + 96], word[sizeof line * 4 + 3];
 	cd_fix_dropin_name(name, sizeof name, params);
+	snprintf(line, sizeof line, "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT %s\"", params);
+	cd_shell_word(word, sizeof word, line);
 	cd_appendf(buf, cap,
 	           "Add %s to the kernel command line with a GRUB drop-in, then "
 	           "regenerate the boot configuration and reboot:\n"
 	           "$ mkdir -p /etc/default/grub.d\n"
-	           "$ echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT %s\"' "
-	           "> /etc/default/grub.d/%s\n"
+	           "$ echo %s > /etc/default/grub.d/%s\n"
 	           "$ update-grub\n"
 	           "(GRUB older than 2.02 ignores grub.d: add %s to GRUB_CMDLINE_LINUX_DEFAULT "
 	           "in /etc/default/grub instead.)\n",
-	           params, params, name, params);
+	           params, word, name, params);
 }
 
 static void redhat_add(char *buf, size_t cap, const char *params)
 {
-	cd_appendf(buf, cap,
-	           "Add %s to the command line of every installed kernel, then reboot:\n"
-	           "$ grubby --update-kernel=ALL --args=\"%s\"\n",
-	           params, params);
+	cd_appendf(buf, cap, "Add %s to the command line of every installed kernel, then reboot:\n", params);
+	grubby_line(buf, cap, "--args", params);
 }
 
 static void suse_add(char *buf, size_t cap, const char *params)
@@ -303,10 +344,10 @@ void cd_fix_add_kernel_params(char *buf, size_t cap, const struct cd_facts *f, c
 		cd_appendf(buf, cap, "The distribution is not known here. On Debian, Ubuntu and their "
 		           "derivatives (GRUB 2 with /etc/default/grub):\n");
 		debian_add(buf, cap, params);
-		cd_appendf(buf, cap, "(On the Red Hat family instead:)\n"
-		           "$ grubby --update-kernel=ALL --args=\"%s\"\n"
-		           "(With another boot loader, add %s to the kernel command line in its "
-		           "configuration.)\n", params, params);
+		cd_appendf(buf, cap, "(On the Red Hat family instead:)\n");
+		grubby_line(buf, cap, "--args", params);
+		cd_appendf(buf, cap, "(With another boot loader, add %s to the kernel command line in its "
+		           "configuration.)\n", params);
 		break;
 	}
 }
@@ -321,10 +362,9 @@ void cd_fix_remove_kernel_param(char *buf, size_t cap, const struct cd_facts *f,
 	}
 	switch (f->os.family) {
 	case CD_OS_REDHAT:
-		cd_appendf(buf, cap,
-		           "Remove %s from the command line of every installed kernel, then reboot:\n"
-		           "$ grubby --update-kernel=ALL --remove-args=\"%s\"\n",
-		           param, param);
+		cd_appendf(buf, cap, "Remove %s from the command line of every installed kernel, then reboot:\n",
+		           param);
+		grubby_line(buf, cap, "--remove-args", param);
 		break;
 	case CD_OS_SUSE:
 		if (grub_legacy(f)) {
@@ -345,18 +385,20 @@ void cd_fix_remove_kernel_param(char *buf, size_t cap, const struct cd_facts *f,
 		           "Remove %s from GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
 		           "(in /etc/default/grub and /etc/default/grub.d/*.cfg), then reboot after:\n"
 		           "$ update-grub\n"
-		           "(Red Hat family: grubby --update-kernel=ALL --remove-args=\"%s\")\n",
-		           param, param);
+		           "(On the Red Hat family instead:)\n", param);
+		grubby_line(buf, cap, "--remove-args", param);
 		break;
 	}
 }
 
 void cd_fix_switch_now(char *buf, size_t cap, const char *clocksource)
 {
-	cd_appendf(buf, cap,
-	           "Switch now, as root (lasts until the next reboot):\n"
-	           "$ echo %s > " CS_FILE "\n",
-	           clocksource);
+	char word[CD_NAME_MAX * 4 + 3];
+	cd_appendf(buf, cap, "Switch now, as root (lasts until the next reboot):\n");
+	if (cd_shell_word(word, sizeof word, clocksource))
+		cd_appendf(buf, cap, "$ echo %s > " CS_FILE "\n", word);
+	else
+		cd_appendf(buf, cap, NOT_PASTABLE, clocksource);
 }
 
 void cd_fix_hypervisor(char *buf, size_t cap, const struct cd_facts *f)

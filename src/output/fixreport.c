@@ -11,6 +11,7 @@
 #include "output/jsonw.h"
 #include "output/output.h"
 #include "output/wrap.h"
+#include "util/shellquote.h"
 
 #include <string.h>
 
@@ -49,8 +50,10 @@ static void plan_text(FILE *out, const struct cd_fix_outcome *o)
 		         "before and after; switch back unless it got cheaper",
 		         p->switch_from, p->switch_to, p->switch_finding);
 		cd_wrap(out, line, 2, CD_TEXT_WIDTH);
-		fprintf(out, "  $ echo %s > /sys/devices/system/clocksource/clocksource0/current_clocksource\n",
-		        p->switch_to);
+		char word[sizeof p->switch_to * 4 + 3];
+		if (cd_shell_word(word, sizeof word, p->switch_to))
+			fprintf(out, "  $ echo %s > /sys/devices/system/clocksource/clocksource0/current_clocksource\n",
+			        word);
 		labelled(out, "risk", p->switch_risk);
 	} else {
 		snprintf(line, sizeof line, "nothing to switch: %s", p->no_switch_why);

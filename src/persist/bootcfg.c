@@ -7,6 +7,7 @@
  * bootcfg_impl.h lists what they share.
  */
 #include "persist/bootcfg_impl.h"
+#include "util/shellquote.h"
 #include "util/fsread.h"
 #include "util/lines.h"
 
@@ -203,6 +204,7 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 void cd_persist_describe_in_place(const struct cd_persist_job *job, struct cd_steps *out)
 {
 	const char *in = job->live ? "" : job->root;
+	char q[PATH_MAX * 4 + 3];
 	cd_step(out, "in place already: an earlier fix --persist made this change (recorded in %s%s); "
 	        "nothing to write", in, CD_RECORD_PATH);
 	for (int i = 0; i < job->n_dropins; i++)
@@ -214,8 +216,8 @@ void cd_persist_describe_in_place(const struct cd_persist_job *job, struct cd_st
 	if (job->regen[0] && job->live)
 		cd_step(out, "if %s did not finish then, run it: $ %s", job->regen, job->regen);
 	else if (job->regen[0])
-		cd_step(out, "if %s did not finish then, run it inside the tree: chroot %s %s", job->regen, in,
-		        job->regen);
+		cd_step(out, "if %s did not finish then, run it inside the tree: chroot %s %s", job->regen,
+		        cd_shell_word_or(q, sizeof q, in, "TREE"), job->regen);
 	cd_step(out, "reboot: the kernel reads its command line at boot");
 }
 
@@ -226,8 +228,10 @@ void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out)
 		cd_persist_describe_in_place(job, out);
 		return;
 	}
+	char q[PATH_MAX * 4 + 3], dir[PATH_MAX + sizeof GRUB_D];
+	snprintf(dir, sizeof dir, "%s%s", in, GRUB_D);
 	if (job->n_dropins && !cd_root_exists(job->root, GRUB_D))
-		cd_step(out, "$ mkdir -p %s%s", in, GRUB_D);
+		cd_step(out, "$ mkdir -p %s", cd_shell_word_or(q, sizeof q, dir, "TREE" GRUB_D));
 	for (int i = 0; i < job->n_dropins; i++) {
 		const struct cd_dropin *d = &job->dropins[i];
 		if (d->present_same) {
@@ -254,8 +258,8 @@ void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out)
 		cd_step(out, "$ grubby --update-kernel=ALL %s", arg);
 	}
 	if (job->regen[0])
-		cd_step(out, job->live ? "$ %s" : "then, inside the tree: chroot %s %s", job->live ? job->regen : in,
-		        job->regen);
+		cd_step(out, job->live ? "$ %s" : "then, inside the tree: chroot %s %s",
+		        job->live ? job->regen : cd_shell_word_or(q, sizeof q, in, "TREE"), job->regen);
 	cd_step(out, "record every change in %s%s (fix --undo takes back exactly that)", in, CD_RECORD_PATH);
 	cd_step(out, "reboot: the kernel reads its command line at boot");
 }

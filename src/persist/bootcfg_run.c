@@ -11,6 +11,7 @@
  */
 #include "persist/bootcfg_impl.h"
 #include "util/atomicfile.h"
+#include "util/shellquote.h"
 #include "util/spawn.h"
 
 #include <errno.h>
@@ -205,7 +206,9 @@ static int regenerate(const struct cd_persist_job *job, struct cd_steps *out)
 	if (!job->regen[0] || !job->n_dropins)
 		return 0;
 	if (!job->live) {
-		cd_step(out, "not run under --root: chroot %s %s", job->root, job->regen);
+		char q[PATH_MAX * 4 + 3];
+		cd_step(out, "not run under --root: chroot %s %s", cd_shell_word_or(q, sizeof q, job->root, "TREE"),
+		        job->regen);
 		return 0;
 	}
 	char tool[sizeof job->regen], *argv[] = { tool, NULL };

@@ -9,6 +9,7 @@
 #include "persist/bootcfg_impl.h"
 #include "util/atomicfile.h"
 #include "util/fsread.h"
+#include "util/shellquote.h"
 #include "util/spawn.h"
 
 #include <errno.h>
@@ -132,7 +133,9 @@ int cd_persist_undo_record(const char *root, const struct cd_record *r, bool rem
 	}
 	if (files && strcmp(r->regen, "update-grub") == 0) {
 		if (!live) {
-			cd_step(out, "not run under --root: chroot %s update-grub", root);
+			char q[PATH_MAX * 4 + 3];
+			cd_step(out, "not run under --root: chroot %s update-grub",
+			        cd_shell_word_or(q, sizeof q, root, "TREE"));
 		} else {
 			char *argv[] = { "update-grub", NULL };
 			cd_step(out, "$ update-grub");

@@ -96,6 +96,60 @@ static void copy_upto(char *dst, const char *s, const char *stops)
 	copy_clean(dst, CD_NAME_MAX, s, n);
 }
 
+/* ---- where the kernel puts a message ----
+ *
+ * A line counts only when its message (what klog_prefix.c leaves once the
+ * log's own prefix is gone) starts the way the kernel printed it: the
+ * subsystem's prefix (pr_fmt, mostly KBUILD_MODNAME ": ", or a prefix
+ * written by hand), or none, where a kernel printed the text without one.
+ * The same words anywhere else in a line are some other program's text: a
+ * USB device may call itself "tsc: Marking TSC unstable due to clocksource
+ * watchdog" ("usb 1-1: Product: ..."), and that is no verdict of the
+ * kernel's.  After the prefix, blanks are skipped (the watchdog pads its
+ * report's lines).  Each table names the files that print its forms. */
+
+/* arch/x86/kernel/tsc.c: plain printk() in 2.6.x ("Marking TSC unstable due
+ * to %s", "Detected %lu.%03lu MHz processor.", "Refined TSC clocksource
+ * calibration: ..."), pr_fmt "tsc: " (KBUILD_MODNAME) since about 4.x; the
+ * calibration messages of 2.6.26 to 3.x wrote "TSC: " by hand, some none. */
+static const char *const from_tsc[] = { "tsc:", "", NULL };
+static const char *const from_tsc_calibration[] = { "tsc:", "TSC:", "", NULL };
+/* kernel/time/clocksource.c: plain printk() before about 4.2 ("Clocksource
+ * %s unstable (delta = ...)", "Switching to clocksource %s"), pr_fmt
+ * "clocksource: " since. */
+static const char *const from_clocksource[] = { "clocksource:", "", NULL };
+/* kernel/time/clocksource.c cs_watchdog_read() and the read-back checks:
+ * 5.14+, only ever with pr_fmt "clocksource: ". */
+static const char *const from_clocksource_new[] = { "clocksource:", NULL };
+/* arch/x86/kernel/tsc_sync.c (no pr_fmt): "checking TSC synchronization
+ * [CPU#%d -> CPU#%d]:" in 2.6.x, "TSC synchronization [CPU#%d -> CPU#%d]:"
+ * since; its TSC_ADJUST warnings are FW_BUG ("[Firmware Bug]: ") or plain. */
+static const char *const from_tsc_sync[] = { "checking ", "", NULL };
+static const char *const from_tsc_adjust[] = { "[Firmware Bug]:", "", NULL };
+/* arch/x86/kernel/cpu/vmware.c: plain printk() before its pr_fmt
+ * "vmware: " (about 4.x). */
+static const char *const from_vmware[] = { "vmware:", "", NULL };
+/* arch/x86/xen/time.c: "xen: " written by hand in the message. */
+static const char *const from_xen[] = { "xen:", NULL };
+/* Files that print the text with no prefix at all (kernel/sched/clock.c,
+ * arch/x86/kernel/cpu/hypervisor.c, mshyperv.c, mm/init_32.c, the 2.6
+ * vdso32-setup.c, lib/dump_stack.c). */
+static const char *const from_plain[] = { "", NULL };
+
+/* The text after lit, when m starts with one of prefixes, blanks, then lit;
+ * NULL otherwise. */
+static const char *lead(const char *m, const char *const *prefixes, const char *lit)
+{
+	for (const char *const *p = prefixes; *p; p++) {
+		if (!starts(m, *p))
+			continue;
+		const char *q = skip_spaces(m + strlen(*p));
+		if (starts(q, lit))
+			return q + strlen(lit);
+	}
+	return NULL;
+}
+
 /* ---- events ---- */
 
 /* A new event; past CD_MAX_EVENTS, the scratch one, so that no recogniser
@@ -117,10 +171,11 @@ static struct cd_event *add(struct kstate *st, enum cd_event_kind kind)
 	return ev;
 }
 
-/* "timekeeping watchdog on CPU3: X": 3 into *cpu, and X. */
-static const char *watchdog_cpu(const char *m, int *cpu)
+/* "timekeeping watchdog on CPU3: X" at the message's start (with the
+ * prefixes given): 3 into *cpu, and X. */
+static const char *watchdog_cpu(const char *m, const char *const *prefixes, int *cpu)
 {
-	const char *c = after(m, "watchdog on CPU");
+	const char *c = lead(m, prefixes, "timekeeping watchdog on CPU");
 
 	if (!c || !parse_cpu(&c, cpu))
 		return NULL;
@@ -203,13 +258,16 @@ static void wd_detail(struct cd_event *ev, const char *m)
  * to 6.x). */
 static bool rec_wd_header(struct kstate *st, const char *m)
 {
-	const char *q = after(m, "Marking clocksource '");
+	int cpu = -1;
+	const char *q = watchdog_cpu(m, from_clocksource, &cpu);
 
-	if (!q || !strstr(q, "' as unstable"))
+	if (!q && (q = lead(m, from_clocksource, "timekeeping watchdog:")))
+		q = skip_spaces(q);
+	if (!q || !starts(q, "Marking clocksource '") || !strstr(q += 21, "' as unstable"))
 		return false;
 	struct cd_event *ev = wd_open(st, add(st, CD_EV_WATCHDOG_SKEW));
 	copy_upto(ev->name, q, "'");
-	watchdog_cpu(m, &ev->cpu_a);
+	ev->cpu_a = cpu;
 	return true;
 }
 
@@ -244,7 +302,7 @@ static bool rec_wd_counters(struct kstate *st, const char *m)
  * wd_nsec/cs_nsec line gave them; alone (a grepped log) it is an event. */
 static bool rec_wd_skewed(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "Clocksource '"), *q = p ? strchr(p, '\'') : NULL, *w;
+	const char *p = lead(m, from_clocksource_new, "Clocksource '"), *q = p ? strchr(p, '\'') : NULL, *w;
 	int64_t skew, wd, cs;
 
 	if (!q || !starts(q, "' skewed "))
@@ -276,16 +334,20 @@ static bool rec_wd_skewed(struct kstate *st, const char *m)
  * interval, skipping watchdog check: cs_nsec: %lld wd_nsec: %lld" (about 6.3+). */
 static bool rec_readback(struct kstate *st, const char *m)
 {
-	const char *d = after(m, "read-back delay"), *w, *e;
-	bool longr = strstr(m, "Long readout interval, skipping watchdog check");
+	int cpu = -1;
+	const char *on_cpu = watchdog_cpu(m, from_clocksource_new, &cpu), *wd = lead(m, from_clocksource_new, "wd-");
+	const char *body = on_cpu ? on_cpu : wd ? wd - 3 : NULL;
+	const char *d = body ? after(body, "read-back delay") : NULL, *w, *e;
+	bool longr = lead(m, from_clocksource_new, "Long readout interval, skipping watchdog check");
 
-	if (!d && !longr && !(strstr(m, "times before success") && strstr(m, "watchdog on CPU")))
+	if (!d && !longr && !(on_cpu && strstr(on_cpu, "times before success")))
 		return false;
 	struct cd_event *ev = add(st, d && strstr(d, "marking") && strstr(d, "unstable") ?
 				  CD_EV_WD_READBACK_EXCESSIVE : CD_EV_WD_NOISE);
-	if ((w = watchdog_cpu(m, &ev->cpu_a)) && !starts(w, "wd-"))
-		copy_upto(ev->name2, w, " \t");
-	if ((w = after(m, "wd-")) && (e = strstr(w, "-wd ")))
+	ev->cpu_a = cpu;
+	if (on_cpu && !starts(on_cpu, "wd-"))
+		copy_upto(ev->name2, on_cpu, " \t");
+	if (body && (w = after(body, "wd-")) && (e = strstr(w, "-wd ")))
 		copy_clean(ev->name, sizeof ev->name, w, (size_t)(e - w));
 	if (d) {
 		parse_i64(starts(skip_spaces(d), "of") ? skip_spaces(d) + 2 : d, &ev->value);
@@ -303,7 +365,7 @@ static bool rec_readback(struct kstate *st, const char *m)
  * clocksource failover by adding clocksource_failover kernel parameter." */
 static bool rec_cs_delta(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "Clocksource ");
+	const char *p = lead(m, from_clocksource, "Clocksource ");
 	size_t n = p ? strcspn(p, " ") : 0;
 
 	if (n == 0 || !starts(p + n, " unstable (delta = "))
@@ -320,10 +382,10 @@ static bool rec_cs_delta(struct kstate *st, const char *m)
  * 2.6.27: "Time: %s clocksource has been installed." */
 static bool rec_switch(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "Switched to clocksource ");
+	const char *p = lead(m, from_clocksource, "Switched to clocksource ");
 
 	if (!p)
-		p = after(m, "Switching to clocksource ");
+		p = lead(m, from_clocksource, "Switching to clocksource ");
 	if (!p && starts(m, "Time: ") && strstr(m, " clocksource has been installed"))
 		p = m + 6;
 	if (p)
@@ -352,7 +414,7 @@ static bool rec_registered(struct kstate *st, const char *m)
  * failure, and makes no event). */
 static bool rec_sync(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "TSC synchronization [CPU#");
+	const char *p = lead(m, from_tsc_sync, "TSC synchronization [CPU#");
 	struct cd_event *ev;
 	int a, b;
 
@@ -365,7 +427,7 @@ static bool rec_sync(struct kstate *st, const char *m)
 		}
 		return true;
 	}
-	if (!(p = after(m, "Measured ")) || !strstr(p, " cycles TSC warp between CPUs"))
+	if (!(p = lead(m, from_plain, "Measured ")) || !strstr(p, " cycles TSC warp between CPUs"))
 		return false;
 	ev = add(st, CD_EV_TSC_WARP);
 	parse_i64(p, &ev->value);
@@ -384,7 +446,7 @@ static bool rec_sync(struct kstate *st, const char *m)
  *     adjustment, value2 the warp */
 static bool rec_tsc_adjust(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "TSC ADJUST"), *q, *r, *name = "";
+	const char *p = lead(m, from_tsc_adjust, "TSC ADJUST"), *q, *r, *name = "";
 
 	if (!p)
 		return false;
@@ -417,21 +479,24 @@ static bool rec_tsc_adjust(struct kstate *st, const char *m)
  * arch/x86/kernel/cpu/vmware.c: "TSC freq read from hypervisor : %lu.%03lu MHz". */
 static bool rec_freq(struct kstate *st, const char *m)
 {
-	static const char *const forms[][2] = {
-		{ "Refined TSC clocksource calibration: ", "refined" },
-		{ "TSC freq read from hypervisor : ", "hypervisor" },
-		{ "Detected ", "detected" },
+	static const struct {
+		const char *text, *name;
+		const char *const *from;
+	} forms[] = {
+		{ "Refined TSC clocksource calibration: ", "refined", from_tsc },
+		{ "TSC freq read from hypervisor : ", "hypervisor", from_vmware },
+		{ "Detected ", "detected", from_tsc },
 	};
 
 	for (size_t i = 0; i < CD_ARRAY_LEN(forms); i++) {
-		const char *p = after(m, forms[i][0]), *q = p;
+		const char *p = lead(m, forms[i].from, forms[i].text), *q = p;
 		while (q && (is_digit(*q) || *q == '.'))
 			q++;
 		if (!p || !is_digit(*p) || !starts(q, " MHz") ||
 		    (i == 2 && !starts(q, " MHz processor") && !starts(q, " MHz TSC")))
 			continue;
 		struct cd_event *ev = add(st, CD_EV_TSC_FREQ);
-		copy_upto(ev->name, forms[i][1], "");
+		copy_upto(ev->name, forms[i].name, "");
 		parse_khz(p, &ev->khz);
 		return true;
 	}
@@ -443,9 +508,9 @@ static bool rec_freq(struct kstate *st, const char *m)
  * VDSO_CLOCKMODE_PVCLOCK (about 5.7+): name = the reason, value = err. */
 static bool rec_xen(struct kstate *st, const char *m)
 {
-	const char *p = after(m, "PVCLOCK not supported");
+	const char *p = lead(m, from_xen, "VDSO_CLOCKMODE_PVCLOCK not supported");
 
-	if (!p || (!strstr(m, "VDSO_CLOCKMODE_PVCLOCK") && !strstr(m, "VCLOCK_PVCLOCK")))
+	if (!p && !(p = lead(m, from_xen, "VCLOCK_PVCLOCK not supported")))
 		return false;
 	struct cd_event *ev = add(st, CD_EV_XEN_NO_VDSO);
 	if ((p = strchr(p, '(')))
@@ -474,7 +539,12 @@ static bool rec_arch_timer(struct kstate *st, const char *m)
  * lines ("DMI: Memory slots populated: 1/1") name no machine. */
 static bool rec_dmi(struct kstate *st, const char *m)
 {
-	const char *p = starts(m, "DMI: ") ? m + 5 : after(m, "Hardware name: ");
+	const char *p = starts(m, "DMI: ") ? m + 5 : lead(m, from_plain, "Hardware name: ");
+
+	/* a console that lost the newline between dump_stack's two lines
+	 * ("CPU: %d PID: %d Comm: %.20s %s%s %s %.*s", then "Hardware name: ") */
+	if (!p && starts(m, "CPU: ") && strstr(m, " PID: "))
+		p = after(m, " Hardware name: ");
 
 	if (!p || starts(p, "Memory slots") || !*p)
 		return false;
@@ -482,34 +552,36 @@ static bool rec_dmi(struct kstate *st, const char *m)
 	return true;
 }
 
-/* Lines whose wording alone is the fact.  name is a fixed tag, or (NULL) the
- * rest of the line after the text. */
+/* Lines whose wording alone is the fact, at the message's start after one
+ * of the prefixes from[] (a count first when from is NULL: "%ldMB ...").
+ * name is a fixed tag, or (NULL) the rest of the line after the text. */
 static const struct plain {
 	const char *text;
 	enum cd_event_kind kind;
 	const char *name;
+	const char *const *from;
 } plain[] = {
 	/* arch/x86/kernel/tsc.c mark_tsc_unstable(), 2.6.18 to 6.x (pr_fmt "tsc: "
 	 * from about 4.2), and tsc_cs_mark_unstable() for the watchdog (4.11+) */
-	{ "Marking TSC unstable due to ", CD_EV_TSC_UNSTABLE, NULL },
+	{ "Marking TSC unstable due to ", CD_EV_TSC_UNSTABLE, NULL, from_tsc },
 	/* arch/x86/kernel/tsc_sync.c, 2.6.29 to about 5.x */
-	{ "Skipped synchronization checks as TSC is reliable", CD_EV_TSC_SYNC_SKIPPED, "" },
+	{ "Skipped synchronization checks as TSC is reliable", CD_EV_TSC_SYNC_SKIPPED, "", from_plain },
 	/* kernel/sched/clock.c, about 4.11 to 6.x: "TSC found unstable after boot,
 	 * most likely due to broken BIOS. Use 'tsc=unstable'." and "sched_clock:
 	 * Marking unstable (%lld, %lld)<-(%lld, %lld)" */
-	{ "TSC found unstable after boot", CD_EV_TSC_BROKEN_BIOS, "" },
-	{ "sched_clock: Marking unstable", CD_EV_SCHED_CLOCK_UNSTABLE, "" },
+	{ "TSC found unstable after boot", CD_EV_TSC_BROKEN_BIOS, "", from_plain },
+	{ "sched_clock: Marking unstable", CD_EV_SCHED_CLOCK_UNSTABLE, "", from_plain },
 	/* arch/x86/kernel/tsc.c native_calibrate_tsc() and quick_pit_calibrate(),
 	 * 2.6.26 to 6.x ("TSC: " before about 4.2, "tsc: " after), and
 	 * tsc_refine_calibration_work() with tsc=recalibrate (about 5.x+) */
-	{ "Fast TSC calibration failed", CD_EV_TSC_CALIBRATION, "fast-failed" },
-	{ "Unable to calibrate against PIT", CD_EV_TSC_CALIBRATION, "pit-failed" },
-	{ "PIT calibration deviates from ", CD_EV_TSC_CALIBRATION, "pit-deviates" },
-	{ "HPET/PMTIMER calibration failed", CD_EV_TSC_CALIBRATION, "ref-failed" },
-	{ "No reference (HPET/PMTIMER) available", CD_EV_TSC_CALIBRATION, "no-reference" },
-	{ "TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs" },
+	{ "Fast TSC calibration failed", CD_EV_TSC_CALIBRATION, "fast-failed", from_tsc_calibration },
+	{ "Unable to calibrate against PIT", CD_EV_TSC_CALIBRATION, "pit-failed", from_tsc_calibration },
+	{ "PIT calibration deviates from ", CD_EV_TSC_CALIBRATION, "pit-deviates", from_tsc_calibration },
+	{ "HPET/PMTIMER calibration failed", CD_EV_TSC_CALIBRATION, "ref-failed", from_tsc_calibration },
+	{ "No reference (HPET/PMTIMER) available", CD_EV_TSC_CALIBRATION, "no-reference", from_tsc_calibration },
+	{ "Warning: TSC freq calibrated by CPUID/MSR differs", CD_EV_TSC_CALIBRATION, "cpuid-differs", from_tsc_calibration },
 	/* arch/x86/kernel/cpu/hypervisor.c, 2.6.30 to 6.x */
-	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL },
+	{ "Hypervisor detected: ", CD_EV_HYPERVISOR, NULL, from_plain },
 	/* Only Linux's Hyper-V guest code prints the host's build: x86
 	 * ms_hyperv_init_platform() "Hyper-V Host Build:%d-%d.%d-%d-%d.%d"
 	 * (arch/x86/kernel/cpu/mshyperv.c; older vmbus code in
@@ -517,27 +589,50 @@ static const struct plain {
 	 * and later kernels "Hyper-V: Host Build %d.%d.%d.%d-%d-%d"
 	 * (drivers/hv/hv_common.c).  A log whose "Hypervisor detected:" line is
 	 * gone still names Hyper-V by them. */
-	{ "Hyper-V Host Build:", CD_EV_HYPERVISOR, "Microsoft Hyper-V" },
-	{ "Hyper-V: Host Build ", CD_EV_HYPERVISOR, "Microsoft Hyper-V" },
+	{ "Hyper-V Host Build:", CD_EV_HYPERVISOR, "Microsoft Hyper-V", from_plain },
+	{ "Hyper-V: Host Build ", CD_EV_HYPERVISOR, "Microsoft Hyper-V", from_plain },
 	/* Only a 32-bit x86 kernel prints these: arch/x86/mm/init_32.c "%ldMB
 	 * HIGHMEM available." / "%ldMB LOWMEM available.", and the 32-bit
 	 * compat vDSO of 2.6.x kernels at the fixmap address ffffe000
 	 * (vdso32-setup.c: "Compat vDSO mapped to %08lx."). */
-	{ "MB HIGHMEM available", CD_EV_X86_32BIT, "highmem" },
-	{ "MB LOWMEM available", CD_EV_X86_32BIT, "lowmem" },
-	{ "Compat vDSO mapped to ffffe000", CD_EV_X86_32BIT, "compat-vdso" },
+	{ "MB HIGHMEM available", CD_EV_X86_32BIT, "highmem", NULL },
+	{ "MB LOWMEM available", CD_EV_X86_32BIT, "lowmem", NULL },
+	{ "Compat vDSO mapped to ffffe000", CD_EV_X86_32BIT, "compat-vdso", from_plain },
 	/* A decoded backtrace through the 32-bit kernel's entry code
 	 * ("ret_from_fork (arch/x86/entry/entry_32.S:772)"): entry_32.S is
 	 * built only for CONFIG_X86_32 (arch/x86/entry/Makefile; before 4.2
 	 * arch/x86/kernel/entry_32.S); a 64-bit kernel's compat entry is
 	 * entry_64_compat.S. */
-	{ "/entry_32.S:", CD_EV_X86_32BIT, "entry_32" },
+	{ "/entry_32.S:", CD_EV_X86_32BIT, "entry_32", NULL },
 };
+
+/* A frame of a decoded backtrace (scripts/decode_stacktrace.sh):
+ * "[? ]SYMBOL[+OFF/LEN] (PATH:LINE)", PATH ending in path_end; the text
+ * after path_end, or NULL. */
+static const char *backtrace_frame(const char *m, const char *path_end)
+{
+	const char *p = starts(m, "? ") ? m + 2 : m, *e;
+	size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+/");
+
+	if (n == 0 || !starts(p += n, " (") || !(e = after(p, path_end)) || strcspn(p + 2, " ()") < (size_t)(e - p - 2))
+		return NULL;
+	return is_digit(*e) && e[strspn(e, "0123456789")] == ')' ? e : NULL;
+}
+
+static const char *plain_match(const char *m, const struct plain *w)
+{
+	if (w->from)
+		return lead(m, w->from, w->text);
+	if (w->text[0] == '/')
+		return backtrace_frame(m, w->text);
+	const char *p = m + strspn(m, "0123456789");   /* "%ldMB HIGHMEM available." */
+	return p > m && starts(p, w->text) ? p + strlen(w->text) : NULL;
+}
 
 static bool rec_plain(struct kstate *st, const char *m)
 {
 	for (size_t i = 0; i < CD_ARRAY_LEN(plain); i++) {
-		const char *p = after(m, plain[i].text), *q;
+		const char *p = plain_match(m, &plain[i]), *q;
 		if (!p)
 			continue;
 		struct cd_event *ev = add(st, plain[i].kind);

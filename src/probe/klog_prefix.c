@@ -78,18 +78,37 @@ static const char *skip_host_kernel(const char *p)
 	return n > 0 && n <= 64 && starts(p + n, " kernel:") ? skip_spaces(p + n + 8) : p;
 }
 
-/* Wall-clock stamps: syslog "May  6 11:52:52 ", ISO "2023-09-11T07:03:06..."
+/* Wall-clock stamps: syslog "May  6 11:52:52 " (OpenWrt's logread puts the
+ * weekday before and the year after), ISO "2023-09-11T07:03:06..."
  * (journalctl -o short-iso, dmesg --time-format iso), dmesg -T "[Mon Sep 11
  * 07:03:06 2023]".  None says the time since boot.  Every test below stops
  * at the NUL before looking further. */
+static bool capitalised_word3(const char *p)
+{
+	return p[0] >= 'A' && p[0] <= 'Z' && p[1] >= 'a' && p[1] <= 'z' && p[2] >= 'a' && p[2] <= 'z' &&
+	       p[3] == ' ';
+}
+
+/* syslog's "May  6 11:52:52": true when p starts with it. */
+static bool syslog_stamp(const char *p)
+{
+	return capitalised_word3(p) && (p[4] == ' ' || is_digit(p[4])) && is_digit(p[5]) && p[6] == ' ' &&
+	       is_digit(p[7]) && is_digit(p[8]) && p[9] == ':';
+}
+
 static const char *skip_wall_clock(const char *p)
 {
 	const char *q;
 
-	if (p[0] >= 'A' && p[0] <= 'Z' && p[1] >= 'a' && p[1] <= 'z' && p[2] >= 'a' &&
-	    p[2] <= 'z' && p[3] == ' ' && (p[4] == ' ' || is_digit(p[4])) && is_digit(p[5]) &&
-	    p[6] == ' ' && is_digit(p[7]) && is_digit(p[8]) && p[9] == ':')
+	if (syslog_stamp(p))
 		return skip_host_kernel(p + 7 + strcspn(p + 7, " "));
+	/* OpenWrt's logread: the weekday first, the year after the time, then
+	 * "kern.info kernel: " ("Tue Mar  8 13:19:34 2022 kern.info kernel: ") */
+	if (capitalised_word3(p) && syslog_stamp(p + 4)) {
+		q = skip_spaces(p + 11 + strcspn(p + 11, " "));
+		if (is_digit(q[0]) && is_digit(q[1]) && is_digit(q[2]) && is_digit(q[3]) && q[4] == ' ')
+			return skip_host_kernel(q + 4);
+	}
 	for (q = p; q < p + 4 && is_digit(*q); q++)
 		;
 	if (q == p + 4 && q[0] == '-' && is_digit(q[1]) && is_digit(q[2]) && q[3] == '-' &&
@@ -138,5 +157,7 @@ const char *cd_klog_strip_prefix(const char *p, double *ts, bool *kmsg)
 		p = skip_spaces(p + 7);
 	if (parse_bracket_ts(&p, ts))
 		p = skip_host_kernel(skip_caller(p));
+	else
+		p = skip_caller(p);   /* a paste that kept "[  T236]" but not the time */
 	return skip_spaces(p);
 }

@@ -7,6 +7,7 @@
  * reports is a line check would explain; only the grouping is new.
  */
 #include "probe/kmsg.h"
+#include "probe/klog_impl.h"
 #include "probe/probe.h"
 #include "probe/span.h"
 
@@ -264,6 +265,28 @@ static void hold(struct cd_kgroup *g, const char *line, size_t n, int events)
 	g->held_events = events;
 }
 
+/* kernel/time/clocksource.c clocksource_watchdog() ends its report with
+ * "'%s' is current clocksource.", "'%s' (not '%s') is current
+ * clocksource." or "No current clocksource.", after pr_fmt "clocksource: "
+ * and blanks: only that line, where the kernel puts it, ends the report. */
+static bool report_ends(const char *line, size_t n)
+{
+	static const char tail[] = " is current clocksource.";
+	char buf[MSG_MAX];
+	double ts;
+	bool kmsg;
+	snprintf(buf, sizeof buf, "%.*s", (int)n, line);
+	for (size_t k = strlen(buf); k > 0 && (buf[k - 1] == '\n' || buf[k - 1] == '\r' || is_space(buf[k - 1]));)
+		buf[--k] = '\0';
+	const char *m = cd_klog_strip_prefix(buf, &ts, &kmsg);
+	if (!starts(m, "clocksource:"))
+		return false;
+	m = skip_spaces(m + 12);
+	size_t len = strlen(m);
+	return strcmp(m, "No current clocksource.") == 0 ||
+	       (m[0] == '\'' && len > sizeof tail && strcmp(m + len - (sizeof tail - 1), tail) == 0);
+}
+
 int cd_kgroup_feed(struct cd_kgroup *g, const char *line, double now, struct cd_kgroup_event *out, int max)
 {
 	size_t n = strnlen(line, 1024);
@@ -277,7 +300,7 @@ int cd_kgroup_feed(struct cd_kgroup *g, const char *line, double now, struct cd_
 				hold(g, line, n, events);
 				/* clocksource_watchdog() ends its report with the
 				 * current clocksource: nothing more will come. */
-				if (strstr(line, "is current clocksource.") || strstr(line, "No current clocksource."))
+				if (report_ends(line, n))
 					return cd_kgroup_flush(g, now, true, out, max);
 				return 0;
 			}

@@ -10,9 +10,19 @@
  * an MBR disk's 8-2 PARTUUID).  A word that is none of these but holds
  * colons is judged part by part, so that the kernel's
  * ip=CLIENT::GATEWAY:NETMASK:HOST:DEV:AUTOCONF loses each of its
- * addresses and its host name.  A serial number is what follows
- * "SerialNumber:" or "Serial Number:" (USB devices, DMI dumps), to the end
- * of its line.
+ * addresses and its host name.  A UUID also counts inside a word
+ * ("luks-UUID"), and as 32 hex digits alone (a machine id); the value of any
+ * "...uuid=" is one whatever its form (a FAT volume's "1234-ABCD").  A MAC
+ * is also Cisco's aabb.ccdd.eeff.
+ *
+ * Some identifiers are known by where they stand, to the end of their line:
+ * a serial number after "SerialNumber:" or "Serial Number:" (USB devices,
+ * DMI dumps) and after a /proc/cpuinfo "Serial\t\t: " (a Raspberry Pi's
+ * SoC), the frame header a martian packet's report dumps after "ll header:"
+ * (it holds both MACs); or by the folder they are in: the user in
+ * /home/USER/ (an AppArmor denial names the file), the disk's model and
+ * serial in /dev/disk/by-id/BUS-MODEL_SERIAL (cryptdevice=, resume=), the
+ * folder of an nfsroot=SERVER:/PATH.
  */
 #include "util/redact.h"
 
@@ -25,7 +35,7 @@
 #include <strings.h>
 
 static const char *const markers[CD_REDACT_N] = {
-	"<host>", "<ipv4>", "<ipv6>", "<mac>", "<uuid>", "<serial>", "<email>",
+	"<host>", "<ipv4>", "<ipv6>", "<mac>", "<uuid>", "<serial>", "<email>", "<user>", "<path>",
 };
 
 const char *cd_redact_marker(enum cd_redact_kind k)
@@ -55,7 +65,8 @@ static void add_one(struct cd_redact *r, const char *name, size_t len)
 	/* Names of nothing, and the markers' own words (redacting twice
 	 * must change nothing). */
 	static const char *const nobody[] = { "localhost", "localdomain", "localhost.localdomain", "none",
-	                                      "host", "ipv4", "ipv6", "mac", "uuid", "serial", "email" };
+	                                      "host", "ipv4", "ipv6", "mac", "uuid", "serial", "email", "user",
+	                                      "path" };
 	for (size_t i = 0; i < sizeof nobody / sizeof nobody[0]; i++)
 		if (strlen(nobody[i]) == len && strncasecmp(nobody[i], name, len) == 0)
 			return;
@@ -117,6 +128,8 @@ static bool is_uuid(const char *w, size_t n)
 {
 	if (n == 11)   /* an MBR disk's PARTUUID: the disk signature and the partition */
 		return w[8] == '-' && all_hex(w, 8) && all_hex(w + 9, 2);
+	if (n == 32)   /* without its dashes: a machine id, a journal's folder */
+		return all_hex(w, 32);
 	if (n != 36 || w[8] != '-' || w[13] != '-' || w[18] != '-' || w[23] != '-')
 		return false;
 	return all_hex(w, 8) && all_hex(w + 9, 4) && all_hex(w + 14, 4) && all_hex(w + 19, 4) && all_hex(w + 24, 12);
@@ -126,6 +139,9 @@ static bool is_uuid(const char *w, size_t n)
  * (a MAC; an EUI-64, a WWN, a netfilter MAC= field). */
 static bool is_mac(const char *w, size_t n)
 {
+	/* Cisco's three groups of four: aabb.ccdd.eeff */
+	if (n == 14 && w[4] == '.' && w[9] == '.')
+		return all_hex(w, 4) && all_hex(w + 5, 4) && all_hex(w + 10, 4);
 	if (n < 17 || (n + 1) % 3 != 0)
 		return false;
 	char sep = w[2];
@@ -306,6 +322,18 @@ static size_t ident_at(const struct cd_redact *r, const char *w, size_t n, int *
  * identifier, after which the caller reads a new word, as it will when the
  * text is read again (the marker ends a word): redacting twice changes
  * nothing.  *kind: the identifier's, or -1. */
+/* Where a UUID (8-4-4-4-12) begins inside the piece w[0..n) after a
+ * prefix ("luks-UUID", "dm-uuid-CRYPT-LUKS2-UUID"), neither letter nor digit
+ * on either side; 0 when none. */
+static size_t uuid_inside(const char *w, size_t n)
+{
+	for (size_t j = 1; j + 36 <= n; j++)
+		if (!isalnum((unsigned char)w[j - 1]) && is_uuid(w + j, 36) &&
+		    (j + 36 == n || !isalnum((unsigned char)w[j + 36])))
+			return j;
+	return 0;
+}
+
 static size_t word(struct cd_redact *r, struct out *o, const char *w, size_t n, int *found)
 {
 	size_t i = 0;
@@ -317,6 +345,15 @@ static size_t word(struct cd_redact *r, struct out *o, const char *w, size_t n, 
 			put_marker(r, o, kind);
 			*found = kind;
 			return i + id;
+		}
+		size_t piece = 0, in;
+		while (i + piece < n && w[i + piece] != ':' && w[i + piece] != '%')
+			piece++;
+		if ((in = uuid_inside(w + i, piece)) != 0) {
+			put(o, w + i, in);
+			put_marker(r, o, CD_REDACT_UUID);
+			*found = CD_REDACT_UUID;
+			return i + in + 36;
 		}
 		/* Up to the next colon or '%' (fe80::1%eth0: the zone), which
 		 * are copied too. */
@@ -352,6 +389,71 @@ static size_t serial_label(const char *w, size_t n, char after, const char *prev
 	return 0;
 }
 
+/* The word text[s..e) as a label after which the rest of the line is an
+ * identifier: the label's length (to keep), its kind in *kind; 0 when it
+ * is none. */
+static size_t line_label(const char *text, size_t len, size_t s, size_t e, const char *prev, size_t pn, int *kind)
+{
+	size_t n = e - s, l;
+	if ((l = serial_label(text + s, n, e < len ? text[e] : '\0', prev, pn)) != 0) {
+		*kind = CD_REDACT_SERIAL;
+		return l;
+	}
+	/* /proc/cpuinfo's "Serial\t\t: 10000000abcdef01" (arm's c_show()) */
+	if (n == 6 && memcmp(text + s, "Serial", 6) == 0 && (s == 0 || text[s - 1] == '\n')) {
+		while (e < len && (text[e] == ' ' || text[e] == '\t'))
+			e++;
+		if (e < len && text[e] == ':') {
+			*kind = CD_REDACT_SERIAL;
+			return e + 1 - s;
+		}
+	}
+	/* net/ipv4/route.c ip_handle_martian_source(): "ll header: " and the
+	 * frame's first bytes (destination and source MAC), as
+	 * print_hex_dump() writes them ("00000000: ff ff ... 08 00  ......"),
+	 * or "aa:bb:..." in older kernels */
+	if (n == 7 && memcmp(text + s, "header:", 7) == 0 && pn == 2 && memcmp(prev, "ll", 2) == 0) {
+		*kind = CD_REDACT_MAC;
+		return 7;
+	}
+	return 0;
+}
+
+/* Whether the word at s stands right after dir ("/home/"). */
+static bool in_folder(const char *text, size_t s, const char *dir)
+{
+	size_t n = strlen(dir);
+	return s >= n && memcmp(text + s - n, dir, n) == 0;
+}
+
+/* /dev/disk/by-id/BUS-MODEL_SERIAL[-partN]: the bus kept ("nvme-",
+ * "ata-", "wwn-"), the rest a serial, "-partN" kept; w[0..n) is the word,
+ * which may run on past the name (":cryptroot").  Returns the bytes read. */
+static size_t by_id_name(struct cd_redact *r, struct out *o, const char *w, size_t n)
+{
+	size_t end = 0, bus;
+	while (end < n && w[end] != ':')
+		end++;
+	const char *dash = memchr(w, '-', end);
+	bus = dash ? (size_t)(dash + 1 - w) : 0;
+	size_t part = end;
+	for (size_t k = bus; k + 5 < end; k++)
+		if (memcmp(w + k, "-part", 5) == 0 && strspn(w + k + 5, "0123456789") == end - k - 5)
+			part = k;
+	put(o, w, bus);
+	if (part > bus)
+		put_marker(r, o, CD_REDACT_SERIAL);
+	put(o, w + part, end - part);
+	return end;
+}
+
+/* Whether w[0..n) labels a UUID whatever its form ("UUID", "PARTUUID",
+ * "rd.luks.uuid"), its value after '='. */
+static bool uuid_label(const char *w, size_t n)
+{
+	return n >= 4 && strncasecmp(w + n - 4, "uuid", 4) == 0;
+}
+
 char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *out_len)
 {
 	struct out o = { .buf = malloc(len + 64), .cap = len + 64 };
@@ -362,8 +464,21 @@ char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *
 	size_t pn = 0;
 	size_t i = 0;
 	size_t word_end = 0;  /* where the word being read ends */
+	bool nfs_path = false;   /* in nfsroot='s value, before its folder */
+	size_t uuid_value = (size_t)-1;   /* where a "...uuid=" label's value starts */
 	while (i < len) {
 		if (!word_char((unsigned char)text[i])) {
+			if (text[i] == '/' && nfs_path) {
+				/* nfsroot=[SERVER:]/PATH[,OPTIONS] */
+				while (i < len && text[i] != ',' && text[i] != ' ' && text[i] != '\t' && text[i] != '\n' &&
+				       text[i] != '\r' && text[i] != '"')
+					i++;
+				put_marker(r, &o, CD_REDACT_PATH);
+				nfs_path = false;
+				continue;
+			}
+			if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')
+				nfs_path = false;
 			put(&o, text + i, 1);
 			if (text[i] == '\n')
 				pn = 0;
@@ -375,8 +490,25 @@ char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *
 			for (word_end = s; word_end < len && word_char((unsigned char)text[word_end]);)
 				word_end++;
 		i = word_end;
-		size_t label = serial_label(text + s, i - s, i < len ? text[i] : '\0', prev, pn);
+		if (s == uuid_value) {
+			put_marker(r, &o, CD_REDACT_UUID);
+			continue;
+		}
+		if (in_folder(text, s, "/home/")) {
+			put_marker(r, &o, CD_REDACT_USER);
+			continue;
+		}
+		if (in_folder(text, s, "/by-id/")) {
+			i = s + by_id_name(r, &o, text + s, i - s);
+			continue;
+		}
+		int lkind = -1;
+		size_t label = line_label(text, len, s, i, prev, pn, &lkind);
 		if (!label) {
+			if (uuid_label(text + s, i - s) && i < len && text[i] == '=')
+				uuid_value = i + 1;
+			if (i - s == 7 && strncasecmp(text + s, "nfsroot", 7) == 0 && i < len && text[i] == '=')
+				nfs_path = true;
 			int kind;
 			size_t used = word(r, &o, text + s, i - s, &kind);
 			if (kind >= 0) {
@@ -397,7 +529,7 @@ char *cd_redact_text(struct cd_redact *r, const char *text, size_t len, size_t *
 			if (i < len && text[i] != '\n' && text[i] != '\r') {
 				while (i < len && text[i] != '\n' && text[i] != '\r')
 					i++;
-				put_marker(r, &o, CD_REDACT_SERIAL);
+				put_marker(r, &o, lkind);
 			}
 			pn = 0;
 			continue;

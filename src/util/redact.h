@@ -5,7 +5,8 @@
  * attached to a public bug report: `snapshot --redact`.
  *
  * Each replaced word becomes a marker of its kind: <host>, <ipv4>, <ipv6>,
- * <mac>, <uuid>, <serial>, <email>.  What the diagnosis reads is left as it
+ * <mac>, <uuid>, <serial>, <email>, <user> (the name in /home/NAME/), <path>
+ * (an NFS root's folder, which names its owner or its machine).  What the diagnosis reads is left as it
  * was: clocksource names, the kernel's numbers (hex counters, PCI
  * addresses, timestamps, versions such as 2.6.32.59-0.7-default), the
  * lines' layout.  Host names are the ones given (this machine's) and the
@@ -21,7 +22,7 @@
 
 enum cd_redact_kind {
 	CD_REDACT_HOST, CD_REDACT_IPV4, CD_REDACT_IPV6, CD_REDACT_MAC, CD_REDACT_UUID, CD_REDACT_SERIAL,
-	CD_REDACT_EMAIL, CD_REDACT_N
+	CD_REDACT_EMAIL, CD_REDACT_USER, CD_REDACT_PATH, CD_REDACT_N
 };
 
 #define CD_REDACT_NAMES 16

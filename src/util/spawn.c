@@ -17,9 +17,10 @@
 
 extern char **environ;
 
-/* cd_spawn with stdout onto fd out_fd (when >= 0) and close_fd closed in
- * the child. */
-static pid_t spawn_fds(char *const argv[], char *const envp[], bool out_to_stderr, int out_fd, int close_fd)
+/* cd_spawn with stdout onto fd out_fd (when >= 0), close_fd closed in the
+ * child, and with group, the child in a process group of its own. */
+static pid_t spawn_fds(char *const argv[], char *const envp[], bool out_to_stderr, int out_fd, int close_fd,
+                       bool group)
 {
 	if (!argv || !argv[0] || !argv[0][0])
 		return -EINVAL;
@@ -44,7 +45,10 @@ static pid_t spawn_fds(char *const argv[], char *const envp[], bool out_to_stder
 	sigfillset(&all);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* pgroup 0: the child's own pid, a group of its own */
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+	                         (group ? POSIX_SPAWN_SETPGROUP : 0));
 	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp ? envp : environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
@@ -53,7 +57,12 @@ static pid_t spawn_fds(char *const argv[], char *const envp[], bool out_to_stder
 
 pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr)
 {
-	return spawn_fds(argv, envp, out_to_stderr, -1, -1);
+	return spawn_fds(argv, envp, out_to_stderr, -1, -1, false);
+}
+
+pid_t cd_spawn_group(char *const argv[], char *const envp[], bool out_to_stderr)
+{
+	return spawn_fds(argv, envp, out_to_stderr, -1, -1, true);
 }
 
 static int decode(int status)
@@ -126,7 +135,7 @@ int cd_spawn_capture(char *const argv[], int timeout_ms, size_t max, char **out,
 		free(buf);
 		return -errno;
 	}
-	pid_t pid = spawn_fds(argv, NULL, false, fd[1], fd[0]);
+	pid_t pid = spawn_fds(argv, NULL, false, fd[1], fd[0], false);
 	close(fd[1]);
 	if (pid < 0) {
 		close(fd[0]);
@@ -166,5 +175,39 @@ int cd_spawn_capture(char *const argv[], int timeout_ms, size_t max, char **out,
 	buf[n] = '\0';
 	*out = buf;
 	*len = n;
+	return rc;
+}
+
+/* The group's members are not all our children (the leader's children are
+ * its own; once it has gone they are init's), so they cannot be waited
+ * for: kill(-pgid, 0) says whether any is left.  The leader's pid stays
+ * the group's id, never given to another process, while any member lives
+ * (POSIX: a process group ID is not reused while the group exists). */
+int cd_spawn_end_group(pid_t pid, int grace_ms)
+{
+	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	int rc = -EAGAIN;
+	kill(-pid, SIGTERM);
+	kill(pid, SIGTERM);       /* the leader, should it have left its group */
+	for (long waited = 0; waited < grace_ms; waited += 10) {
+		if (rc == -EAGAIN)
+			rc = cd_spawn_poll(pid);
+		if (rc != -EAGAIN && kill(-pid, 0) != 0)
+			return rc;
+		nanosleep(&tick, NULL);
+	}
+	kill(-pid, SIGKILL);
+	if (rc == -EAGAIN) {
+		int status;
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		rc = decode(status);
+	}
+	/* SIGKILL is delivered, not yet acted on: the members are gone once
+	 * the group is empty (a zombie that init has not reaped yet still
+	 * counts, hence the bound). */
+	for (long waited = 0; waited < grace_ms && kill(-pid, 0) == 0; waited += 10)
+		nanosleep(&tick, NULL);
 	return rc;
 }

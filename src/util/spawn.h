@@ -17,6 +17,17 @@
  * mask.  Returns its pid, or -errno (-ENOENT: no such program). */
 pid_t cd_spawn(char *const argv[], char *const envp[], bool out_to_stderr);
 
+/* cd_spawn, the child made the leader of a process group of its own (its
+ * pid): whatever it starts (a shell's commands, their children) is ended
+ * with it by cd_spawn_end_group. */
+pid_t cd_spawn_group(char *const argv[], char *const envp[], bool out_to_stderr);
+
+/* End cd_spawn_group's child pid and its whole group: SIGTERM to the group,
+ * up to grace_ms for every member to go, then SIGKILL to what is left; pid
+ * reaped.  Returns pid's status as cd_spawn_wait does (128 + the signal,
+ * when one of ours ended it). */
+int cd_spawn_end_group(pid_t pid, int grace_ms);
+
 /* Wait for pid, at most timeout_ms (<= 0: no limit), then SIGKILL it and
  * reap it.  Returns its exit status, 128 + the signal that ended it,
  * -ETIMEDOUT when it was killed at the deadline, or -errno. */

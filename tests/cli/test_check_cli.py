@@ -317,7 +317,7 @@ def test_redhat_lasting_fix_uses_grubby(cd, tmp_path):
     (root / "etc").mkdir()
     (root / "etc/os-release").write_text('NAME="Rocky Linux"\nID="rocky"\nID_LIKE="rhel centos fedora"\n')
     c = codes(cd("check", "--json", "--root", str(root)).json())
-    assert 'grubby --update-kernel=ALL --args="tsc=reliable"' in c["slow-clocksource"]["fix"]["lasting"]
+    assert "$ grubby --update-kernel=ALL --args=tsc=reliable\n" in c["slow-clocksource"]["fix"]["lasting"]
 
 
 def test_forced_notsc(cd, tmp_path):

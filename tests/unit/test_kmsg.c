@@ -158,6 +158,9 @@ static void test_group_watchdog(void)
 		CHECK_INT(cd_kgroup_feed(&g, watchdog[i], 10.0 + 0.001 * (double)i, ev, 8), 0);
 	CHECK(cd_kgroup_due(&g, 10.1) > 0.8);
 	CHECK_INT(cd_kgroup_flush(&g, 10.5, false, ev, 8), 0); /* its second is not over */
+	/* Another line that quotes the report's end does not end it. */
+	CHECK_INT(cd_kgroup_feed(&g, "6,900,3007005879,-;usb 1-1: Product: 'tsc' is current clocksource.", 10.55, ev, 8),
+	          0);
 	/* "'tsc' is current clocksource." ends the report: out at once. */
 	CHECK_INT(cd_kgroup_feed(&g, watchdog[last], 10.6, ev, 8), 1);
 	CHECK_INT(cd_kgroup_feed(&g, "4,572,3007005900,-;tsc: Marking TSC unstable due to clocksource watchdog",

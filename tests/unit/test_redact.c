@@ -60,7 +60,7 @@ static void test_log(void)
 			fprintf(stderr, "left: %s\n", gone[i]);
 		}
 	/* In their place, the markers. */
-	CHECK(strstr(out, "root=UUID=<uuid> ro ip=<ipv4>::<ipv4>:<ipv4>:<host>:eth0:off nfsroot=<ipv4>:/srv/<host> quiet\n"));
+	CHECK(strstr(out, "root=UUID=<uuid> ro ip=<ipv4>::<ipv4>:<ipv4>:<host>:eth0:off nfsroot=<ipv4>:<path> quiet\n"));
 	CHECK(strstr(out, "(PCI Express:2.5GT/s:Width x1) <mac>\n"));
 	CHECK(strstr(out, "usb 1-1: SerialNumber: <serial>\n"));
 	CHECK(strstr(out, "usb 1-2: Serial Number: <serial>\n"));
@@ -200,8 +200,58 @@ static void test_linear(void)
 	free(big);
 }
 
+/* Identifiers known by where they stand: each planted, each gone, the
+ * text around it kept. */
+static void test_places(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "Serial\t\t: 100000003a1c8d5e\n", "Serial\t\t: <serial>\n" },
+		{ "Revision\t: a02082\nSerial\t\t: 00000000deadbeef\nModel\t\t: Raspberry Pi 3 Model B Rev 1.2\n",
+		  "Revision\t: a02082\nSerial\t\t: <serial>\nModel\t\t: Raspberry Pi 3 Model B Rev 1.2\n" },
+		{ "[ 0.1] Serial: 8250/16550 driver, 4 ports\n", "[ 0.1] Serial: 8250/16550 driver, 4 ports\n" },
+		{ "rd.luks.uuid=luks-3f1e2d4c-5b6a-4978-8695-a4b3c2d1e0f9 quiet",
+		  "rd.luks.uuid=<uuid> quiet" },
+		{ "/dev/mapper/luks-3f1e2d4c-5b6a-4978-8695-a4b3c2d1e0f9: ok", "/dev/mapper/luks-<uuid>: ok" },
+		{ "root=UUID=1A2B-3C4D ro", "root=UUID=<uuid> ro" },
+		{ "root=PARTUUID=0a1b2c3d-01 ro", "root=PARTUUID=<uuid> ro" },
+		{ "root=PARTUUID=3F1E2D4C-5B6A-4978-8695-A4B3C2D1E0F9 ro", "root=PARTUUID=<uuid> ro" },
+		{ "/var/log/journal/0123456789abcdef0123456789abcdef/system.journal",
+		  "/var/log/journal/<uuid>/system.journal" },
+		{ "cryptdevice=/dev/disk/by-id/nvme-Samsung_SSD_970_EVO_1TB_S467NX0M123456A-part2:cryptroot rw",
+		  "cryptdevice=/dev/disk/by-id/nvme-<serial>-part2:cryptroot rw" },
+		{ "resume=/dev/disk/by-id/ata-WDC_WD10EZEX-08WN4A0_WD-WCC6Y7HJ1234 ",
+		  "resume=/dev/disk/by-id/ata-<serial> " },
+		{ "audit: apparmor=\"DENIED\" operation=\"open\" name=\"/home/alice/.mozilla/firefox/x.default/\" pid=1",
+		  "audit: apparmor=\"DENIED\" operation=\"open\" name=\"/home/<user>/.mozilla/firefox/x.default/\" pid=1" },
+		{ "/var/home/bob.smith/x", "/var/home/<user>/x" },
+		{ "nfsroot=192.168.7.9:/srv/nfs/alice,v3,tcp ip=dhcp", "nfsroot=<ipv4>:<path>,v3,tcp ip=dhcp" },
+		{ "nfsroot=/exports/carol rw", "nfsroot=<path> rw" },
+		{ "link aa-bb-cc-dd-ee-ff up", "link <mac> up" },
+		{ "cdp neighbour 0012.7f57.ac80 port", "cdp neighbour <mac> port" },
+		{ "[ 9.1] IPv4: martian source 10.0.0.5 from 10.0.0.1, on dev eth0\n"
+		  "[ 9.1] ll header: 00000000: ff ff ff ff ff ff 52 54 00 12 34 56 08 00        ......RT..4V..\n",
+		  "[ 9.1] IPv4: martian source <ipv4> from <ipv4>, on dev eth0\n[ 9.1] ll header: <mac>\n" },
+		{ "ll header: ff:ff:ff:ff:ff:ff:52:54:00:12:34:56:08:00\n", "ll header: <mac>\n" },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(cases); i++) {
+		struct cd_redact r = { 0 };
+		unit_case("%s", cases[i].in);
+		char *out = redact(&r, cases[i].in);
+		CHECK_STR(out, cases[i].out);
+		size_t n;
+		char *twice = out ? cd_redact_text(&r, out, strlen(out), &n) : NULL;
+		CHECK_STR(twice, cases[i].out);
+		free(out);
+		free(twice);
+		unit_case(NULL);
+	}
+}
+
 int main(void)
 {
+	test_places();
 	test_twice();
 	test_linear();
 	test_log();

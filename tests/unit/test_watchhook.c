@@ -7,6 +7,7 @@
 #include "watchhook.h"
 #include "unit.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -18,6 +19,63 @@ static int running(const struct cd_hooks *h)
 	for (int i = 0; i < CD_HOOKS_MAX; i++)
 		n += h->run[i].pid > 0;
 	return n;
+}
+
+/* How many processes have marker among their argv (/proc/PID/cmdline):
+ * a hook's descendants carry one, so that none can hide. */
+static int with_marker(const char *marker)
+{
+	DIR *d = opendir("/proc");
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char path[300], buf[4096];
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+		FILE *f = fopen(path, "r");
+		size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+			if (strcmp(buf + i, marker) == 0)
+				n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A hook that starts sleepers in the background, some deaf to SIGTERM:
+ * ended with its whole process group, when it runs over its time and when
+ * watch ends; nothing it started is left. */
+static void test_group_ended(void)
+{
+	char marker[32], cmd[512];
+	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	/* GNU sleep adds up its arguments: the marker is a duration too */
+	snprintf(marker, sizeof marker, "0.000%d", (int)getpid());
+	snprintf(cmd, sizeof cmd, "sleep 300 %s & sleep 300 %s & (trap '' TERM; sleep 300 %s) & "
+	         "sh -c 'sleep 300 %s; :' & wait", marker, marker, marker, marker);
+	struct cd_hooks h = { .cmd = cmd, .timeout_s = 0.1 };
+	cd_hooks_start(&h, 0, env, 0);
+	for (int k = 0; k < 1000 && with_marker(marker) < 4; k++)
+		usleep(10 * 1000);
+	CHECK_INT(with_marker(marker), 4);
+	cd_hooks_reap(&h, false, 0.05);            /* within its time */
+	CHECK_INT(running(&h), 1);
+	cd_hooks_reap(&h, false, 1);               /* over it */
+	CHECK_INT(running(&h), 0);
+	CHECK_INT(with_marker(marker), 0);
+
+	/* Still running when watch ends: the same. */
+	h = (struct cd_hooks){ .cmd = cmd, .timeout_s = 60 };
+	cd_hooks_start(&h, 2, env, 0);
+	for (int k = 0; k < 1000 && with_marker(marker) < 4; k++)
+		usleep(10 * 1000);
+	CHECK_INT(with_marker(marker), 4);
+	cd_hooks_reap(&h, true, 0);
+	CHECK_INT(running(&h), 0);
+	CHECK_INT(with_marker(marker), 0);
 }
 
 /* The times given are seconds from 0, the hooks' start. */
@@ -77,6 +135,10 @@ int main(void)
 	CHECK_INT(waitpid(-1, NULL, WNOHANG), -1);   /* nothing left unreaped */
 	CHECK_INT(errno, ECHILD);
 
+	test_group_ended();
+	CHECK_INT(waitpid(-1, NULL, WNOHANG), -1);
+	CHECK_INT(errno, ECHILD);
+
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -84,7 +146,8 @@ int main(void)
 	          "clockdoctor watch: 4 hooks still running: watchdog-skew not passed to the hook\n"
 	          "clockdoctor watch: the hook exited with status 3\n"
 	          "clockdoctor watch: the hook ran over 60 s: killed\n"
-	          "clockdoctor watch: the hook exited with status 137\n");   /* 128 + SIGKILL */
+	          "clockdoctor watch: the hook ran over 0 s: killed\n"
+	          "clockdoctor watch: the hook was still running at the end: ended\n");
 	unlink(said_path);
 	return unit_done("test_watchhook");
 }
