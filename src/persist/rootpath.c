@@ -1,34 +1,183 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rootpath.c: paths under the root folder fix --persist and --undo work in
- * ("/", or a tree under --root) (bootcfg_impl.h).
+ * rootpath.c: the files and folders fix --persist and --undo touch, every
+ * one beneath the root folder's descriptor ("/", or a tree under --root),
+ * never through a link or ".." that leads out of it (util/beneath.h); each
+ * name changed through its folder's descriptor (renameat, linkat,
+ * unlinkat), so that a link on the way is never followed (bootcfg_impl.h).
  */
 #include "persist/bootcfg_impl.h"
+#include "util/atomicfile.h"
+#include "util/beneath.h"
+#include "util/fsread.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-int cd_root_path(char *out, size_t cap, const char *root, const char *rel)
+int cd_tree_lstat(int rootfd, const char *rel, struct stat *st)
 {
-	int n = snprintf(out, cap, "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
-}
-
-bool cd_root_exists(const char *root, const char *rel)
-{
-	char p[PATH_MAX];
-	struct stat st;
-	return cd_root_path(p, sizeof p, root, rel) == 0 && lstat(p, &st) == 0;
-}
-
-int cd_root_mkdir(const char *root, const char *rel, mode_t mode)
-{
-	char p[PATH_MAX];
-	int rc = cd_root_path(p, sizeof p, root, rel);
-	if (rc == 0 && mkdir(p, mode) != 0 && errno != EEXIST)
-		rc = -errno;
+	char leaf[256];
+	int dfd = cd_beneath_parent(rootfd, rel, leaf, sizeof leaf);
+	if (dfd < 0)
+		return dfd;
+	int rc = fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+	close(dfd);
 	return rc;
+}
+
+bool cd_tree_exists(int rootfd, const char *rel)
+{
+	struct stat st;
+	return cd_tree_lstat(rootfd, rel, &st) == 0;
+}
+
+int cd_tree_mkdir(int rootfd, const char *rel, mode_t mode)
+{
+	char leaf[256];
+	int dfd = cd_beneath_parent(rootfd, rel, leaf, sizeof leaf);
+	if (dfd < 0)
+		return dfd;
+	int rc = mkdirat(dfd, leaf, mode) == 0 ? 0 : -errno;
+	if (rc == 0 && fsync(dfd) != 0 && errno != EINVAL && errno != EROFS)
+		rc = -errno;
+	close(dfd);
+	return rc;
+}
+
+char *cd_tree_read(int rootfd, const char *rel, bool follow, size_t max, size_t *len, int *err)
+{
+	*len = 0;
+	int fd = cd_beneath_open(rootfd, rel, O_RDONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW), 0);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) != 0)
+		*err = -errno;
+	else if (fd >= 0 && !S_ISREG(st.st_mode))
+		*err = -EINVAL;
+	else if (fd >= 0 && (size_t)st.st_size > max)
+		*err = -EFBIG;
+	else
+		*err = fd;
+	if (*err < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	ssize_t n = buf ? cd_read_full(fd, buf, (size_t)st.st_size, NULL) : -ENOMEM;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		*err = (int)n;
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	*err = 0;
+	return buf;
+}
+
+int cd_tree_write_new(int rootfd, const char *rel, const void *data, size_t len, mode_t mode)
+{
+	int fd = cd_beneath_open(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode & 07777);
+	if (fd < 0)
+		return fd;   /* not ours: left alone */
+	int rc = fchmod(fd, mode & 07777) == 0 ? 0 : -errno;
+	if (rc == 0)
+		rc = cd_write_all(fd, data, len);
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc < 0)
+		cd_tree_remove(rootfd, rel, false);
+	return rc;
+}
+
+/* Two names' folders and leaves: 0 or -errno (both closed on failure). */
+static int two_parents(int rootfd, const char *a, const char *b, int *da, char *la, int *db, char *lb)
+{
+	*da = cd_beneath_parent(rootfd, a, la, 256);
+	if (*da < 0)
+		return *da;
+	*db = cd_beneath_parent(rootfd, b, lb, 256);
+	if (*db < 0) {
+		close(*da);
+		return *db;
+	}
+	return 0;
+}
+
+/* fsync a folder; a file system that cannot sync one counts as done. */
+static int sync_fd(int dfd)
+{
+	return fsync(dfd) == 0 || errno == EINVAL || errno == EROFS ? 0 : -errno;
+}
+
+int cd_tree_rename(int rootfd, const char *from, const char *to, unsigned flags)
+{
+	int df, dt;
+	char lf[256], lt[256];
+	int rc = two_parents(rootfd, from, to, &df, lf, &dt, lt);
+	if (rc < 0)
+		return rc;
+	rc = renameat2(df, lf, dt, lt, flags) == 0 ? 0 : -errno;
+	if (rc == 0)
+		rc = sync_fd(dt);
+	if (rc == 0)
+		rc = sync_fd(df);
+	close(df);
+	close(dt);
+	return rc;
+}
+
+int cd_tree_link(int rootfd, const char *from, const char *to)
+{
+	int df, dt;
+	char lf[256], lt[256];
+	int rc = two_parents(rootfd, from, to, &df, lf, &dt, lt);
+	if (rc < 0)
+		return rc;
+	rc = linkat(df, lf, dt, lt, 0) == 0 ? 0 : -errno;
+	if (rc == 0)
+		rc = sync_fd(dt);
+	close(df);
+	close(dt);
+	return rc;
+}
+
+int cd_tree_remove(int rootfd, const char *rel, bool dir)
+{
+	char leaf[256];
+	int dfd = cd_beneath_parent(rootfd, rel, leaf, sizeof leaf);
+	if (dfd < 0)
+		return dfd;
+	int rc = unlinkat(dfd, leaf, dir ? AT_REMOVEDIR : 0) == 0 ? 0 : -errno;
+	if (rc == 0)
+		rc = sync_fd(dfd);
+	close(dfd);
+	return rc;
+}
+
+bool cd_tree_same_file(int rootfd, const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return cd_tree_lstat(rootfd, a, &sa) == 0 && cd_tree_lstat(rootfd, b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+const char *cd_tree_strerror(int rc)
+{
+	switch (rc) {
+	case -EXDEV:
+		return "a symbolic link or \"..\" on the way leads out of the root folder";
+	case -ELOOP:
+		return "a symbolic link is in the way";
+	default:
+		return strerror(-rc);
+	}
 }
