@@ -162,14 +162,15 @@ void cd_persist_look(struct cd_persist_job *job)
 		struct cd_dropin *d = &job->dropins[i];
 		struct stat st;
 		d->present_same = d->present_other = false;
-		if (cd_tree_lstat(job->rootfd, d->path, &st) != 0)
-			continue;
-		size_t len;
-		int err;
-		char *old = S_ISREG(st.st_mode) ? cd_tree_read(job->rootfd, d->path, false, 1 << 20, &len, &err) : NULL;
-		d->present_same = old && len == strlen(d->content) && memcmp(old, d->content, len) == 0;
-		d->present_other = !d->present_same;
-		free(old);
+		if (cd_tree_lstat(job->rootfd, d->path, &st) == 0) {
+			size_t len;
+			int err;
+			char *old = S_ISREG(st.st_mode) ? cd_tree_read(job->rootfd, d->path, false, 1 << 20, &len, &err)
+			                                : NULL;
+			d->present_same = old && len == strlen(d->content) && memcmp(old, d->content, len) == 0;
+			d->present_other = !d->present_same;
+			free(old);
+		}
 		if (!job->overridden[0])
 			cd_grub_overridden(job->rootfd, d, job->overridden, sizeof job->overridden);
 	}

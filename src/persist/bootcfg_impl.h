@@ -51,8 +51,6 @@ int cd_tree_write_new(int rootfd, const char *rel, const void *data, size_t len,
 int cd_tree_rename(int rootfd, const char *from, const char *to, unsigned flags);
 int cd_tree_link(int rootfd, const char *from, const char *to);
 int cd_tree_remove(int rootfd, const char *rel, bool dir);
-/* Whether a and b are one file (hard links of one inode). */
-bool cd_tree_same_file(int rootfd, const char *a, const char *b);
 /* A reason in words for -errno from the above ("a symbolic link ... leads
  * out of the root folder" for -EXDEV). */
 const char *cd_tree_strerror(int rc);

@@ -73,7 +73,7 @@ static int reachable(const struct cd_persist_job *job, const char *rel, struct c
 		if (fd >= 0)
 			close(fd);
 		else if (fd != -ENOENT) {
-			cd_step(out, "cannot use %s%s: %s; nothing changed", job->live ? "" : job->root, part,
+			cd_step(out, "cannot use %s%s: %s", job->live ? "" : job->root, part,
 			        cd_tree_strerror(fd));
 			return fd;
 		}
@@ -93,7 +93,7 @@ static int list_replaced(const struct cd_persist_job *job, struct cd_change *c, 
 	char *text = err == 0 && S_ISREG(st.st_mode) ? cd_tree_read(job->rootfd, c->path, false, 16u << 20, &len, &err)
 	                                             : NULL;
 	if (!text) {
-		cd_step(out, "%s%s is in the way and is %s: fix sets aside only a plain file; nothing changed",
+		cd_step(out, "%s%s is in the way and is %s: fix sets aside only a plain file",
 		        in, c->path, err < 0 ? cd_tree_strerror(err) : "not a plain file");
 		free(text);
 		return err < 0 ? err : -EEXIST;
@@ -103,7 +103,7 @@ static int list_replaced(const struct cd_persist_job *job, struct cd_change *c, 
 	c->hash = cd_fnv1a64(text, len);
 	free(text);
 	if (cd_tree_exists(job->rootfd, c->backup)) {
-		cd_step(out, "%s%s is in the way (fix would keep %s%s there): nothing changed; move it away",
+		cd_step(out, "%s%s is in the way (fix would keep %s%s there): move it away",
 		        in, c->backup, in, c->path);
 		return -EEXIST;
 	}

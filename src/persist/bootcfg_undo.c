@@ -140,9 +140,11 @@ static int undo_file(int rootfd, const char *in, const struct cd_record *r, cons
 		cd_step(out, "removed %s%s (a drop-in not finished)", in, tmp);
 	if (rc < 0 && rc != -ENOENT)
 		return rc;
+	/* The file fix sets aside still at its name (the drop-in was never
+	 * written), or put back there by an undo cut short: REPLACED's. */
 	const struct cd_change *rep = replaced_of(r, c->path);
-	if (rep && cd_tree_same_file(rootfd, c->path, rep->backup))
-		return 0;   /* the file set aside is still at its name: REPLACED's */
+	if (rep && file_is(rootfd, c->path, rep->size, rep->hash) == 1)
+		return 0;
 	rc = file_is(rootfd, c->path, c->size, c->hash);
 	if (rc == -ENOENT) {
 		cd_step(out, "%s%s: gone already", in, c->path);
@@ -174,11 +176,11 @@ static int undo_replaced(int rootfd, const char *in, const struct cd_change *c, 
 		cd_step(out, "%s%s: in place (nothing set aside)", in, c->path);
 		return 0;
 	}
-	if (cd_tree_same_file(rootfd, c->path, c->backup)) {
+	if (file_is(rootfd, c->path, c->size, c->hash) == 1) {
+		/* A second name (or a copy) of the file, which stayed at its own. */
 		int rc = cd_tree_remove(rootfd, c->backup, false);
 		if (rc == 0)
-			cd_step(out, "removed %s%s (a second name of %s%s, which stayed in place)", in, c->backup, in,
-			        c->path);
+			cd_step(out, "removed %s%s: %s%s stayed in place", in, c->backup, in, c->path);
 		return rc;
 	}
 	int rc = cd_tree_rename(rootfd, c->backup, c->path, RENAME_NOREPLACE);

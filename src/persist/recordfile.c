@@ -204,8 +204,9 @@ int cd_record_leftovers(int rootfd, const char *in, struct cd_steps *out)
 			cd_step(out, "%s%s holds something fix did not put there: left alone, and nothing changed; "
 			        "look at it by hand", in, staged);
 			return rc;
-		} else if (rc != -ENOENT) {
-			cd_step(out, "cannot remove %s%s: %s; nothing changed", in, staged, cd_tree_strerror(rc));
+		} else if (rc != -ENOENT && rc != -ENOTDIR) {
+			cd_step(out, "cannot look for what a fix cut short left at %s%s: %s; nothing changed", in, staged,
+			        cd_tree_strerror(rc));
 			return rc;
 		}
 		if (*p == '\0')
@@ -221,8 +222,8 @@ int cd_record_leftovers(int rootfd, const char *in, struct cd_steps *out)
 		cd_step(out, "removed %s%s/%s, left by a fix that was cut short", in, CD_RECORD_DIR, RECORD_NEW);
 		n++;
 	} else if (rc != -ENOENT && rc != -ENOTDIR) {
-		cd_step(out, "cannot remove %s%s/%s: %s; nothing changed", in, CD_RECORD_DIR, RECORD_NEW,
-		        rc == -ENOTEMPTY ? "it is not a plain file" : cd_tree_strerror(rc));
+		cd_step(out, "cannot look for what a fix cut short left at %s%s/%s: %s; nothing changed", in,
+		        CD_RECORD_DIR, RECORD_NEW, rc == -ENOTEMPTY ? "it is not a plain file" : cd_tree_strerror(rc));
 		return rc;
 	}
 	return n;

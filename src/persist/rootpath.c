@@ -163,13 +163,6 @@ int cd_tree_remove(int rootfd, const char *rel, bool dir)
 	return rc;
 }
 
-bool cd_tree_same_file(int rootfd, const char *a, const char *b)
-{
-	struct stat sa, sb;
-	return cd_tree_lstat(rootfd, a, &sa) == 0 && cd_tree_lstat(rootfd, b, &sb) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 const char *cd_tree_strerror(int rc)
 {
 	switch (rc) {
