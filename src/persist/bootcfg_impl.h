@@ -19,6 +19,7 @@
 
 #include "persist/persist.h"
 
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -51,6 +52,12 @@ int cd_tree_write_new(int rootfd, const char *rel, const void *data, size_t len,
 int cd_tree_rename(int rootfd, const char *from, const char *to, unsigned flags);
 int cd_tree_link(int rootfd, const char *from, const char *to);
 int cd_tree_remove(int rootfd, const char *rel, bool dir);
+/* The entries of folder dfd (not "." or ".."), each with its lstat:
+ * cd_tree_opendir gives a fresh DIR of its own (NULL, -errno in *rc),
+ * cd_tree_next the next name (gone since: skipped), NULL at the end or
+ * with -errno in *rc. */
+DIR *cd_tree_opendir(int dfd, int *rc);
+const char *cd_tree_next(DIR *d, int dfd, struct stat *st, int *rc);
 /* A reason in words for -errno from the above ("a symbolic link ... leads
  * out of the root folder" for -EXDEV). */
 const char *cd_tree_strerror(int rc);

@@ -89,33 +89,21 @@ int cd_grubby_backup(int rootfd, const char *bdir)
  * (a link is removed as a name).  0 or -errno. */
 static int empty_folder(int dfd, int depth)
 {
-	int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!d) {
-		int e = errno;
-		if (lfd >= 0)
-			close(lfd);
-		return -e;
-	}
 	int rc = 0;
-	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		struct stat st;
-		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			rc = errno == ENOENT ? 0 : -errno;
-			continue;
-		}
+	DIR *d = cd_tree_opendir(dfd, &rc);
+	struct stat st;
+	for (const char *name; rc == 0 && (name = cd_tree_next(d, dfd, &st, &rc));) {
 		if (S_ISDIR(st.st_mode)) {
-			int sub = depth < 16 ? openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+			int sub = depth < 16 ? openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 			rc = sub < 0 ? (depth < 16 ? -errno : -ELOOP) : empty_folder(sub, depth + 1);
 			if (sub >= 0)
 				close(sub);
 		}
-		if (rc == 0 && unlinkat(dfd, e->d_name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0 && errno != ENOENT)
+		if (rc == 0 && unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0 && errno != ENOENT)
 			rc = -errno;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	return rc;
 }
 

@@ -126,27 +126,17 @@ static int staged_chain(int dfd, const char *chain, bool remove)
 		snprintf(first, sizeof first, "%.*s", (int)l, chain);
 		rest = chain[l] ? chain + l + 1 : "";
 	}
-	int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!d) {
-		int e = errno;
-		if (lfd >= 0)
-			close(lfd);
-		return -e;
-	}
 	int rc = 0;
-	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		struct stat st;
-		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			rc = -errno;
-		else if (*first ? strcmp(e->d_name, first) != 0 || !S_ISDIR(st.st_mode)
-		                : (strcmp(e->d_name, RECORD_NAME) != 0 && strcmp(e->d_name, RECORD_NEW) != 0) ||
+	DIR *d = cd_tree_opendir(dfd, &rc);
+	struct stat st;
+	for (const char *name; rc == 0 && (name = cd_tree_next(d, dfd, &st, &rc));) {
+		if (*first ? strcmp(name, first) != 0 || !S_ISDIR(st.st_mode)
+		                : (strcmp(name, RECORD_NAME) != 0 && strcmp(name, RECORD_NEW) != 0) ||
 		                  !S_ISREG(st.st_mode))
 			rc = -ENOTEMPTY;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	if (rc < 0)
 		return rc;
 	if (*first) {

@@ -11,6 +11,7 @@
 #include "util/beneath.h"
 #include "util/fsread.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -161,6 +162,33 @@ int cd_tree_remove(int rootfd, const char *rel, bool dir)
 		rc = sync_fd(dfd);
 	close(dfd);
 	return rc;
+}
+
+DIR *cd_tree_opendir(int dfd, int *rc)
+{
+	int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!d) {
+		*rc = -errno;
+		if (lfd >= 0)
+			close(lfd);
+	}
+	return d;
+}
+
+const char *cd_tree_next(DIR *d, int dfd, struct stat *st, int *rc)
+{
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dfd, e->d_name, st, AT_SYMLINK_NOFOLLOW) == 0)
+			return e->d_name;
+		if (errno != ENOENT) {
+			*rc = -errno;
+			return NULL;
+		}
+	}
+	return NULL;
 }
 
 const char *cd_tree_strerror(int rc)
