@@ -63,6 +63,11 @@ static int prepare_debian(struct cd_persist_job *job, const struct cd_plan *plan
 			warn(job, "%s is not in %s or %s/*.cfg: it may come from elsewhere (a boot "
 			     "loader other than GRUB, its own entries, the kernel's built-in command "
 			     "line), where the drop-in cannot remove it.", p->token, GRUB_DEFAULT, GRUB_D);
+		char other[CD_NAME_MAX * 2];
+		if (!p->add && cd_grub_config_other_value(job->rootfd, p->token, other, sizeof other))
+			warn(job, "%s is on GRUB's command line too: the kernel takes the last %.*s= it is "
+			     "given, so once %s is removed that one decides. Remove it as well, by hand, "
+			     "unless it is what you want.", other, (int)strcspn(p->token, "="), p->token, p->token);
 		if (p->add && there)
 			warn(job, "%s is in the GRUB configuration already, yet the running kernel did "
 			     "not get it: was update-grub run, and the machine rebooted since?", p->token);

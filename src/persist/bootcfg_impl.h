@@ -94,6 +94,9 @@ int cd_record_dirs(const struct cd_record *r);
 int cd_grub_overridden(int rootfd, const struct cd_dropin *d, char *why, size_t whylen);
 /* Whether token is in /etc/default/grub or a drop-in (other than ours). */
 bool cd_grub_config_has(int rootfd, const char *token);
+/* Whether another value of token's key is there ("clocksource=hpet" for
+ * "clocksource=acpi_pm"): true, with the first found in found. */
+bool cd_grub_config_other_value(int rootfd, const char *token, char *found, size_t cap);
 
 /* ---- grubdropin.c ---- */
 

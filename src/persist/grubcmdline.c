@@ -79,24 +79,63 @@ static char *read_cfg(int rootfd, const char *name)
 	return text;
 }
 
-bool cd_grub_config_has(int rootfd, const char *token)
+/* Another value of token's key as a word of text ("clocksource=hpet" when
+ * token is "clocksource=acpi_pm"), copied into found: true when there is. */
+static bool other_value(const char *text, const char *token, char *found, size_t cap)
+{
+	size_t klen = strcspn(token, "=");
+	if (!token[klen])
+		return false;
+	for (const char *p = text; *p;) {
+		p += strspn(p, " \t\"'\n");
+		size_t wlen = strcspn(p, " \t\"'\n");
+		if (wlen > klen && strncmp(p, token, klen + 1) == 0 && (wlen != strlen(token) || strncmp(p, token, wlen) != 0)) {
+			snprintf(found, cap, "%.*s", (int)wlen, p);
+			return true;
+		}
+		p += wlen;
+	}
+	return false;
+}
+
+/* /etc/default/grub, then each drop-in not fix's: the first for which
+ * match(text) holds. */
+static bool config_matches(int rootfd, const char *token, char *found, size_t cap,
+                           bool (*match)(const char *text, const char *token, char *found, size_t cap))
 {
 	size_t len;
 	int err;
 	char *text = cd_tree_read(rootfd, GRUB_DEFAULT, true, GRUB_FILE_MAX, &len, &err);
-	bool found = text && has_word(text, token);
+	bool hit = text && match(text, token, found, cap);
 	free(text);
 	char *names[CFG_MAX];
 	int n = cfg_names(rootfd, names);
 	for (int i = 0; i < n; i++) {
-		if (!found && strncmp(names[i], "90-clockdoctor-", 15) != 0) {
+		if (!hit && strncmp(names[i], "90-clockdoctor-", 15) != 0) {
 			text = read_cfg(rootfd, names[i]);
-			found = text && has_word(text, token);
+			hit = text && match(text, token, found, cap);
 			free(text);
 		}
 		free(names[i]);
 	}
-	return found;
+	return hit;
+}
+
+static bool has_word_match(const char *text, const char *token, char *found, size_t cap)
+{
+	(void)found;
+	(void)cap;
+	return has_word(text, token);
+}
+
+bool cd_grub_config_has(int rootfd, const char *token)
+{
+	return config_matches(rootfd, token, NULL, 0, has_word_match);
+}
+
+bool cd_grub_config_other_value(int rootfd, const char *token, char *found, size_t cap)
+{
+	return config_matches(rootfd, token, found, cap, other_value);
 }
 
 /* The value of an assignment to var on line (blanks and "export" before
