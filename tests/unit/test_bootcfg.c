@@ -443,6 +443,39 @@ static void test_grubby_backup(void)
 	close(rootfd);
 }
 
+/* The lock of this machine's runs: fix.lock in a state folder of ours
+ * alone (made 0700), reused, never through a link. */
+static void test_live_lock(void)
+{
+	char state[700], lock[720];
+	snprintf(state, sizeof state, "%s/state", root);
+	snprintf(lock, sizeof lock, "%s/fix.lock", state);
+	setenv("CLOCKDOCTOR_STATE_DIR", state, 1);
+	struct cd_steps steps = { 0 };
+	int fd = cd_persist_lock(-1, true, &steps);
+	CHECK(fd >= 0);
+	struct stat st;
+	CHECK_INT(lstat(state, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0700);
+	CHECK_INT(lstat(lock, &st), 0);
+	CHECK(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+	cd_persist_unlock(fd);
+	fd = cd_persist_lock(-1, true, &steps);
+	CHECK(fd >= 0);
+	cd_persist_unlock(fd);
+	chmod(state, 0777);
+	CHECK_INT(cd_persist_lock(-1, true, &steps), -EPERM);
+	CHECK(steps_have(&steps, "not a folder of ours alone"));
+	chmod(state, 0700);
+	unlink(lock);
+	CHECK_INT(symlink("/etc/passwd", lock), 0);
+	CHECK_INT(cd_persist_lock(-1, true, &steps), -ELOOP);
+	CHECK(steps_have(&steps, "nothing changed"));
+	unlink(lock);
+	rmdir(state);
+	unsetenv("CLOCKDOCTOR_STATE_DIR");
+}
+
 int main(void)
 {
 	unit_tempdir(root, sizeof root, "bootcfg");
@@ -452,5 +485,6 @@ int main(void)
 	test_other_families();
 	test_in_place();
 	test_grubby_backup();
+	test_live_lock();
 	return unit_done("bootcfg");
 }
