@@ -17,6 +17,7 @@
 #include "util/numarg.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +63,19 @@ static void check_usage(FILE *out)
 /* The last success recorded by the textfile at path, 0 if none. */
 static double previous_success(const char *path)
 {
+	/* The folder as the user named it; the file itself beneath it, a
+	 * regular file only (a FIFO planted there would hang the read). */
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if ((size_t)snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= sizeof dir)
+		return 0;
+	if (!dir[0])
+		snprintf(dir, sizeof dir, "/");
 	size_t len;
 	int err, trunc;
-	char *text = cd_read_file(path[0] == '/' ? "/" : ".", path, 1u << 20, &len, &err, &trunc);
+	char *text = cd_read_file(dir, slash ? slash + 1 : path, 1u << 20, &len, &err, &trunc);
 	if (!text)
 		return 0;
 	double t = cd_prom_last_success(text);

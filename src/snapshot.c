@@ -17,21 +17,39 @@
  * serial numbers and UUIDs (product_serial, product_uuid, board_serial)
  * are never saved.  --root SRC makes the snapshot from an earlier one
  * instead of this machine: a snapshot taken before can be redacted.
+ *
+ * Root writes here, often into /tmp: DIR is made by this run (0700), or
+ * is an existing empty folder of the caller's that nobody else may write
+ * (anything else is refused), and every file is created beneath it with
+ * O_EXCL|O_NOFOLLOW, so no link planted by another user is written
+ * through.  Every source is read beneath its root (util/beneath.h): a link
+ * out of SRC is refused and said, never copied.  The kernel log, and any
+ * file its source kept from other users, are saved 0600.
  */
 #include "commands.h"
 #include "probe/probe.h"
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "util/numarg.h"
 #include "util/redact.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
+
+/* The kernel log: saved 0600, whatever its source. */
+#define KERNEL_LOG "/dmesg.txt"
+/* What is copied of each file at most (every text is held at once): the
+ * log as check reads it, the others as large as a 1024-CPU cpuinfo. */
+#define LOG_MAX (64u << 20)
+#define FILE_MAX (4u << 20)
 
 static const struct {
 	const char *path;
@@ -55,16 +73,21 @@ static const struct {
 	/* From an earlier snapshot (--root) only: this machine's are made. */
 	{ "/cpuid.txt", false },
 	{ "/adjtimex.txt", false },
-	{ "/dmesg.txt", true },
+	{ KERNEL_LOG, true },
 };
 #define N_FILES (sizeof files / sizeof files[0])
 #define N_LIVE_FILES (N_FILES - 3)
 
-static bool dir_empty_or_missing(const char *dir)
+/* Whether the open folder fd holds nothing. */
+static bool dir_empty(int fd)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return errno == ENOENT;
+	int dup_fd = dup(fd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return false;
+	}
 	struct dirent *e;
 	bool empty = true;
 	while ((e = readdir(d)) != NULL)
@@ -76,23 +99,41 @@ static bool dir_empty_or_missing(const char *dir)
 	return empty;
 }
 
-static int save(const char *dir, const char *path, const char *data, size_t len, int *failed)
+/* Where the snapshot goes: DIR, open, and how files are written there. */
+struct dest {
+	const char *name;        /* DIR as given, for messages */
+	int fd;
+	bool replace;            /* --force: a file already there is replaced */
+	bool restricted;         /* a file only its owner may read was saved */
+};
+
+/* The kernel log, and what its source kept from other users, only the
+ * owner may read. */
+#define MODE_OPEN 0644
+#define MODE_OWNER 0600
+
+static int save(struct dest *to, const char *path, const char *data, size_t len, mode_t mode, int *failed)
 {
-	int rc = cd_write_file(dir, path, data, len);
+	int rc = cd_write_beneath(to->fd, path, data, len, mode, to->replace);
 	if (rc < 0) {
-		fprintf(stderr, "clockdoctor snapshot: cannot write %s%s: %s\n", dir, path, strerror(-rc));
+		fprintf(stderr, "clockdoctor snapshot: cannot write %s%s: %s\n", to->name, path,
+		        rc == -EEXIST ? "something is already there (a file or link made after the folder was "
+		                        "checked): not written through"
+		                      : cd_beneath_strerror(rc));
 		(*failed)++;
+	} else if (mode == MODE_OWNER) {
+		to->restricted = true;
 	}
 	return rc;
 }
 
 /* Saved, redacted first when red is not NULL and the file may identify
  * the machine. */
-static int save_maybe_redacted(const char *dir, const char *path, const char *data, size_t len,
+static int save_maybe_redacted(struct dest *to, const char *path, const char *data, size_t len, mode_t mode,
                                struct cd_redact *red, bool may_identify, int *failed)
 {
 	if (!red || !may_identify)
-		return save(dir, path, data, len, failed);
+		return save(to, path, data, len, mode, failed);
 	size_t n;
 	char *clean = cd_redact_text(red, data, len, &n);
 	if (!clean) {
@@ -100,7 +141,7 @@ static int save_maybe_redacted(const char *dir, const char *path, const char *da
 		(*failed)++;
 		return -ENOMEM;
 	}
-	int rc = save(dir, path, clean, n, failed);
+	int rc = save(to, path, clean, n, mode, failed);
 	free(clean);
 	return rc;
 }
@@ -142,7 +183,8 @@ static void snapshot_usage(FILE *out)
 {
 	fprintf(out, "usage: clockdoctor snapshot [--force] [--redact] [--root SRC] DIR\n\n"
 	        "Saves this machine's clock facts under DIR for `clockdoctor check --root DIR`.\n"
-	        "DIR must be empty or missing unless --force is given.\n\n"
+	        "DIR is made (0700); an existing one must be an empty folder of yours\n"
+	        "that no other user may write (not empty: --force).\n\n"
 	        "  -f, --force      write into a DIR that is not empty\n"
 	        "  -R, --redact     replace host names, IP and MAC addresses, serial numbers,\n"
 	        "                   UUIDs and e-mail addresses in the kernel log, the command\n"
@@ -197,30 +239,65 @@ static int parse_args(int argc, char **argv, struct snapshot_opts *o)
 		if (realpath(o->src, a) && realpath(o->dir, b) && strcmp(a, b) == 0)
 			return cd_usage_error("snapshot", "--root and DIR are the same folder");
 	}
+	if (strlen(o->dir) >= PATH_MAX)
+		return cd_usage_error("snapshot", "the folder's name is %zu bytes long, more than the %d a path may have",
+		                      strlen(o->dir), PATH_MAX - 1);
 	return -1;
 }
 
-/* DIR, new or empty (or any folder with --force), created.  Returns -1 to
- * go on, else the exit status. */
-static int make_folder(const struct snapshot_opts *o)
+/* DIR made by this run (0700), or an existing one this run can trust: a
+ * real folder (not a link), the caller's (or root's), writable by nobody
+ * else, and empty (unless --force).  Another user's folder, or one they
+ * may write, could have links planted in it after any check.  Returns -1
+ * with to->fd open, else the exit status. */
+static int open_folder(const struct snapshot_opts *o, struct dest *to)
 {
-	/* A file where the folder should be: one refusal, --force or not (it
-	 * cannot be written into, and is not ours to replace). */
-	struct stat st;
-	if (stat(o->dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "clockdoctor snapshot: %s is not a folder: a snapshot is a folder of files; "
-		        "name a new or empty folder\n", o->dir);
-		return CD_EXIT_USAGE;
-	}
-	if (!o->force && !dir_empty_or_missing(o->dir)) {
-		fprintf(stderr, "clockdoctor snapshot: %s is not empty (use --force to write into it)\n", o->dir);
-		return CD_EXIT_USAGE;
-	}
-	if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
+	to->name = o->dir;
+	to->replace = o->force;
+	bool made = mkdir(o->dir, 0700) == 0;
+	if (!made && errno != EEXIST) {
 		fprintf(stderr, "clockdoctor snapshot: cannot create %s: %s\n", o->dir, strerror(errno));
 		return CD_EXIT_USAGE;
 	}
+	to->fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (to->fd < 0) {
+		int e = errno;
+		struct stat lst;
+		if (lstat(o->dir, &lst) == 0 && !S_ISDIR(lst.st_mode))
+			fprintf(stderr, "clockdoctor snapshot: %s is not a folder%s: a snapshot is a folder of files; "
+			        "name a new or empty folder\n", o->dir, S_ISLNK(lst.st_mode) ? " but a symbolic link" : "");
+		else
+			fprintf(stderr, "clockdoctor snapshot: cannot open %s: %s\n", o->dir, strerror(e));
+		return CD_EXIT_USAGE;
+	}
+	const char *why = NULL;
+	if (fstat(to->fd, &st) != 0)
+		why = strerror(errno);
+	else if (st.st_uid != geteuid() && st.st_uid != 0)
+		why = "it belongs to another user, who could plant links in it";
+	else if (st.st_mode & 022)
+		why = "other users may write in it, and could plant links there";
+	else if (!made && !o->force && !dir_empty(to->fd))
+		why = "it is not empty (use --force to write into it)";
+	if (why) {
+		fprintf(stderr, "clockdoctor snapshot: %s refused: %s; name a new folder, which snapshot makes "
+		        "itself\n", o->dir, why);
+		close(to->fd);
+		to->fd = -1;
+		return CD_EXIT_USAGE;
+	}
 	return -1;
+}
+
+/* A folder that holds a file only its owner may read is not listed by
+ * others either. */
+static void close_folder(struct dest *to)
+{
+	struct stat st;
+	if (to->restricted && fstat(to->fd, &st) == 0 && (st.st_mode & 007))
+		fchmod(to->fd, st.st_mode & 07770);
+	close(to->fd);
 }
 
 /* What was saved, what this machine (or SRC) lacks, what could not be
@@ -232,7 +309,7 @@ struct tally {
 /* The files of the table and the kernel log: every text read before any
  * is saved, so that the names the kernel log states are redacted
  * everywhere. */
-static void save_texts(const struct snapshot_opts *o, struct cd_redact *red, struct tally *n)
+static void save_texts(const struct snapshot_opts *o, struct dest *to, struct cd_redact *red, struct tally *n)
 {
 	size_t log_len = 0;
 	char *log = NULL;
@@ -250,30 +327,42 @@ static void save_texts(const struct snapshot_opts *o, struct cd_redact *red, str
 	size_t n_files = o->src ? N_FILES : N_LIVE_FILES;
 	char *texts[N_FILES] = { NULL };
 	size_t lens[N_FILES] = { 0 };
+	mode_t modes[N_FILES];
+	int srcfd = cd_root_open(o->src ? o->src : "/");
 	for (size_t i = 0; i < n_files; i++) {
-		int err, trunc;
-		texts[i] = cd_read_file(o->src ? o->src : "/", files[i].path, 64u << 20, &lens[i], &err, &trunc);
+		int err = srcfd, trunc;
+		struct stat st;
+		bool is_log = strcmp(files[i].path, KERNEL_LOG) == 0;
+		if (srcfd >= 0)
+			texts[i] = cd_read_beneath(srcfd, files[i].path, is_log ? LOG_MAX : FILE_MAX, &lens[i], &err,
+			                           &trunc, &st);
 		if (!texts[i]) {
-			fprintf(stderr, "  not saved: %s (%s)\n", files[i].path, strerror(-err));
+			fprintf(stderr, "  not saved: %s (%s)\n", files[i].path, cd_beneath_strerror(err));
 			n->missing++;
-		} else if (red && files[i].may_identify) {
-			cd_redact_learn(red, texts[i], lens[i]);
+			continue;
 		}
+		/* what its source kept from other users stays so */
+		modes[i] = is_log || !(st.st_mode & S_IROTH) ? MODE_OWNER : MODE_OPEN;
+		if (red && files[i].may_identify)
+			cd_redact_learn(red, texts[i], lens[i]);
 	}
+	if (srcfd >= 0)
+		close(srcfd);
 	for (size_t i = 0; i < n_files; i++)
-		if (texts[i] && save_maybe_redacted(o->dir, files[i].path, texts[i], lens[i], red, files[i].may_identify,
-		                                    &n->failed) == 0)
+		if (texts[i] && save_maybe_redacted(to, files[i].path, texts[i], lens[i], modes[i], red,
+		                                    files[i].may_identify, &n->failed) == 0)
 			n->saved++;
 	for (size_t i = 0; i < n_files; i++)
 		free(texts[i]);
-	if (log && save_maybe_redacted(o->dir, "/dmesg.txt", log, log_len, red, true, &n->failed) == 0)
+	/* the kernel log: root's alone where dmesg_restrict keeps it so */
+	if (log && save_maybe_redacted(to, KERNEL_LOG, log, log_len, MODE_OWNER, red, true, &n->failed) == 0)
 		n->saved++;
 	free(log);
 }
 
 /* This machine's facts that are not files: CPUID as `cpuid -r -1` writes
  * it, the NTP state as `adjtimex --print` does. */
-static void save_made(const char *dir, struct tally *n)
+static void save_made(struct dest *to, struct tally *n)
 {
 	struct cd_cpuid *c = calloc(1, sizeof *c);
 	if (c) {
@@ -281,7 +370,7 @@ static void save_made(const char *dir, struct tally *n)
 		if (c->have) {
 			char buf[16384];
 			int len = cd_format_cpuid_txt(c, buf, sizeof buf);
-			if (len > 0 && (size_t)len < sizeof buf && save(dir, "/cpuid.txt", buf, (size_t)len, &n->failed) == 0)
+			if (len > 0 && (size_t)len < sizeof buf && save(to, "/cpuid.txt", buf, (size_t)len, MODE_OPEN, &n->failed) == 0)
 				n->saved++;
 		} else {
 			fprintf(stderr, "  not saved: cpuid.txt (no CPUID on this CPU)\n");
@@ -294,7 +383,7 @@ static void save_made(const char *dir, struct tally *n)
 	char ntp_txt[512];
 	int ntp_len = cd_format_adjtimex_txt(&ntp, ntp_txt, sizeof ntp_txt);
 	if (ntp_len > 0) {
-		if (save(dir, "/adjtimex.txt", ntp_txt, (size_t)ntp_len, &n->failed) == 0)
+		if (save(to, "/adjtimex.txt", ntp_txt, (size_t)ntp_len, MODE_OPEN, &n->failed) == 0)
 			n->saved++;
 	} else {
 		fprintf(stderr, "  not saved: adjtimex.txt (adjtimex(2) refused)\n");
@@ -303,14 +392,14 @@ static void save_made(const char *dir, struct tally *n)
 }
 
 /* --redact: the note that says so in the snapshot, and what was replaced. */
-static void end_redaction(const char *dir, const struct cd_redact *red, struct tally *n)
+static void end_redaction(struct dest *to, const struct cd_redact *red, struct tally *n)
 {
 	static const char note[] =
 		"This snapshot was redacted by `clockdoctor snapshot --redact`: in the kernel log, the\n"
 		"command line, the kernel release and the DMI strings, host names read <host>, IPv4 and\n"
 		"IPv6 addresses <ipv4> and <ipv6>, MAC addresses <mac>, UUIDs <uuid>, serial numbers\n"
 		"<serial>, e-mail addresses <email>.\n";
-	if (save(dir, "/REDACTED.txt", note, sizeof note - 1, &n->failed) == 0)
+	if (save(to, "/REDACTED.txt", note, sizeof note - 1, MODE_OPEN, &n->failed) == 0)
 		n->saved++;
 	say_redacted(red);
 }
@@ -319,25 +408,28 @@ int cd_cmd_snapshot(int argc, char **argv)
 {
 	struct snapshot_opts o = { 0 };
 	int rc = parse_args(argc, argv, &o);
-	if (rc >= 0 || (rc = make_folder(&o)) >= 0)
+	struct dest to = { .fd = -1 };
+	if (rc >= 0 || (rc = open_folder(&o, &to)) >= 0)
 		return rc;
 	struct cd_redact *red = NULL;
 	if (o.redact) {
 		red = calloc(1, sizeof *red);
 		if (!red) {
 			fprintf(stderr, "clockdoctor snapshot: out of memory\n");
+			close(to.fd);
 			return CD_EXIT_FAILED;
 		}
 		learn_names(red, o.src);
 	}
 	struct tally n = { 0 };
-	save_texts(&o, red, &n);
+	save_texts(&o, &to, red, &n);
 	if (!o.src)
-		save_made(o.dir, &n);
+		save_made(&to, &n);
 	if (red) {
-		end_redaction(o.dir, red, &n);
+		end_redaction(&to, red, &n);
 		free(red);
 	}
+	close_folder(&to);
 	printf("clockdoctor: saved %d files to %s (%d not available)%s\n", n.saved, o.dir, n.missing,
 	       n.failed ? "; some could not be written" : "");
 	printf("diagnose it with: clockdoctor check --root %s\n", o.dir);

@@ -181,25 +181,34 @@ int cd_verdict_save(const struct cd_facts *f, const struct cd_tsc_report *t, cha
 enum cd_verdict_state cd_verdict_load(const char *path, struct fc_verdict *v, char *why, size_t whylen)
 {
 	memset(v, 0, sizeof *v);
+	/* Opened once, then checked and read through the same descriptor: a
+	 * file swapped in after a check by path is never the one read; a link
+	 * at the name is refused, a FIFO never waited on. */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	if (stat(path, &st) != 0) {
+	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
-		snprintf(why, whylen, "%s: %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, whylen, "%s: %s", path, e == ELOOP ? "a symbolic link, not read" : strerror(e));
 		return e == ENOENT || e == ENOTDIR ? CD_VF_NONE : CD_VF_UNUSABLE;
 	}
 	/* The library's own rule: a verdict another user could have written
 	 * is not one to trust. */
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022) || !S_ISREG(st.st_mode)) {
+		close(fd);
 		snprintf(why, whylen, "%s is not a regular file owned by root (or by you) and writable by nobody "
 		         "else", path);
 		return CD_VF_UNUSABLE;
 	}
 	char text[1024], boot[64];
-	int n = cd_read_raw(path, text, sizeof text, 0);
+	ssize_t n = cd_read_full(fd, text, sizeof text - 1, NULL);
+	close(fd);
 	if (n < 0) {
-		snprintf(why, whylen, "%s: %s", path, strerror(-n));
+		snprintf(why, whylen, "%s: %s", path, strerror((int)-n));
 		return CD_VF_UNUSABLE;
 	}
+	text[n] = '\0';
 	if (fc_verdict_parse(text, (size_t)n, v) != 0) {
 		snprintf(why, whylen, "%s is malformed", path);
 		return CD_VF_UNUSABLE;

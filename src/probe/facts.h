@@ -12,6 +12,7 @@
 #ifndef CD_FACTS_H
 #define CD_FACTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -236,7 +237,7 @@ struct cd_os {
 
 /* ---- all facts ---- */
 struct cd_facts {
-	char root[512];      /* "/" for the live machine */
+	char root[PATH_MAX]; /* "/" for the live machine */
 	bool live;
 	struct cd_clocksource cs;
 	struct cd_cpu cpu;

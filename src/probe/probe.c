@@ -10,6 +10,7 @@
  * and `snapshot` the same code path.
  */
 #include "probe/probe.h"
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "util/lines.h"
 #include "util/printable.h"
@@ -37,8 +38,34 @@ static const char *err_word(int err)
 	case ENOENT: return "missing";
 	case EACCES: case EPERM: return "permission denied";
 	case EISDIR: return "is a folder";
-	default: return strerror(-err);
+	/* what util/beneath.h refuses is said as such */
+	default: return cd_beneath_strerror(err);
 	}
+}
+
+/* A read whose failure has no note of its own: a file the tree holds but
+ * that was refused (a link out, a loop, a device) is noted, so that the
+ * output says why the fact is missing. */
+static bool refused(int err)
+{
+	return err == -EXDEV || err == -ELOOP || err == -EINVAL;
+}
+
+static int read_small(struct cd_facts *f, const char *path, char *buf, size_t cap)
+{
+	int rc = cd_read_small(f->root, path, buf, cap);
+	if (rc < 0 && refused(rc))
+		cd_note_unknown(f, "%s: %s", path, err_word(rc));
+	return rc;
+}
+
+static char *read_file(struct cd_facts *f, const char *path, size_t max, size_t *len)
+{
+	int err, trunc;
+	char *text = cd_read_file(f->root, path, max, len, &err, &trunc);
+	if (!text && refused(err))
+		cd_note_unknown(f, "%s: %s", path, err_word(err));
+	return text;
 }
 
 static void probe_clocksource(struct cd_facts *f)
@@ -75,7 +102,9 @@ static void probe_cpu(struct cd_facts *f)
 		cd_cpuid_live(&f->cpuid);
 	} else {
 		text = cd_read_file(f->root, "/cpuid.txt", 1u << 20, &len, &err, &trunc);
-		if (text) {
+		if (!text && refused(err)) {
+			cd_note_unknown(f, "CPUID: cpuid.txt: %s", err_word(err));
+		} else if (text) {
 			if (cd_parse_cpuid_txt(text, len, &f->cpuid) < 0)
 				cd_note_unknown(f, "cpuid.txt: no leaf readable");
 			else
@@ -90,7 +119,7 @@ static void probe_cpu(struct cd_facts *f)
 static void probe_kernel(struct cd_facts *f)
 {
 	char buf[1024];
-	int rc = cd_read_small(f->root, "/proc/sys/kernel/osrelease", buf, sizeof buf);
+	int rc = read_small(f, "/proc/sys/kernel/osrelease", buf, sizeof buf);
 	if (rc >= 0) {
 		cd_printable_copy(f->kernel.release, sizeof f->kernel.release, buf, (size_t)rc);
 		f->kernel.have_release = true;
@@ -98,13 +127,13 @@ static void probe_kernel(struct cd_facts *f)
 	} else {
 		f->kernel.ver_major = f->kernel.ver_minor = f->kernel.ver_patch = -1;
 	}
-	rc = cd_read_small(f->root, "/proc/cmdline", f->kernel.cmdline, sizeof f->kernel.cmdline);
+	rc = read_small(f, "/proc/cmdline", f->kernel.cmdline, sizeof f->kernel.cmdline);
 	if (rc >= 0) {
 		cd_printable(f->kernel.cmdline);
 		f->kernel.have_cmdline = true;
 		cd_parse_cmdline(f->kernel.cmdline, &f->kernel);
 	}
-	rc = cd_read_small(f->root, "/proc/uptime", buf, sizeof buf);
+	rc = read_small(f, "/proc/uptime", buf, sizeof buf);
 	if (rc >= 0) {
 		char *end;
 		double up = strtod(buf, &end);
@@ -221,7 +250,7 @@ static void probe_arch(struct cd_facts *f)
 		return;
 	/* A machine name is letters, digits and '_' (x86_64, i686, aarch64):
 	 * anything else is no answer, and never reaches a terminal. */
-	if (cd_read_small(f->root, "/proc/sys/kernel/arch", buf, sizeof buf) < 0)
+	if (read_small(f, "/proc/sys/kernel/arch", buf, sizeof buf) < 0)
 		return;
 	size_t n = strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 	if (n > 0 && n < sizeof f->cpu.arch && strchr(" \t\r\n", buf[n]))
@@ -231,10 +260,9 @@ static void probe_arch(struct cd_facts *f)
 static void probe_os(struct cd_facts *f)
 {
 	size_t len;
-	int err, trunc;
-	char *text = cd_read_file(f->root, "/etc/os-release", 65536, &len, &err, &trunc);
+	char *text = read_file(f, "/etc/os-release", 65536, &len);
 	if (!text)
-		text = cd_read_file(f->root, "/usr/lib/os-release", 65536, &len, &err, &trunc);
+		text = read_file(f, "/usr/lib/os-release", 65536, &len);
 	if (text) {
 		cd_parse_os_release(text, &f->os);
 		free(text);
@@ -242,7 +270,7 @@ static void probe_os(struct cd_facts *f)
 	static const char *const legacy[] = { "/etc/lsb-release", "/etc/redhat-release", "/etc/SuSE-release",
 	                                      "/etc/debian_version" };
 	for (size_t i = 0; i < sizeof legacy / sizeof legacy[0] && f->os.family == CD_OS_UNKNOWN; i++) {
-		text = cd_read_file(f->root, legacy[i], 65536, &len, &err, &trunc);
+		text = read_file(f, legacy[i], 65536, &len);
 		if (text) {
 			cd_parse_os_legacy(legacy[i], text, &f->os);
 			free(text);
@@ -254,9 +282,9 @@ static void probe_os(struct cd_facts *f)
 
 static void probe_hypervisor_strings(struct cd_facts *f)
 {
-	cd_read_small(f->root, "/sys/hypervisor/type", f->hv.sys_hypervisor_type, sizeof f->hv.sys_hypervisor_type);
-	cd_read_small(f->root, "/sys/class/dmi/id/sys_vendor", f->hv.dmi_sys_vendor, sizeof f->hv.dmi_sys_vendor);
-	cd_read_small(f->root, "/sys/class/dmi/id/product_name", f->hv.dmi_product_name, sizeof f->hv.dmi_product_name);
+	read_small(f, "/sys/hypervisor/type", f->hv.sys_hypervisor_type, sizeof f->hv.sys_hypervisor_type);
+	read_small(f, "/sys/class/dmi/id/sys_vendor", f->hv.dmi_sys_vendor, sizeof f->hv.dmi_sys_vendor);
+	read_small(f, "/sys/class/dmi/id/product_name", f->hv.dmi_product_name, sizeof f->hv.dmi_product_name);
 	cd_printable(f->hv.sys_hypervisor_type);
 	cd_printable(f->hv.dmi_sys_vendor);
 	cd_printable(f->hv.dmi_product_name);
@@ -280,8 +308,14 @@ static void probe_ntp_file(struct cd_facts *f)
 void cd_probe(const char *root, bool live, struct cd_facts *f)
 {
 	memset(f, 0, sizeof *f);
-	snprintf(f->root, sizeof f->root, "%s", root);
 	f->live = live;
+	/* never cut: a shorter root is another folder (the commands refuse a
+	 * longer one first, cd_folder_arg) */
+	if (strlen(root) >= sizeof f->root) {
+		cd_note_unknown(f, "the root folder's name is too long: nothing read");
+		return;
+	}
+	snprintf(f->root, sizeof f->root, "%s", root);
 	probe_clocksource(f);
 	probe_cpu(f);
 	probe_kernel(f);

@@ -30,12 +30,15 @@ void cd_beneath_force_walk(bool on)
 	atomic_store(&force_walk, on);
 }
 
-static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode)
+/* in_root: dirfd is this process's root folder, where an absolute link
+ * leads nowhere else and is followed from it (RESOLVE_IN_ROOT); any other
+ * root refuses one (RESOLVE_BENEATH). */
+static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode, bool in_root)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(unsigned)flags,
 		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = (in_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 	return fd < 0 ? -errno : (int)fd;
@@ -54,7 +57,7 @@ static bool use_openat2(void)
 		if (e && strcmp(e, "1") == 0) {
 			h = OPENAT2_NO;
 		} else {
-			int fd = sys_openat2(AT_FDCWD, ".", O_PATH | O_CLOEXEC, 0);
+			int fd = sys_openat2(AT_FDCWD, ".", O_PATH | O_CLOEXEC, 0, false);
 			h = fd >= 0 ? OPENAT2_YES : OPENAT2_NO;
 			if (fd >= 0)
 				close(fd);
@@ -62,6 +65,13 @@ static bool use_openat2(void)
 		atomic_store(&have_openat2, h);
 	}
 	return h == OPENAT2_YES;
+}
+
+/* Whether rootfd is this process's root folder ("/", live). */
+static bool is_process_root(int rootfd)
+{
+	struct stat a, b;
+	return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int cd_root_open(const char *root)
@@ -79,51 +89,80 @@ static bool is_read(int flags)
 	return (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_PATH));
 }
 
-static int check_readable(const struct stat *st)
+/* A file made by this open: nothing was there to look at first. */
+static bool creates_new(int flags)
 {
+	return (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+}
+
+/* Only regular files and folders are opened (the link itself, under
+ * O_NOFOLLOW, is refused as open(2) refuses it). */
+static int check_type(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP;
 	return S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) ? 0 : -EINVAL;
 }
 
-/* The second open of a read: the same object as the O_PATH one, st. */
-static int same_object(int fd, const struct stat *st)
+/* The flags of the real open: a FIFO put there in a race fails at once
+ * instead of waiting, a terminal never becomes ours. */
+static int open_flags(int flags)
+{
+	if (flags & O_CREAT)
+		flags |= O_NOFOLLOW; /* the last component is never followed */
+	return flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+}
+
+/* After the real open of fd: the same object as the O_PATH look at it (st),
+ * or, with nothing looked at (a file created), a regular file.  A write
+ * gets its blocking mode back.  fd, or -errno with fd closed. */
+static int finish_open(int fd, const struct stat *st, int flags)
 {
 	struct stat now;
-	if (fstat(fd, &now) != 0) {
-		int e = -errno;
+	int rc = fstat(fd, &now) == 0 ? 0 : -errno;
+	if (rc == 0 && st && (now.st_dev != st->st_dev || now.st_ino != st->st_ino))
+		rc = -EAGAIN; /* swapped between the two opens */
+	if (rc == 0 && !st)
+		rc = check_type(&now);
+	if (rc == 0 && !is_read(flags) && !(flags & O_NONBLOCK) &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+		rc = -errno;
+	if (rc < 0) {
 		close(fd);
-		return e;
-	}
-	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
-		close(fd);
-		return -EAGAIN; /* swapped between the two opens */
+		return rc;
 	}
 	return fd;
 }
 
-static int read_flags(int flags)
+/* The O_PATH look at an object, pfd: its type checked into *st.  pfd is
+ * closed.  0 or -errno. */
+static int look(int pfd, struct stat *st)
 {
-	return flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int rc = fstat(pfd, st) == 0 ? 0 : -errno;
+	close(pfd);
+	return rc < 0 ? rc : check_type(st);
 }
 
-static int open_with_openat2(int rootfd, const char *rel, int flags, mode_t mode)
+static int open_with_openat2(int rootfd, const char *rel, int flags, mode_t mode, bool in_root)
 {
-	if (!is_read(flags)) {
-		if (flags & O_CREAT)
-			flags |= O_NOFOLLOW;
-		return sys_openat2(rootfd, rel, flags | O_CLOEXEC, mode);
-	}
-	int pfd = sys_openat2(rootfd, rel, O_PATH | O_CLOEXEC | (flags & (O_NOFOLLOW | O_DIRECTORY)), 0);
-	if (pfd < 0)
-		return pfd;
+	if (flags & O_PATH)
+		return sys_openat2(rootfd, rel, flags | O_CLOEXEC, 0, in_root);
 	struct stat st;
-	int rc = fstat(pfd, &st) == 0 ? 0 : -errno;
-	close(pfd);
-	if (rc == 0)
-		rc = check_readable(&st);
-	if (rc < 0)
-		return rc;
-	int fd = sys_openat2(rootfd, rel, read_flags(flags), 0);
-	return fd < 0 ? fd : same_object(fd, &st);
+	bool looked = false;
+	if (!creates_new(flags)) {
+		int pfd = sys_openat2(rootfd, rel,
+		                      O_PATH | O_CLOEXEC | (open_flags(flags) & (O_NOFOLLOW | O_DIRECTORY)), 0, in_root);
+		if (pfd >= 0) {
+			int rc = look(pfd, &st);
+			if (rc < 0)
+				return rc;
+			looked = true;
+		} else if (pfd != -ENOENT || !(flags & O_CREAT)) {
+			return pfd;
+		}
+	}
+	int fd = sys_openat2(rootfd, rel, open_flags(flags), mode, in_root);
+	return fd < 0 ? fd : finish_open(fd, looked ? &st : NULL, flags);
 }
 
 /* ---- the walk, for a kernel without openat2 ---- */
@@ -132,6 +171,7 @@ struct walk {
 	int fds[WALK_MAX_DEPTH + 1]; /* fds[0]: the root, not ours to close */
 	int depth;
 	int links;
+	bool in_root;           /* the process's root: absolute links followed from it */
 	char path[2][PATH_MAX]; /* what is left to walk, and room to splice a link */
 	int cur;
 };
@@ -157,8 +197,11 @@ static int walk_splice(struct walk *w, int dirfd, const char *name, const char *
 	target[n] = '\0';
 	if (n == 0)
 		return -ENOENT;
-	if (target[0] == '/')
-		return -EXDEV; /* absolute: outside, or against the wrong root */
+	if (target[0] == '/') {
+		if (!w->in_root)
+			return -EXDEV; /* absolute: outside, or against the wrong root */
+		walk_close(w); /* from the root again */
+	}
 	int next = !w->cur;
 	int len = *rest ? snprintf(w->path[next], PATH_MAX, "%s/%s", target, rest)
 	                : snprintf(w->path[next], PATH_MAX, "%s", target);
@@ -168,11 +211,12 @@ static int walk_splice(struct walk *w, int dirfd, const char *name, const char *
 	return 0;
 }
 
-static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
+static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode, bool in_root)
 {
 	struct walk *w = malloc(sizeof *w);
 	if (!w)
 		return -ENOMEM;
+	w->in_root = in_root;
 	w->fds[0] = rootfd;
 	w->depth = 0;
 	w->links = 0;
@@ -192,12 +236,9 @@ static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
 			/* the path names a folder reached so far */
 			if (flags & O_CREAT) {
 				rc = -EISDIR;
-			} else if (is_read(flags)) {
-				rc = openat(dirfd, ".", read_flags(flags));
-				rc = rc < 0 ? -errno : rc;
 			} else {
-				rc = openat(dirfd, ".", flags | O_CLOEXEC);
-				rc = rc < 0 ? -errno : rc;
+				rc = openat(dirfd, ".", open_flags(flags));
+				rc = rc < 0 ? -errno : finish_open(rc, NULL, flags);
 			}
 			break;
 		}
@@ -218,20 +259,26 @@ static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
 			continue;
 		}
 		if (strcmp(name, "..") == 0) {
-			if (w->depth == 0) {
+			if (w->depth == 0 && !w->in_root) {
 				rc = -EXDEV;
 				break;
 			}
-			close(w->fds[w->depth--]);
+			if (w->depth > 0) /* "/.." is "/" */
+				close(w->fds[w->depth--]);
 			p = rest;
 			continue;
 		}
-		if (last && (flags & O_CREAT)) {
-			rc = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-			rc = rc < 0 ? -errno : rc;
+		if (last && creates_new(flags)) {
+			rc = openat(dirfd, name, open_flags(flags), mode);
+			rc = rc < 0 ? -errno : finish_open(rc, NULL, flags);
 			break;
 		}
 		int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0 && errno == ENOENT && last && (flags & O_CREAT)) {
+			rc = openat(dirfd, name, open_flags(flags), mode);
+			rc = rc < 0 ? -errno : finish_open(rc, NULL, flags);
+			break;
+		}
 		if (pfd < 0) {
 			rc = -errno;
 			break;
@@ -244,7 +291,7 @@ static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
 		}
 		if (S_ISLNK(st.st_mode)) {
 			close(pfd);
-			if (last && (flags & O_NOFOLLOW)) {
+			if (last && (flags & (O_NOFOLLOW | O_CREAT))) {
 				rc = -ELOOP;
 				break;
 			}
@@ -269,19 +316,14 @@ static int open_with_walk(int rootfd, const char *rel, int flags, mode_t mode)
 			p = rest;
 			continue;
 		}
-		close(pfd);
 		/* The last component, not a link: open it for real, never
-		 * following (it was no link a moment ago). */
-		if (is_read(flags)) {
-			rc = check_readable(&st);
-			if (rc < 0)
-				break;
-			rc = openat(dirfd, name, read_flags(flags) | O_NOFOLLOW);
-			rc = rc < 0 ? -errno : same_object(rc, &st);
-		} else {
-			rc = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-			rc = rc < 0 ? -errno : rc;
-		}
+		 * following (it was no link a moment ago), and check it is what
+		 * was looked at. */
+		rc = look(pfd, &st);
+		if (rc < 0)
+			break;
+		rc = openat(dirfd, name, open_flags(flags) | O_NOFOLLOW, mode);
+		rc = rc < 0 ? -errno : finish_open(rc, &st, flags);
 		break;
 	}
 	walk_close(w);
@@ -299,13 +341,14 @@ int cd_beneath_open(int rootfd, const char *rel, int flags, mode_t mode)
 		rel++;
 	if (strlen(rel) >= PATH_MAX)
 		return -ENAMETOOLONG;
+	bool in_root = is_process_root(rootfd);
 	if (use_openat2()) {
-		int fd = open_with_openat2(rootfd, *rel ? rel : ".", flags, mode);
+		int fd = open_with_openat2(rootfd, *rel ? rel : ".", flags, mode, in_root);
 		if (fd != -ENOSYS)
 			return fd;
 		atomic_store(&have_openat2, OPENAT2_NO);
 	}
-	return open_with_walk(rootfd, rel, flags, mode);
+	return open_with_walk(rootfd, rel, flags, mode, in_root);
 }
 
 int cd_beneath_parent(int rootfd, const char *rel, char *leaf, size_t leafcap)
@@ -378,4 +421,14 @@ int cd_beneath_mkdirs(int rootfd, const char *rel, mode_t mode)
 	}
 	close(dirfd);
 	return rc;
+}
+
+const char *cd_beneath_strerror(int err)
+{
+	switch (-err) {
+	case EXDEV: return "a link that leads out of the root, refused";
+	case ELOOP: return "a loop of links (or a link where none may be), refused";
+	case EINVAL: return "not a regular file (a FIFO, a device or a socket), refused";
+	default: return strerror(err < 0 ? -err : err);
+	}
 }

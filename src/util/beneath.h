@@ -8,18 +8,23 @@
  * here stays beneath the root: openat2(2) with RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS where the kernel has it (Linux 5.6), else a walk
  * of the path one component at a time with O_NOFOLLOW that resolves
- * relative links itself and refuses one that leads out.  An absolute link
- * is refused either way (its target would be read against the wrong root),
- * so is ".." above the root: -EXDEV.  A loop, or more than
- * CD_BENEATH_MAX_LINKS links in one path: -ELOOP.
+ * relative links itself and refuses one that leads out.  Under a tree an
+ * absolute link is refused either way (its target would be read against
+ * the wrong root), so is ".." above the root: -EXDEV.  Under this
+ * process's own root ("/", live) nothing is outside: an absolute link is
+ * followed from "/" (RESOLVE_IN_ROOT), as any program would, but never a
+ * /proc magic link.  A loop, or more than CD_BENEATH_MAX_LINKS links in one
+ * path: -ELOOP.
  *
- * A read (O_RDONLY without O_CREAT) opens only a regular file or a folder:
- * the object is first opened with O_PATH (no device's open runs, no FIFO
- * waits for a writer), its type checked, then opened for reading with
- * O_NONBLOCK and checked to be the same object.  Anything else: -EINVAL.
- * With O_CREAT the last component is never followed (O_NOFOLLOW): a
- * planted link at the name fails with -ELOOP (or -EEXIST with O_EXCL).
- * Every descriptor is O_CLOEXEC.
+ * Only a regular file or a folder is opened: unless the open creates the
+ * file (O_CREAT|O_EXCL), the object is first opened with O_PATH (no
+ * device's open runs, no FIFO waits for its other end), its type checked,
+ * then opened for real with O_NONBLOCK and checked to be the same object.
+ * Anything else: -EINVAL.  A read keeps O_NONBLOCK (nothing to a regular
+ * file); a write gets its blocking mode back.  With O_CREAT the last
+ * component is never followed (O_NOFOLLOW): a planted link at the name
+ * fails with -ELOOP (or -EEXIST with O_EXCL).  Every descriptor is
+ * O_CLOEXEC.
  */
 #ifndef CD_BENEATH_H
 #define CD_BENEATH_H
@@ -53,6 +58,10 @@ int cd_beneath_parent(int rootfd, const char *rel, char *leaf, size_t leafcap);
  * umask applies), never through a link (a link where a folder is expected:
  * -ELOOP or -ENOTDIR), never "..": -EXDEV.  0 or -errno. */
 int cd_beneath_mkdirs(int rootfd, const char *rel, mode_t mode);
+
+/* What a refusal above means, in words ("a link that leads out of the
+ * root, refused"), or strerror's for any other -errno. */
+const char *cd_beneath_strerror(int err);
 
 /* For tests: true makes every open take the component walk, as on a kernel
  * without openat2.  The variable CLOCKDOCTOR_BENEATH_WALK=1 in the

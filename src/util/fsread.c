@@ -5,27 +5,16 @@
  */
 #include "util/fsread.h"
 #include "util/atomicfile.h"
+#include "util/beneath.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int cd_path_join(char *out, size_t cap, const char *root, const char *path)
-{
-	size_t rl = strlen(root);
-	while (rl > 0 && root[rl - 1] == '/')
-		rl--;
-	while (*path == '/')
-		path++;
-	int n = snprintf(out, cap, "%.*s/%s", (int)rl, root, path);
-	if (n < 0 || (size_t)n >= cap)
-		return -ENAMETOOLONG;
-	return 0;
-}
 
 ssize_t cd_read_full(int fd, void *buf, size_t len, const off_t *at)
 {
@@ -47,30 +36,27 @@ ssize_t cd_read_full(int fd, void *buf, size_t len, const off_t *at)
 	return (ssize_t)got;
 }
 
-char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
-                   int *err, int *truncated)
+char *cd_read_beneath(int rootfd, const char *path, size_t max, size_t *len, int *err, int *truncated,
+                      struct stat *st)
 {
-	char full[4096];
-	int rc = cd_path_join(full, sizeof full, root, path);
 	*len = 0;
 	if (truncated)
 		*truncated = 0;
+	int fd = cd_beneath_open(rootfd, path, O_RDONLY, 0);
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	struct stat own;
+	if (!st)
+		st = &own;
+	int rc = fstat(fd, st) != 0 ? -errno : S_ISDIR(st->st_mode) ? -EISDIR : 0;
 	if (rc < 0) {
 		*err = rc;
-		return NULL;
-	}
-	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		*err = -errno;
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		*err = -EISDIR;
 		return NULL;
 	}
-	size_t cap = 4096, n = 0;
+	size_t cap = max < 4096 ? max : 4096, n = 0;
 	char *buf = malloc(cap + 1);
 	if (!buf) {
 		close(fd);
@@ -111,6 +97,21 @@ char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
 	return buf;
 }
 
+char *cd_read_file(const char *root, const char *path, size_t max, size_t *len, int *err, int *truncated)
+{
+	int rootfd = cd_root_open(root);
+	if (rootfd < 0) {
+		*len = 0;
+		if (truncated)
+			*truncated = 0;
+		*err = rootfd;
+		return NULL;
+	}
+	char *text = cd_read_beneath(rootfd, path, max, len, err, truncated, NULL);
+	close(rootfd);
+	return text;
+}
+
 int cd_read_raw(const char *path, char *buf, size_t cap, int flags)
 {
 	if (cap == 0)
@@ -147,21 +148,57 @@ int cd_read_small(const char *root, const char *path, char *buf, size_t cap)
 	return (int)len;
 }
 
-int cd_write_file(const char *root, const char *path, const char *data, size_t len)
+int cd_write_beneath(int rootfd, const char *path, const void *data, size_t len, mode_t mode, bool replace)
 {
-	char full[4096], parent[4096];
-	int rc = cd_path_join(full, sizeof full, root, path);
+	char leaf[NAME_MAX + 1];
+	int dirfd = cd_beneath_parent(rootfd, path, leaf, sizeof leaf);
+	if (dirfd == -ENOENT) {
+		/* the folders above it (path less its leaf and the slashes
+		 * after), made beneath the root and never through a link, then
+		 * the parent again */
+		char parent[PATH_MAX];
+		size_t n = strlen(path);
+		while (n > 0 && path[n - 1] == '/')
+			n--;
+		n -= strlen(leaf);
+		if (n >= sizeof parent)
+			return -ENAMETOOLONG;
+		memcpy(parent, path, n);
+		parent[n] = '\0';
+		int rc = cd_beneath_mkdirs(rootfd, parent, 0755);
+		if (rc < 0)
+			return rc;
+		dirfd = cd_beneath_parent(rootfd, path, leaf, sizeof leaf);
+	}
+	if (dirfd < 0)
+		return dirfd;
+	/* replace: the name is removed first (unlinkat removes a planted
+	 * link, never what it points to), and made again exclusively */
+	if (replace && unlinkat(dirfd, leaf, 0) != 0 && errno != ENOENT) {
+		int e = -errno;
+		close(dirfd);
+		return e;
+	}
+	int fd = openat(dirfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
+	int rc = fd < 0 ? -errno : 0;
+	close(dirfd);
 	if (rc < 0)
 		return rc;
-	snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(full, '/') - full), full);
-	rc = parent[0] ? cd_make_dirs(parent, 0755, NULL, 0) : 0;
-	if (rc < 0)
-		return rc;
-	int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	rc = cd_write_all(fd, data, len);
+	if (fchmod(fd, mode & 07777) != 0) /* exactly mode, whatever the umask */
+		rc = -errno;
+	if (rc == 0)
+		rc = cd_write_all(fd, data, len);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
+	return rc;
+}
+
+int cd_write_file(const char *root, const char *path, const char *data, size_t len)
+{
+	int rootfd = cd_root_open(root);
+	if (rootfd < 0)
+		return rootfd;
+	int rc = cd_write_beneath(rootfd, path, data, len, 0644, true);
+	close(rootfd);
 	return rc;
 }

@@ -11,18 +11,23 @@
 #ifndef CD_FSREAD_H
 #define CD_FSREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
-
-/* Join root and path ("/" + "/proc/cmdline" -> "/proc/cmdline"). Returns 0, or
- * -ENAMETOOLONG. */
-int cd_path_join(char *out, size_t cap, const char *root, const char *path);
 
 /* Read root/path, at most max bytes, into a malloc'd NUL-terminated buffer.
  * Returns the buffer and its length in *len, or NULL with -errno in *err
- * (-EFBIG is never returned: a longer file is cut at max and *truncated set). */
+ * (-EFBIG is never returned: a longer file is cut at max and *truncated set).
+ * path is opened beneath root (util/beneath.h): a link out of it gives
+ * -EXDEV (or -ELOOP), a FIFO or a device -EINVAL, a folder -EISDIR. */
 char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
                    int *err, int *truncated);
+
+/* The same beneath an open root folder (cd_root_open), with the file's
+ * fstat in *st when st is not NULL (its mode: whether others may read it). */
+char *cd_read_beneath(int rootfd, const char *path, size_t max, size_t *len, int *err, int *truncated,
+                      struct stat *st);
 
 /* Read a small file (a sysfs attribute) into buf, with trailing whitespace
  * removed.  Returns its length, or -errno. */
@@ -39,7 +44,14 @@ ssize_t cd_read_full(int fd, void *buf, size_t len, const off_t *at);
  * symlink at path is refused).  Returns the length, or -errno. */
 int cd_read_raw(const char *path, char *buf, size_t cap, int flags);
 
-/* Write data to root/path, creating the parent folders.  Returns 0 or -errno. */
+/* Write data to path beneath an open root folder, creating its parent
+ * folders (0755, never through a link): the file is created with
+ * O_EXCL|O_NOFOLLOW and given exactly mode.  replace: a file (or a link) at
+ * the name is removed first, never written through; else it is -EEXIST.
+ * Returns 0 or -errno. */
+int cd_write_beneath(int rootfd, const char *path, const void *data, size_t len, mode_t mode, bool replace);
+
+/* cd_write_beneath under the folder root, 0644, replacing. */
 int cd_write_file(const char *root, const char *path, const char *data, size_t len);
 
 #endif

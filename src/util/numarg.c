@@ -7,6 +7,7 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -127,6 +128,10 @@ int cd_parse_options(const struct cd_options *o, int argc, char **argv, void *ct
 int cd_folder_arg(const char *cmd, const char *opt, const char *path)
 {
 	struct stat st;
+	/* never cut to fit: a shorter name is another folder */
+	if (strlen(path) >= PATH_MAX)
+		return cd_usage_error(cmd, "%s: the folder's name is %zu bytes long, more than the %d a path may have",
+		                      opt, strlen(path), PATH_MAX - 1);
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cd_usage_error(cmd, "%s %s: not a folder", opt, path);
 	return -1;

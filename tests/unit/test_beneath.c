@@ -158,6 +158,41 @@ static void test_special_files(void)
 	}
 }
 
+/* Writes meet the same refusals, and never block on a FIFO. */
+static void test_writes(void)
+{
+	CHECK_INT(cd_beneath_open(rootfd, "fifo", O_WRONLY, 0), -EINVAL);
+	CHECK_INT(cd_beneath_open(rootfd, "fifo", O_WRONLY | O_CREAT | O_TRUNC, 0600), -EINVAL);
+	CHECK_INT(cd_beneath_open(rootfd, "fifo", O_RDWR, 0), -EINVAL);
+	CHECK_INT(cd_beneath_open(rootfd, "file", O_RDONLY | O_NOFOLLOW, 0) >= 0, 1);
+	CHECK_INT(cd_beneath_open(rootfd, "a/b/in", O_RDONLY | O_NOFOLLOW, 0), -ELOOP);
+	/* an existing file, and a new one without O_EXCL: opened, blocking */
+	int fd = cd_beneath_open(rootfd, "a/b/c", O_WRONLY | O_APPEND, 0);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK_INT(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+		CHECK_INT(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+		close(fd);
+	}
+	fd = cd_beneath_open(rootfd, "a/b/made", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK_INT(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+		close(fd);
+	}
+	char p[256];
+	snprintf(p, sizeof p, "%s/a/b/made", root);
+	CHECK(unit_exists(p));
+	unlink(p);
+	/* a read keeps O_NONBLOCK (harmless on a regular file) and O_CLOEXEC */
+	fd = open_read("file");
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK_INT(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+		close(fd);
+	}
+}
+
 static void test_create(void)
 {
 	char p[256];
@@ -256,6 +291,7 @@ static void run_all(const char *mode)
 	test_escapes();
 	test_loops();
 	test_special_files();
+	test_writes();
 	test_create();
 	test_parent();
 	test_mkdirs();
@@ -270,6 +306,7 @@ static void run_all(const char *mode)
 
 int main(void)
 {
+	alarm(60); /* an open that waits on a FIFO fails the test, not hangs it */
 	make_tree();
 	rootfd = cd_root_open(root);
 	CHECK(rootfd >= 0);
@@ -278,16 +315,32 @@ int main(void)
 	run_all("the walk");
 	cd_beneath_force_walk(false);
 	close(rootfd);
-	/* "/" as the root: the same rules */
-	rootfd = cd_root_open("/");
-	CHECK(rootfd >= 0);
-	int fd = open_read("/proc/self/status");
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	/* a magic link: refused by openat2; the walk reads its text, which
-	 * names no file beneath "/" or names one as an absolute path */
-	CHECK(open_read("proc/self/fd/0") < 0);
-	close(rootfd);
+	/* "/" as the root: nothing is outside it, so an absolute link is
+	 * followed from it and ".." above it stays there, as for any program;
+	 * a /proc magic link is still refused by openat2 (the walk reads its
+	 * text, a path beneath "/" like any other) */
+	for (int walk = 0; walk < 2; walk++) {
+		unit_case("\"/\" as the root, %s", walk ? "the walk" : "openat2");
+		cd_beneath_force_walk(walk);
+		rootfd = cd_root_open("/");
+		CHECK(rootfd >= 0);
+		int fd = open_read("/proc/self/status");
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		char rel[256];
+		snprintf(rel, sizeof rel, "%s/abs", root);
+		CHECK_STR(slurp(open_read(rel)), "SECRET\n");
+		snprintf(rel, sizeof rel, "../../..%s/a/b/up", root);
+		CHECK_STR(slurp(open_read(rel)), "SECRET\n");
+		if (!walk) {
+			CHECK_INT(open_read("proc/self/fd/0"), -ELOOP);
+			CHECK_INT(open_read("proc/self/root/etc/passwd"), -ELOOP);
+		}
+		snprintf(rel, sizeof rel, "%s/fifo", root);
+		CHECK_INT(open_read(rel), -EINVAL);
+		close(rootfd);
+	}
+	cd_beneath_force_walk(false);
 	return unit_done("beneath");
 }

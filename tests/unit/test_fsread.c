@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of fsread.c: bounded, defensive reads under a root. */
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "unit.h"
 
@@ -10,19 +11,6 @@
 #include <unistd.h>
 
 static char dir[64];
-
-static void test_join(void)
-{
-	char out[64];
-	CHECK_INT(cd_path_join(out, sizeof out, "/", "/proc/cmdline"), 0);
-	CHECK_STR(out, "/proc/cmdline");
-	CHECK_INT(cd_path_join(out, sizeof out, "/snap/", "proc/cmdline"), 0);
-	CHECK_STR(out, "/snap/proc/cmdline");
-	char longroot[100];
-	memset(longroot, 'r', sizeof longroot - 1);
-	longroot[sizeof longroot - 1] = '\0';
-	CHECK_INT(cd_path_join(out, sizeof out, longroot, "x"), -ENAMETOOLONG);
-}
 
 static void test_read(void)
 {
@@ -91,10 +79,53 @@ static void test_read(void)
 	close(fd);
 }
 
+/* A tree with links out, a FIFO and a planted link at a name to write:
+ * nothing outside is read or written. */
+static void test_beneath_root(void)
+{
+	char root[96], secret[96], p[160];
+	snprintf(root, sizeof root, "%s/tree", dir);
+	snprintf(secret, sizeof secret, "%s/secret", dir);
+	unit_put(secret, "SECRET");
+	snprintf(p, sizeof p, "%s/proc", root);
+	unit_mkdirs(p);
+	snprintf(p, sizeof p, "%s/proc/cmdline", root);
+	CHECK_INT(symlink(secret, p), 0);
+	snprintf(p, sizeof p, "%s/proc/uptime", root);
+	CHECK_INT(symlink("../../secret", p), 0);
+	snprintf(p, sizeof p, "%s/proc/fifo", root);
+	CHECK_INT(mkfifo(p, 0600), 0);
+	char buf[64];
+	CHECK_INT(cd_read_small(root, "/proc/cmdline", buf, sizeof buf), -EXDEV);
+	CHECK_INT(cd_read_small(root, "/proc/uptime", buf, sizeof buf), -EXDEV);
+	CHECK_INT(cd_read_small(root, "/proc/fifo", buf, sizeof buf), -EINVAL);
+	CHECK_INT(cd_read_small(root, "/../secret", buf, sizeof buf), -EXDEV);
+	/* writing over a planted link replaces the link, never its target */
+	CHECK_INT(cd_write_file(root, "/proc/cmdline", "quiet", 5), 0);
+	CHECK_STR(unit_get(secret), "SECRET");
+	CHECK_INT(cd_read_small(root, "/proc/cmdline", buf, sizeof buf), 5);
+	/* without replacing: refused */
+	int rootfd = cd_root_open(root);
+	CHECK_INT(cd_write_beneath(rootfd, "/proc/uptime", "1", 1, 0600, false), -EEXIST);
+	CHECK_INT(cd_write_beneath(rootfd, "/proc/new", "1", 1, 0600, false), 0);
+	struct stat st;
+	snprintf(p, sizeof p, "%s/proc/new", root);
+	CHECK_INT(stat(p, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0600);
+	/* the folders above a new file are made, never through a link */
+	snprintf(p, sizeof p, "%s/out", root);
+	CHECK_INT(symlink(dir, p), 0);
+	CHECK(cd_write_beneath(rootfd, "/out/x/y", "1", 1, 0600, false) < 0);
+	snprintf(p, sizeof p, "%s/x", dir);
+	CHECK(!unit_exists(p));
+	CHECK_INT(cd_write_beneath(rootfd, "/a/b/c", "1", 1, 0644, false), 0);
+	close(rootfd);
+}
+
 int main(void)
 {
 	unit_tempdir(dir, sizeof dir, "fsread");
-	test_join();
 	test_read();
+	test_beneath_root();
 	return unit_done("fsread");
 }

@@ -197,6 +197,18 @@ static void test_save_and_load(void)
 	CHECK_INT(cd_verdict_load(other, &v, why, sizeof why), CD_VF_UNUSABLE);
 	CHECK(strstr(why, "writable by nobody else") != NULL);
 	(void)err;
+	/* a link at the name (to a verdict root wrote) is not followed; a
+	 * FIFO is refused at once, never waited on */
+	char planted[220];
+	snprintf(planted, sizeof planted, "%s/planted", base);
+	CHECK_INT(symlink(path, planted), 0);
+	CHECK_INT(cd_verdict_load(planted, &v, why, sizeof why), CD_VF_UNUSABLE);
+	CHECK(strstr(why, "a symbolic link, not read") != NULL);
+	unlink(planted);
+	CHECK_INT(mkfifo(planted, 0644), 0);
+	CHECK_INT(cd_verdict_load(planted, &v, why, sizeof why), CD_VF_UNUSABLE);
+	CHECK(strstr(why, "not a regular file") != NULL);
+	unlink(planted);
 
 	/* a state folder we may not write: says so (as root: a folder others
 	 * own; either way nothing is written) */
