@@ -52,34 +52,20 @@ int cd_tree_mkdir(int rootfd, const char *rel, mode_t mode)
 
 char *cd_tree_read(int rootfd, const char *rel, bool follow, size_t max, size_t *len, int *err)
 {
-	*len = 0;
-	int fd = cd_beneath_open(rootfd, rel, O_RDONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW), 0);
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) != 0)
-		*err = -errno;
-	else if (fd >= 0 && !S_ISREG(st.st_mode))
-		*err = -EINVAL;
-	else if (fd >= 0 && (size_t)st.st_size > max)
-		*err = -EFBIG;
-	else
-		*err = fd;
-	if (*err < 0) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
+	int trunc = 0;
+	*len = 0;
+	*err = follow ? 0 : cd_tree_lstat(rootfd, rel, &st);
+	if (*err == 0 && !follow && !S_ISREG(st.st_mode))
+		*err = S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+	/* One byte more than max: a file of exactly max bytes is whole. */
+	char *text = *err == 0 ? cd_read_beneath(rootfd, rel, max + 1, len, err, &trunc, &st) : NULL;
+	if (text && (*len > max || !S_ISREG(st.st_mode))) {
+		*err = *len > max ? -EFBIG : -EINVAL;
+		free(text);
+		text = NULL;
 	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	ssize_t n = buf ? cd_read_full(fd, buf, (size_t)st.st_size, NULL) : -ENOMEM;
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		*err = (int)n;
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = (size_t)n;
-	*err = 0;
-	return buf;
+	return text;
 }
 
 int cd_tree_write_new(int rootfd, const char *rel, const void *data, size_t len, mode_t mode)
