@@ -21,6 +21,7 @@ from test_fix import DEBIAN, GRUB, RECORD, grub_sees
 
 DROPIN = "etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg"
 STRACE = shutil.which("strace")
+HUGE = 64 << 20      # a file larger is compared by its size and ends
 
 
 def walk(root):
@@ -36,7 +37,11 @@ def walk(root):
                 out[rel] = ("link", 0, os.readlink(p))
             elif stat.S_ISREG(st.st_mode):
                 with open(p, "rb") as f:
-                    out[rel] = ("file", stat.S_IMODE(st.st_mode), f.read())
+                    if st.st_size <= HUGE:
+                        data = f.read()
+                    else:                # a planted sparse giant: its size and ends
+                        data = (st.st_size, f.read(1 << 20), os.pread(f.fileno(), 1 << 20, st.st_size - (1 << 20)))
+                out[rel] = ("file", stat.S_IMODE(st.st_mode), data)
             elif stat.S_ISDIR(st.st_mode):
                 out[rel] = ("dir", stat.S_IMODE(st.st_mode), None)
             else:
@@ -417,53 +422,12 @@ def test_another_value_of_a_removed_parameter_is_said(tmp_path):
 
 # ---- generated hostile trees ----
 
-# The paths fix reads and writes, and the folders on their way.
+# The paths fix reads and writes, and the folders on their way, for the
+# generator of test_hostile_trees.
 FIX_FILES = ["etc/default/grub", DROPIN, "etc/default/grub.d/.90-clockdoctor-tsc-reliable.cfg.clockdoctor-new",
              DROPIN + ".clockdoctor-backup", "etc/default/grub.d/99-vendor.cfg", RECORD,
              "var/lib/clockdoctor/.fix.record.clockdoctor-new", "etc/os-release", "etc/default/grub.d/10-a.cfg"]
 FIX_DIRS = ["etc/default/grub.d", "var/lib/clockdoctor", "var/lib", "var", "var/.lib.clockdoctor-new"]
-
-
-def plant_fix(rng, tree, secret):
-    """One hostile thing at a path fix uses: a link out (absolute, relative,
-    to a device), a FIFO, a folder, a huge or binary file in place of a
-    file; a link out or to itself in place of a folder."""
-    if rng.random() < 0.35:
-        rel = rng.choice(FIX_DIRS)
-        kind = rng.choice(["abs", "rel", "self"])
-    else:
-        rel = rng.choice(FIX_FILES)
-        kind = rng.choice(["abs", "rel", "dev", "fifo", "dir", "huge", "binary"])
-    p = tree / rel
-    q = p.parent
-    while q != tree:                     # planted through no link
-        if q.is_symlink():
-            return "(none)"
-        q = q.parent
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if p.is_symlink() or p.is_file() or p.is_fifo():
-        p.unlink()
-    elif p.is_dir():
-        shutil.rmtree(p)
-    if kind == "abs":
-        p.symlink_to(secret / "secret")
-    elif kind == "rel":
-        p.symlink_to(os.path.relpath(secret / "secret", p.parent))
-    elif kind == "self":
-        p.symlink_to(".")
-    elif kind == "dev":
-        p.symlink_to(rng.choice(["/dev/zero", "/dev/urandom", "/dev/tty"]))
-    elif kind == "fifo":
-        os.mkfifo(p)
-    elif kind == "dir":
-        p.mkdir()
-        (p / "inside").write_text("a folder where a file belongs\n")
-    elif kind == "huge":
-        with open(p, "wb") as f:
-            f.truncate(24 << 20)         # beyond every cap fix reads to (16 MiB at most)
-    else:
-        p.write_bytes(rng.randbytes(rng.choice([17, 4096, 70000])))
-    return f"{kind} {rel}"
 
 
 def mine(state):
@@ -472,13 +436,16 @@ def mine(state):
     return {k: v for k, v in state.items() if ".clockdoctor-new" not in k}
 
 
-def test_generated_hostile_trees_fix(tmp_path):
-    """40 trees with hostile things planted where fix reads and writes:
-    --persist, --undo and their dry runs end within their timeout, never
-    read or write outside the tree, never print the secret, and --persist
-    then --undo leave the tree as it was."""
+def test_generated_hostile_trees_fix(tmp_path, monkeypatch):
+    """40 trees with hostile things planted (by test_hostile_trees' generator)
+    where fix reads and writes: --persist, --undo and their dry runs end
+    within their timeout, never read or write outside the tree, never print
+    the secret, and --persist then --undo leave the tree as it was."""
     import random
-    from test_hostile_trees import listing, secret_folder
+    import test_hostile_trees as hostile
+    from test_hostile_trees import DIR_KINDS, FILE_KINDS, listing, plant, secret_folder
+    monkeypatch.setattr(hostile, "READ_PATHS", FIX_FILES)
+    monkeypatch.setattr(hostile, "READ_DIRS", FIX_DIRS)
     rng = random.Random(7)
     token = "SECRET%08x" % rng.getrandbits(32)
     secret = secret_folder(tmp_path, token)
@@ -487,7 +454,9 @@ def test_generated_hostile_trees_fix(tmp_path):
     outside = listing(tmp_path, work)
     for i in range(40):
         t = make_tree(work / f"t{i}", user_file=bool(i % 2))
-        planted = [plant_fix(rng, t, secret) for _ in range(rng.randint(1, 4))]
+        kinds = sorted((rng.choice(FILE_KINDS + DIR_KINDS) for _ in range(rng.randint(1, 4))),
+                       key=lambda k: k in DIR_KINDS)
+        planted = [plant(rng, t, secret, 1, k) for k in kinds]
         env = dict(os.environ, CLOCKDOCTOR_BENEATH_WALK="1") if i % 4 >= 2 else None
         before = walk(t)
         for args in (["--persist", "--dry-run"], ["--undo", "--dry-run"], ["--persist"], ["--undo"]):
