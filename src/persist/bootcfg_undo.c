@@ -12,6 +12,7 @@
  */
 #include "persist/bootcfg_impl.h"
 #include "util/beneath.h"
+#include "util/printable.h"
 #include "util/spawn.h"
 
 #include <errno.h>
@@ -350,8 +351,10 @@ int cd_persist_describe_undo(const char *root, struct cd_steps *out)
 		cd_step(out, "cannot read %s%s: %s", in, CD_RECORD_PATH, cd_tree_strerror(err));
 	else
 		cd_step(out, "would take back what %s%s records:", in, CD_RECORD_PATH);
-	for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+	for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		cd_printable(l);   /* a tree's record may hold anything */
 		cd_step(out, "    %s", l);
+	}
 	free(text);
 	return text || err == -ENOENT || err == -ENOTDIR ? 0 : err;
 }

@@ -12,6 +12,7 @@
  */
 #include "persist/bootcfg_impl.h"
 #include "util/beneath.h"
+#include "util/printable.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -135,7 +136,10 @@ bool cd_grub_config_has(int rootfd, const char *token)
 
 bool cd_grub_config_other_value(int rootfd, const char *token, char *found, size_t cap)
 {
-	return config_matches(rootfd, token, found, cap, other_value);
+	bool hit = config_matches(rootfd, token, found, cap, other_value);
+	if (hit)
+		cd_printable(found);   /* a word of the tree's */
+	return hit;
 }
 
 /* The value of an assignment to var on line (blanks and "export" before
@@ -212,5 +216,7 @@ int cd_grub_overridden(int rootfd, const struct cd_dropin *d, char *why, size_t 
 		}
 		free(names[i]);
 	}
+	if (found)
+		cd_printable(why);   /* a file name of the tree's */
 	return found;
 }

@@ -467,3 +467,19 @@ def test_generated_hostile_trees_fix(tmp_path, monkeypatch):
                 assert mine(walk(t)) == mine(before), (i, planted, out)
         assert listing(tmp_path, work) == outside, (i, planted, "something outside the trees changed")
         shutil.rmtree(t)
+
+
+def test_a_trees_text_is_printed_printable(tmp_path):
+    """A record, a GRUB file's name and a word of a tree's GRUB files, all
+    shown to the operator: no control character reaches the terminal."""
+    t = make_tree(tmp_path / "t")
+    (t / "etc/default/grub.d").mkdir()
+    (t / "etc/default/grub.d/99-\x1b]0;owned\x07.cfg").write_text('GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n')
+    rc, out = fix(t, "--persist")
+    assert rc == 1 and "persist: overridden" in out, out
+    assert "\x1b" not in out and "\x07" not in out
+    (t / "var/lib/clockdoctor").mkdir(parents=True)
+    (t / RECORD).write_text("clockdoctor fix record 1\n\x1b[2Jcreated 1\n")
+    p = subprocess.run([BINARY, "fix", "--root", str(t), "--undo", "--dry-run"], capture_output=True,
+                       timeout=60)
+    assert p.returncode == 0 and b"\x1b" not in p.stdout + p.stderr
