@@ -19,7 +19,6 @@
 #include "output/fixreport.h"
 #include "persist/csrestore.h"
 #include "probe/probe.h"
-#include "util/fsread.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -268,7 +267,7 @@ static int do_apply(const struct fix_opts *o, const struct cd_facts *f, const st
 	}
 }
 
-static int do_persist(const struct fix_opts *o, const struct cd_persist_job *job, bool prepared,
+static int do_persist(const struct fix_opts *o, struct cd_persist_job *job, bool prepared,
                       const struct cd_plan *p, struct cd_fix_outcome *out, struct cd_steps *steps)
 {
 	out->persist = steps;
@@ -290,8 +289,10 @@ static int do_persist(const struct fix_opts *o, const struct cd_persist_job *job
 		cd_step(steps, "note: %s", job->warnings[i]);
 	int rc = cd_persist_run(job, steps);
 	out->persist_result = rc == 0 ? (job->in_place ? "in-place" : "done") : rc == -EEXIST ? "record-exists" :
+	                      rc == -EBUSY ? "busy" : rc == -EDOM ? "overridden" :
 	                      rc == -ECANCELED ? "not-regenerated" : "failed";
-	return rc == 0 ? EXIT_DONE : rc == -EEXIST ? CD_EXIT_USAGE : EXIT_FAILED;
+	return rc == 0 ? EXIT_DONE : rc == -EEXIST || rc == -EBUSY ? CD_EXIT_USAGE : rc == -EDOM ? EXIT_UNCHANGED :
+	       EXIT_FAILED;
 }
 
 static int worst(int a, int b)
@@ -326,19 +327,12 @@ static int undo(const struct fix_opts *o, struct cd_fix_outcome *out, struct cd_
 	if (!o->dry_run) {
 		bool had;
 		int rc = cd_persist_undo(root, &had, steps);
-		out->undo_result = rc == 0 ? (had ? "done" : "nothing") : "failed";
-		return rc == 0 ? EXIT_DONE : EXIT_FAILED;
+		out->undo_result = rc == 0 ? (had ? "done" : "nothing") : rc == -EBUSY ? "busy" : "failed";
+		return rc == 0 ? EXIT_DONE : rc == -EBUSY ? CD_EXIT_USAGE : EXIT_FAILED;
 	}
-	size_t len;
-	int err, trunc;
-	char *text = cd_read_file(root, CD_RECORD_PATH, 65536, &len, &err, &trunc);
-	cd_step(steps, text ? "would take back what %s%s records:" : "nothing to undo: no record at %s%s",
-	        o->root ? o->root : "", CD_RECORD_PATH);
-	for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
-		cd_step(steps, "    %s", l);
-	free(text);
-	out->undo_result = "dry-run";
-	return EXIT_DONE;
+	int rc = cd_persist_describe_undo(root, steps);
+	out->undo_result = rc == 0 ? "dry-run" : "failed";
+	return rc == 0 ? EXIT_DONE : EXIT_FAILED;
 }
 
 /* The plan from check's diagnosis, --to's choice in it, and the boot
@@ -392,6 +386,7 @@ static int run_fix(const struct fix_opts *o)
 		fprintf(stderr, "clockdoctor fix: out of memory\n");
 		return cd_report_written("fix", EXIT_FAILED);
 	}
+	w->job.rootfd = -1;
 	struct cd_fix_outcome out = { .mode = "plan", .dry_run = true };
 	int status;
 	if (o->undo)
@@ -406,6 +401,7 @@ static int run_fix(const struct fix_opts *o)
 	else
 		cd_fix_output_text(stdout, &out);
 done:
+	cd_persist_release(&w->job);
 	cd_tsc_report_free(&w->t);
 	free(w);
 	return cd_report_written("fix", status);

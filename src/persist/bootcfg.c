@@ -8,7 +8,7 @@
  */
 #include "persist/bootcfg_impl.h"
 #include "util/shellquote.h"
-#include "util/fsread.h"
+#include "util/beneath.h"
 #include "util/lines.h"
 
 #include <errno.h>
@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void cd_step(struct cd_steps *s, const char *fmt, ...)
 {
@@ -36,14 +38,14 @@ static int prepare_debian(struct cd_persist_job *job, const struct cd_plan *plan
 	/* GRUB legacy (Debian before 6.0, Ubuntu before 9.10) has an
 	 * update-grub too, but it rewrites menu.lst from its "# kopt="
 	 * line and reads no drop-in: writing one would change nothing. */
-	if (!cd_root_exists(job->root, GRUB_DEFAULT) && cd_root_exists(job->root, GRUB_LEGACY_MENU)) {
+	if (!cd_tree_exists(job->rootfd, GRUB_DEFAULT) && cd_tree_exists(job->rootfd, GRUB_LEGACY_MENU)) {
 		snprintf(why, whylen, "this machine boots with GRUB legacy (%s, no %s): its update-grub "
 		         "reads no drop-in. Add the parameter to the \"# kopt=\" line of %s by hand, then "
 		         "run update-grub", GRUB_LEGACY_MENU, GRUB_DEFAULT, GRUB_LEGACY_MENU);
 		return -ENOTSUP;
 	}
 	job->family_name = "debian";
-	if (!cd_root_exists(job->root, GRUB_DEFAULT))
+	if (!cd_tree_exists(job->rootfd, GRUB_DEFAULT))
 		warn(job, "there is no %s%s: is GRUB this machine's boot loader? The drop-in does "
 		     "nothing until grub-mkconfig (update-grub) reads it.",
 		     job->live ? "" : job->root, GRUB_DEFAULT);
@@ -57,19 +59,16 @@ static int prepare_debian(struct cd_persist_job *job, const struct cd_plan *plan
 			cd_dropin_add(d, p->token);
 		else
 			cd_dropin_remove(d, p->token);
-		size_t len;
-		int err, trunc;
-		char *old = cd_read_file(job->root, d->path, 1 << 20, &len, &err, &trunc);
-		if (old) {
-			d->present_same = len == strlen(d->content) && memcmp(old, d->content, len) == 0;
-			d->present_other = !d->present_same;
-			free(old);
-		}
-		bool there = cd_grub_config_has(job->root, p->token);
+		bool there = cd_grub_config_has(job->rootfd, p->token);
 		if (!p->add && !there)
 			warn(job, "%s is not in %s or %s/*.cfg: it may come from elsewhere (a boot "
 			     "loader other than GRUB, its own entries, the kernel's built-in command "
 			     "line), where the drop-in cannot remove it.", p->token, GRUB_DEFAULT, GRUB_D);
+		char other[CD_NAME_MAX * 2];
+		if (!p->add && cd_grub_config_other_value(job->rootfd, p->token, other, sizeof other))
+			warn(job, "%s is on GRUB's command line too: the kernel takes the last %.*s= it is "
+			     "given, so once %s is removed that one decides. Remove it as well, by hand, "
+			     "unless it is what you want.", other, (int)strcspn(p->token, "="), p->token, p->token);
 		if (p->add && there)
 			warn(job, "%s is in the GRUB configuration already, yet the running kernel did "
 			     "not get it: was update-grub run, and the machine rebooted since?", p->token);
@@ -96,18 +95,18 @@ static void prepare_redhat(struct cd_persist_job *job, const struct cd_plan *pla
 
 /* The record under root, parsed: 0; -ENOENT when there is none; -EINVAL
  * (why said) when it is not one fix wrote; another -errno when unreadable. */
-int cd_persist_read_record(const char *root, struct cd_record *r, char *why, size_t whylen)
+int cd_persist_read_record(int rootfd, struct cd_record *r, char *why, size_t whylen)
 {
 	size_t len;
-	int err, trunc;
-	char *text = cd_read_file(root, CD_RECORD_PATH, 65536, &len, &err, &trunc);
+	int err;
+	char *text = cd_tree_read(rootfd, CD_RECORD_PATH, false, 65536, &len, &err);
 	if (!text) {
-		snprintf(why, whylen, "%s", strerror(-err));
-		return err;
+		snprintf(why, whylen, "%s", err == -EFBIG ? "too long" : cd_tree_strerror(err));
+		return err == -EFBIG ? -EINVAL : err == -ENOTDIR ? -ENOENT : err;
 	}
-	bool cut = trunc || strlen(text) != len;
+	bool cut = strlen(text) != len;
 	if (cut)
-		snprintf(why, whylen, "too long, or binary");
+		snprintf(why, whylen, "binary");
 	int rc = cut ? -EINVAL : cd_record_parse(text, r, why, whylen);
 	free(text);
 	return rc;
@@ -141,13 +140,16 @@ static void match_record(struct cd_persist_job *job)
 	char why[200];
 	if (!r)
 		return;
-	if (cd_persist_read_record(job->root, r, why, sizeof why) != -ENOENT)
+	job->have_record = false;
+	job->in_place = false;
+	int rc = cd_persist_read_record(job->rootfd, r, why, sizeof why);
+	if (rc != -ENOENT)
 		job->have_record = true;
-	else {
+	if (rc != 0) {
 		free(r);
 		return;
 	}
-	bool all = r->n > 0 && job->n_dropins + job->n_grubby > 0;
+	bool all = r->done && r->n > 0 && job->n_dropins + job->n_grubby > 0;
 	for (int i = 0; i < job->n_dropins; i++) {
 		struct cd_dropin *d = &job->dropins[i];
 		d->ours = d->present_same && recorded_file(r, d);
@@ -159,10 +161,40 @@ static void match_record(struct cd_persist_job *job)
 	free(r);
 }
 
+void cd_persist_look(struct cd_persist_job *job)
+{
+	job->overridden[0] = '\0';
+	for (int i = 0; i < job->n_dropins; i++) {
+		struct cd_dropin *d = &job->dropins[i];
+		struct stat st;
+		d->present_same = d->present_other = false;
+		if (cd_tree_lstat(job->rootfd, d->path, &st) == 0) {
+			size_t len;
+			int err;
+			char *old = S_ISREG(st.st_mode) ? cd_tree_read(job->rootfd, d->path, false, 1 << 20, &len, &err)
+			                                : NULL;
+			d->present_same = old && len == strlen(d->content) && memcmp(old, d->content, len) == 0;
+			d->present_other = !d->present_same;
+			free(old);
+		}
+		if (!job->overridden[0])
+			cd_grub_overridden(job->rootfd, d, job->overridden, sizeof job->overridden);
+	}
+	match_record(job);
+}
+
+void cd_persist_release(struct cd_persist_job *job)
+{
+	if (job->rootfd >= 0)
+		close(job->rootfd);
+	job->rootfd = -1;
+}
+
 int cd_persist_prepare(const char *root, enum cd_os_family family, const struct cd_plan *plan,
                        struct cd_persist_job *job, char *err, size_t errlen)
 {
 	memset(job, 0, sizeof *job);
+	job->rootfd = -1;
 	size_t rl = strlen(root);
 	while (rl > 1 && root[rl - 1] == '/')
 		rl--;
@@ -172,6 +204,11 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 	}
 	memcpy(job->root, root, rl);
 	job->root[rl] = '\0';
+	job->rootfd = cd_root_open(job->root);
+	if (job->rootfd < 0) {
+		snprintf(err, errlen, "cannot open the root folder '%s': %s", job->root, strerror(-job->rootfd));
+		return -EINVAL;
+	}
 	job->live = strcmp(job->root, "/") == 0;
 	job->family = family;
 	for (int i = 0; i < plan->n_params; i++)
@@ -196,7 +233,7 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 		return -ENOTSUP;
 	}
 	if (rc == 0)
-		match_record(job);
+		cd_persist_look(job);
 	return rc;
 }
 
@@ -204,7 +241,6 @@ int cd_persist_prepare(const char *root, enum cd_os_family family, const struct 
 void cd_persist_describe_in_place(const struct cd_persist_job *job, struct cd_steps *out)
 {
 	const char *in = job->live ? "" : job->root;
-	char q[PATH_MAX * 4 + 3];
 	cd_step(out, "in place already: an earlier fix --persist made this change (recorded in %s%s); "
 	        "nothing to write", in, CD_RECORD_PATH);
 	for (int i = 0; i < job->n_dropins; i++)
@@ -215,22 +251,26 @@ void cd_persist_describe_in_place(const struct cd_persist_job *job, struct cd_st
 		        job->grubby[i].add ? "--args" : "--remove-args", job->grubby[i].token);
 	if (job->regen[0] && job->live)
 		cd_step(out, "if %s did not finish then, run it: $ %s", job->regen, job->regen);
-	else if (job->regen[0])
+	else if (job->regen[0]) {
+		char q[PATH_MAX * 4 + 3];
 		cd_step(out, "if %s did not finish then, run it inside the tree: chroot %s %s", job->regen,
 		        cd_shell_word_or(q, sizeof q, in, "TREE"), job->regen);
+	}
 	cd_step(out, "reboot: the kernel reads its command line at boot");
 }
 
 void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out)
 {
 	const char *in = job->live ? "" : job->root;
+	if (job->overridden[0])
+		cd_step(out, "NOT EFFECTIVE as things stand, so fix --persist writes nothing: %s", job->overridden);
 	if (job->in_place) {
 		cd_persist_describe_in_place(job, out);
 		return;
 	}
 	char q[PATH_MAX * 4 + 3], dir[PATH_MAX + sizeof GRUB_D];
 	snprintf(dir, sizeof dir, "%s%s", in, GRUB_D);
-	if (job->n_dropins && !cd_root_exists(job->root, GRUB_D))
+	if (job->n_dropins && !cd_tree_exists(job->rootfd, GRUB_D))
 		cd_step(out, "$ mkdir -p %s", cd_shell_word_or(q, sizeof q, dir, "TREE" GRUB_D));
 	for (int i = 0; i < job->n_dropins; i++) {
 		const struct cd_dropin *d = &job->dropins[i];
@@ -240,8 +280,8 @@ void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out)
 			continue;
 		}
 		if (d->present_other)
-			cd_step(out, "keep the file that is there as %s%s.clockdoctor-backup (fix --undo "
-			        "puts it back)", in, d->path);
+			cd_step(out, "keep the file that is there as %s%s" CD_BACKUP_SUFFIX " (a hard link; fix "
+			        "--undo puts it back)", in, d->path);
 		cd_step(out, "write %s%s (%s %s), atomically:", in, d->path,
 		        d->add ? "adds" : "removes", d->token);
 		char content[sizeof d->content];
@@ -260,6 +300,7 @@ void cd_persist_describe(const struct cd_persist_job *job, struct cd_steps *out)
 	if (job->regen[0])
 		cd_step(out, job->live ? "$ %s" : "then, inside the tree: chroot %s %s",
 		        job->live ? job->regen : cd_shell_word_or(q, sizeof q, in, "TREE"), job->regen);
-	cd_step(out, "record every change in %s%s (fix --undo takes back exactly that)", in, CD_RECORD_PATH);
+	cd_step(out, "record every change in %s%s before it is made (fix --undo takes back exactly that)", in,
+	        CD_RECORD_PATH);
 	cd_step(out, "reboot: the kernel reads its command line at boot");
 }

@@ -70,26 +70,9 @@ static unsigned long long start_time(long pid)
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* The state folder: made when missing (/run itself is missing on minimal
- * systems, an initramfs), the last folder ours alone (0700); an existing
- * one must be a folder of ours alone, or root could be led to write
- * through someone's symlink. */
-static int make_state_dir(const struct cd_cs *cs, char *err, size_t errlen)
-{
-	int md = cd_make_dirs(cs->state_dir, 0700, NULL, 0);
-	if (md == 0)
-		md = cd_dir_is_ours(cs->state_dir, NULL);
-	if (md == -EPERM)
-		snprintf(err, errlen, "%s is not a folder of ours alone (it must be owned by uid %ld and "
-		         "not writable by others): not writing the record there", cs->state_dir, (long)geteuid());
-	else if (md < 0)
-		snprintf(err, errlen, "cannot create %s: %s", cs->state_dir, strerror(-md));
-	return md;
-}
-
 int cd_cs_record_write(const struct cd_cs *cs, char *err, size_t errlen)
 {
-	int rc = make_state_dir(cs, err, errlen);
+	int rc = cd_state_dir_ready(cs->state_dir, "the record", err, errlen);
 	if (rc < 0)
 		return rc;
 	char tmp[PATH_MAX + 32], comm[64], boot[64], text[512];

@@ -5,17 +5,18 @@
  * copying the files it edits into a backup folder (bootcfg_impl.h).
  */
 #include "persist/bootcfg_impl.h"
-#include "util/atomicfile.h"
-#include "util/fsread.h"
+#include "util/beneath.h"
 #include "util/spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cd_grubby_argv(char *buf, size_t cap, char *argv[4], const char *token, bool add)
 {
@@ -35,46 +36,87 @@ int cd_grubby_run(const char *token, bool add, struct cd_steps *out)
 	return st == 0 ? 0 : st > 0 ? -ECHILD : st;
 }
 
-/* Copy root/rel into backup folder bdir (relative), keeping its path. */
-static int backup_copy(const char *root, const char *bdir, const char *rel)
+/* Copy rel into backup folder bdir (both under the root), keeping its path
+ * and mode. */
+static int backup_copy(int rootfd, const char *bdir, const char *rel)
 {
 	size_t len;
-	int err, trunc;
-	char *text = cd_read_file(root, rel, 16u << 20, &len, &err, &trunc);
-	if (!text)
-		return err == -ENOENT ? 0 : err;
-	char dst[CD_REL_MAX], p[PATH_MAX];
+	int err;
 	struct stat st;
-	int rc = snprintf(dst, sizeof dst, "%s%s", bdir, rel) >= (int)sizeof dst ? -ENAMETOOLONG : 0;
+	int rc = cd_tree_lstat(rootfd, rel, &st);
+	if (rc == -ENOENT || rc == -ENOTDIR || (rc == 0 && !S_ISREG(st.st_mode)))
+		return 0;   /* nothing grubby edits */
+	char *text = rc == 0 ? cd_tree_read(rootfd, rel, false, 16u << 20, &len, &err) : NULL;
+	if (!text)
+		return rc < 0 ? rc : err;
+	char dst[CD_REL_MAX * 2];
+	rc = snprintf(dst, sizeof dst, "%s%s", bdir, rel) >= (int)sizeof dst ? -ENAMETOOLONG : 0;
 	for (char *s = dst + strlen(bdir) + 1; rc == 0 && (s = strchr(s, '/')); s++) {
 		*s = '\0';
-		rc = cd_root_mkdir(root, dst, 0700);
+		rc = cd_tree_mkdir(rootfd, dst, 0700);
+		rc = rc == -EEXIST ? 0 : rc;
 		*s = '/';
 	}
-	if (rc == 0 && (rc = cd_root_path(p, sizeof p, root, rel)) == 0 && stat(p, &st) != 0)
-		rc = -errno;
-	if (rc == 0 && (rc = cd_root_path(p, sizeof p, root, dst)) == 0)
-		rc = cd_write_atomic(p, text, len, st.st_mode & 07777, false);
+	if (rc == 0)
+		rc = cd_tree_write_new(rootfd, dst, text, len, st.st_mode & 07777);
 	free(text);
 	return rc;
 }
 
-int cd_grubby_backup(const char *root, const char *bdir)
+int cd_grubby_backup(int rootfd, const char *bdir)
 {
-	int rc = cd_root_mkdir(root, bdir, 0700);
+	int rc = cd_tree_mkdir(rootfd, bdir, 0700);
 	static const char *const files[] = { GRUB_DEFAULT, "/boot/grub2/grubenv", "/boot/grub/grubenv" };
 	for (size_t i = 0; rc == 0 && i < sizeof files / sizeof files[0]; i++)
-		rc = backup_copy(root, bdir, files[i]);
-	char dir[PATH_MAX];
-	DIR *d = rc == 0 && cd_root_path(dir, sizeof dir, root, "/boot/loader/entries") == 0 ? opendir(dir) : NULL;
+		rc = backup_copy(rootfd, bdir, files[i]);
+	int fd = rc == 0 ? cd_beneath_open(rootfd, "/boot/loader/entries", O_RDONLY | O_DIRECTORY, 0) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (fd >= 0 && !d)
+		close(fd);
 	for (struct dirent *e; rc == 0 && d && (e = readdir(d));) {
 		size_t l = strlen(e->d_name);
 		char rel[CD_REL_MAX];
 		if (l > 5 && strcmp(e->d_name + l - 5, ".conf") == 0 &&
 		    snprintf(rel, sizeof rel, "/boot/loader/entries/%s", e->d_name) < (int)sizeof rel)
-			rc = backup_copy(root, bdir, rel);
+			rc = backup_copy(rootfd, bdir, rel);
 	}
 	if (d)
 		closedir(d);
 	return rc;
+}
+
+/* Everything inside folder dfd removed, depth first; no link followed
+ * (a link is removed as a name).  0 or -errno. */
+static int empty_folder(int dfd, int depth)
+{
+	int rc = 0;
+	DIR *d = cd_tree_opendir(dfd, &rc);
+	struct stat st;
+	for (const char *name; rc == 0 && (name = cd_tree_next(d, dfd, &st, &rc));) {
+		if (S_ISDIR(st.st_mode)) {
+			int sub = depth < 16 ? openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+			rc = sub < 0 ? (depth < 16 ? -errno : -ELOOP) : empty_folder(sub, depth + 1);
+			if (sub >= 0)
+				close(sub);
+		}
+		if (rc == 0 && unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0 && errno != ENOENT)
+			rc = -errno;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+int cd_grubby_backup_remove(int rootfd, const char *bdir)
+{
+	int fd = cd_beneath_open(rootfd, bdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	if (fd < 0)
+		return fd;
+	int rc = empty_folder(fd, 0);
+	close(fd);
+	if (rc == 0)
+		rc = cd_tree_remove(rootfd, bdir, true);
+	return rc == -ENOENT ? 0 : rc;
 }

@@ -7,12 +7,8 @@
  */
 #include "persist/bootcfg_impl.h"
 #include "diagnose/fixes.h"
-#include "util/fsread.h"
 
-#include <dirent.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 void cd_dropin_add(struct cd_dropin *d, const char *token)
@@ -54,39 +50,8 @@ void cd_dropin_remove(struct cd_dropin *d, const char *token)
 	         token, token, token);
 }
 
-/* Whether token appears as a word in text (blank, quote or '=' around it). */
-static bool has_word(const char *text, const char *token)
+void cd_dropin_new_name(char *out, size_t cap, const char *path)
 {
-	size_t n = strlen(token);
-	for (const char *p = text; (p = strstr(p, token)) != NULL; p++) {
-		char before = p == text ? ' ' : p[-1], after = p[n];
-		if (strchr(" \t\"'\n", before) && (after == '\0' || strchr(" \t\"'\n", after)))
-			return true;
-	}
-	return false;
-}
-
-/* Whether token is in /etc/default/grub or a drop-in (other than ours). */
-bool cd_grub_config_has(const char *root, const char *token)
-{
-	size_t len;
-	int err, trunc;
-	char *text = cd_read_file(root, GRUB_DEFAULT, 1 << 20, &len, &err, &trunc);
-	bool found = text && has_word(text, token);
-	free(text);
-	char dir[PATH_MAX];
-	DIR *d = cd_root_path(dir, sizeof dir, root, GRUB_D) == 0 ? opendir(dir) : NULL;
-	for (struct dirent *e; !found && d && (e = readdir(d));) {
-		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 4, ".cfg") != 0 || strncmp(e->d_name, "90-clockdoctor-", 15) == 0)
-			continue;
-		char rel[CD_REL_MAX + 256];
-		snprintf(rel, sizeof rel, GRUB_D "/%s", e->d_name);
-		text = cd_read_file(root, rel, 1 << 20, &len, &err, &trunc);
-		found = text && has_word(text, token);
-		free(text);
-	}
-	if (d)
-		closedir(d);
-	return found;
+	const char *slash = strrchr(path, '/');
+	snprintf(out, cap, "%.*s/.%s" CD_NEW_SUFFIX, (int)(slash - path), path, slash + 1);
 }

@@ -8,18 +8,26 @@
  *   clockdoctor fix record 1
  *   created 1767225600
  *   family debian
+ *   state pending                (then "done": every change was made)
  *   regen update-grub
  *   mkdir /etc/default/grub.d
+ *   replaced /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg backup=/etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg.clockdoctor-backup mode=0600 size=21 fnv=...
  *   file /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg mode=0644 size=312 fnv=0123456789abcdef add=tsc=reliable
- *   replaced /etc/default/grub.d/x.cfg backup=/etc/default/grub.d/x.cfg.clockdoctor-backup
  *   grubby add=tsc=reliable
  *   backup /var/lib/clockdoctor/backup-1767225600
  *
- * Paths are under the root the record lives in.  The parser trusts nothing:
- * a path with ".." or a blank, an unknown line, a token fix would never
- * write, and the whole record is refused, so undo never acts on a guess.
+ * Paths are under the root the record lives in.  The parser trusts nothing,
+ * and accepts only what fix itself writes: a folder of the two fix creates
+ * (and their parents), a drop-in at the name fix gives that parameter with
+ * exactly the content fix writes for it (size and hash), a file set aside
+ * under that drop-in's name + ".clockdoctor-backup" only, with its hash,
+ * the grubby backup folder of the record's own time.  Anything else (a path
+ * with "..", a blank, another folder, an unknown line, a token fix would
+ * never write) and the whole record is refused, so undo never acts on a
+ * guess.  A record without a state line (written by an earlier version) is
+ * taken as done.
  */
-#include "persist/persist.h"
+#include "persist/bootcfg_impl.h"
 #include "diagnose/fixes.h"
 
 #include <errno.h>
@@ -76,7 +84,8 @@ int cd_record_format(const struct cd_record *r, char *buf, size_t cap)
 	if (cap == 0)
 		return -ENOSPC;
 	buf[0] = '\0';
-	cd_appendf(buf, cap, HEADER "\ncreated %lld\nfamily %s\n", r->created, r->family);
+	cd_appendf(buf, cap, HEADER "\ncreated %lld\nfamily %s\nstate %s\n", r->created, r->family,
+	           r->done ? "done" : "pending");
 	if (r->regen[0])
 		cd_appendf(buf, cap, "regen %s\n", r->regen);
 	for (int i = 0; i < r->n; i++) {
@@ -84,11 +93,11 @@ int cd_record_format(const struct cd_record *r, char *buf, size_t cap)
 		cd_appendf(buf, cap, "%s", kind_word(c->kind));
 		if (c->kind != CD_CH_GRUBBY)
 			cd_appendf(buf, cap, " %s", c->path);
-		if (c->kind == CD_CH_FILE)
-			cd_appendf(buf, cap, " mode=%04o size=%llu fnv=%016" PRIx64, c->mode & 07777, c->size,
-			           c->hash);
 		if (c->kind == CD_CH_REPLACED)
 			cd_appendf(buf, cap, " backup=%s", c->backup);
+		if (c->kind == CD_CH_FILE || c->kind == CD_CH_REPLACED)
+			cd_appendf(buf, cap, " mode=%04o size=%llu fnv=%016" PRIx64, c->mode & 07777, c->size,
+			           c->hash);
 		if (c->kind == CD_CH_FILE || c->kind == CD_CH_GRUBBY)
 			cd_appendf(buf, cap, " %s=%s", c->add ? "add" : "remove", c->token);
 		cd_appendf(buf, cap, "\n");
@@ -154,8 +163,8 @@ static int parse_attrs(char *rest, struct cd_change *c, char *err, size_t errlen
 			return fail(err, errlen, line, "a grubby line needs add/remove");
 		break;
 	case CD_CH_REPLACED:
-		if (!c->backup[0])
-			return fail(err, errlen, line, "a replaced line needs backup");
+		if (!c->backup[0] || !have_mode || !have_size || !have_hash || have_token)
+			return fail(err, errlen, line, "a replaced line needs backup, mode, size and fnv");
 		break;
 	default:
 		if (have_token || have_mode || have_size || have_hash || c->backup[0])
@@ -194,6 +203,74 @@ static int parse_change(const char *kind, char *v, struct cd_record *r, char *er
 	return parse_attrs(rest, c, err, errlen, line);
 }
 
+/* Whether path is one of the folders fix creates, or a parent of one. */
+static bool fix_folder(const char *path)
+{
+	static const char *const made[] = { GRUB_D, CD_RECORD_DIR };
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+		if (strncmp(made[i], path, n) == 0 && (made[i][n] == '\0' || made[i][n] == '/'))
+			return true;
+	return false;
+}
+
+/* Whether change i is what fix writes (see the top of this file): 0, or
+ * -EINVAL with why. */
+static int change_is_fixs(const struct cd_record *r, int i, char *err, size_t errlen)
+{
+	const struct cd_change *c = &r->ch[i];
+	bool debian = strcmp(r->family, "debian") == 0;
+	struct cd_dropin d;
+	char want[CD_REL_MAX + 32];
+	switch (c->kind) {
+	case CD_CH_MKDIR:
+		if (!fix_folder(c->path))
+			return fail(err, errlen, i + 1, "a folder fix does not create");
+		return 0;
+	case CD_CH_FILE:
+		if (!debian)
+			return fail(err, errlen, i + 1, "a drop-in in a record of the Red Hat family");
+		(c->add ? cd_dropin_add : cd_dropin_remove)(&d, c->token);
+		if (strcmp(d.path, c->path) != 0)
+			return fail(err, errlen, i + 1, "not the drop-in fix writes for that parameter");
+		if (c->mode != 0644 || c->size != strlen(d.content) || c->hash != cd_fnv1a64(d.content, strlen(d.content)))
+			return fail(err, errlen, i + 1, "not the content fix writes for that parameter");
+		return 0;
+	case CD_CH_REPLACED:
+		snprintf(want, sizeof want, "%s" CD_BACKUP_SUFFIX, c->path);
+		if (strcmp(c->backup, want) != 0)
+			return fail(err, errlen, i + 1, "a backup that is not the drop-in's own name + " CD_BACKUP_SUFFIX);
+		for (int j = i + 1; j < r->n; j++)
+			if (r->ch[j].kind == CD_CH_FILE && strcmp(r->ch[j].path, c->path) == 0)
+				return 0;
+		return fail(err, errlen, i + 1, "a file set aside for no drop-in");
+	case CD_CH_BACKUP:
+		snprintf(want, sizeof want, CD_RECORD_DIR "/backup-%lld", r->created);
+		if (debian || strcmp(c->path, want) != 0)
+			return fail(err, errlen, i + 1, "not the backup folder fix makes");
+		return 0;
+	case CD_CH_GRUBBY:
+		return debian ? fail(err, errlen, i + 1, "grubby in a record of Debian") : 0;
+	}
+	return fail(err, errlen, i + 1, "unknown change");
+}
+
+/* The record as a whole is what fix writes.  Line numbers in why count the
+ * changes (the header's lines aside). */
+static int record_is_fixs(const struct cd_record *r, char *err, size_t errlen)
+{
+	for (int i = 0; i < r->n; i++) {
+		int rc = change_is_fixs(r, i, err, errlen);
+		if (rc < 0) {
+			char why[200];
+			snprintf(why, sizeof why, "%s", err);
+			snprintf(err, errlen, "change %s", why + 5);   /* "line N: ..." -> "change N: ..." */
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
@@ -205,7 +282,7 @@ int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t err
 	}
 	memcpy(copy, text, len + 1);
 	int rc = 0, line = 0;
-	bool have_created = false, have_family = false;
+	bool have_created = false, have_family = false, have_state = false;
 	char *save = NULL;
 	for (char *l = strtok_r(copy, "\n", &save); l && rc == 0; l = strtok_r(NULL, "\n", &save)) {
 		line++;
@@ -236,6 +313,13 @@ int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t err
 			have_family = true;
 			continue;
 		}
+		if (strcmp(l, "state") == 0) {
+			if (strcmp(v, "pending") != 0 && strcmp(v, "done") != 0)
+				rc = fail(err, errlen, line, "unknown state");
+			r->done = strcmp(v, "done") == 0;
+			have_state = true;
+			continue;
+		}
 		if (strcmp(l, "regen") == 0) {
 			if (strcmp(v, "update-grub") != 0)
 				rc = fail(err, errlen, line, "unknown regeneration command");
@@ -248,6 +332,10 @@ int cd_record_parse(const char *text, struct cd_record *r, char *err, size_t err
 		rc = fail(err, errlen, 1, "empty");
 	if (rc == 0 && (!have_created || !have_family))
 		rc = fail(err, errlen, line, "created or family missing");
+	if (rc == 0 && !have_state)
+		r->done = true;   /* a record of an earlier version: written when done */
+	if (rc == 0)
+		rc = record_is_fixs(r, err, errlen);
 	free(copy);
 	return rc;
 }

@@ -3,11 +3,14 @@
  * statedir.c: the state folder and this boot's id (statedir.h).
  */
 #include "persist/statedir.h"
+#include "util/atomicfile.h"
 #include "util/fsread.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *cd_state_dir(void)
 {
@@ -25,4 +28,17 @@ int cd_boot_id(char *out, size_t len)
 	}
 	out[strcspn(out, " \t\r\n")] = '\0';
 	return out[0] ? 0 : -EINVAL;
+}
+
+int cd_state_dir_ready(const char *dir, const char *what, char *err, size_t errlen)
+{
+	int md = cd_make_dirs(dir, 0700, NULL, 0);
+	if (md == 0)
+		md = cd_dir_is_ours(dir, NULL);
+	if (md == -EPERM)
+		snprintf(err, errlen, "%s is not a folder of ours alone (it must be owned by uid %ld and "
+		         "not writable by others): not writing %s there", dir, (long)geteuid(), what);
+	else if (md < 0)
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-md));
+	return md;
 }

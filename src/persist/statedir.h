@@ -19,6 +19,13 @@
 /* $CLOCKDOCTOR_STATE_DIR when set and not empty, else /run/clockdoctor. */
 const char *cd_state_dir(void);
 
+/* The state folder dir made when missing (/run itself is missing on
+ * minimal systems, an initramfs), the last folder 0700; an existing one
+ * must be a folder of ours alone, or root could be led to write through
+ * someone's symlink.  0, or -errno with why in err (-EPERM: not ours
+ * alone), what naming the file that was to be written there. */
+int cd_state_dir_ready(const char *dir, const char *what, char *err, size_t errlen);
+
 /* This boot's id into out ("" when unreadable); 0 or -errno. */
 int cd_boot_id(char *out, size_t len);
 

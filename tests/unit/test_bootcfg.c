@@ -4,7 +4,8 @@
  * byte for byte as it was (every path, type, mode and content compared),
  * a foreign file kept and put back, an edited file set aside, a failure
  * midway undone, and the families it does not write for. */
-#include "persist/persist.h"
+#include "persist/bootcfg_impl.h"
+#include "util/beneath.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -167,10 +168,17 @@ static void test_debian_persist_undo(void)
 	CHECK_STR(get("/etc/default/grub"), "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"
 	          "GRUB_CMDLINE_LINUX=\"console=ttyS0 clocksource=acpi_pm\"\n"); /* never touched */
 
-	/* Twice is refused: the record is in the way. */
+	/* Twice: the run looks again under its lock, finds its change in
+	 * place, and writes nothing. */
 	memset(&steps, 0, sizeof steps);
-	CHECK_INT(cd_persist_run(&job, &steps), -EEXIST);
-	CHECK(steps_have(&steps, "run fix --undo first"));
+	char *done = snapshot();
+	CHECK_INT(cd_persist_run(&job, &steps), 0);
+	CHECK(job.in_place);
+	CHECK(steps_have(&steps, "in place already"));
+	char *again = snapshot();
+	CHECK_STR(again, done);
+	free(again);
+	free(done);
 
 	bool had;
 	memset(&steps, 0, sizeof steps);
@@ -257,16 +265,16 @@ static void test_warnings_and_failure(void)
 	CHECK(strstr(job.warnings[0], "is GRUB this machine's boot loader") != NULL);
 	CHECK(strstr(job.warnings[1], "notsc is not in") != NULL);
 
-	/* A failure midway (grub.d is a file, so no drop-in can be written):
-	 * everything done is undone, and the tree is as it was. */
+	/* grub.d is a file, so no drop-in can be written: refused before
+	 * anything is written, and the tree is as it was. */
 	fresh();
 	put("/etc/default/grub.d", "not a folder\n", 0644);
 	char *before = snapshot();
 	CHECK_INT(cd_persist_prepare(root, CD_OS_DEBIAN, plan_of("tsc=reliable", NULL), &job, err, sizeof err), 0);
 	struct cd_steps steps = { 0 };
 	CHECK(cd_persist_run(&job, &steps) < 0);
-	CHECK(steps_have(&steps, "FAILED at /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg"));
-	CHECK(steps_have(&steps, "undone: the machine is as it was"));
+	CHECK(steps_have(&steps, "/etc/default/grub.d: Not a directory"));
+	CHECK(steps_have(&steps, "nothing was changed"));
 	char *after = snapshot();
 	CHECK_STR(after, before);
 	free(after);
@@ -389,6 +397,7 @@ static void test_in_place(void)
 	fresh();
 	struct cd_record *r = calloc(1, sizeof *r);
 	snprintf(r->family, sizeof r->family, "redhat");
+	r->done = true;
 	r->n = 1;
 	r->ch[0].kind = CD_CH_GRUBBY;
 	r->ch[0].add = true;
@@ -407,6 +416,66 @@ static void test_in_place(void)
 	free(r);
 }
 
+/* The Red Hat family's copies: taken beneath the root, then removed with
+ * nothing in the folder followed (a link planted in it is removed as a
+ * name, its target kept). */
+static void test_grubby_backup(void)
+{
+	fresh();
+	dir("/boot");
+	dir("/boot/loader");
+	dir("/boot/loader/entries");
+	put("/boot/loader/entries/a.conf", "options quiet\n", 0600);
+	put("/keep", "precious\n", 0644);
+	int rootfd = cd_root_open(root);
+	CHECK(rootfd >= 0);
+	dir("/var");
+	dir("/var/lib");
+	dir("/var/lib/clockdoctor");
+	CHECK_INT(cd_grubby_backup(rootfd, "/var/lib/clockdoctor/backup-1"), 0);
+	CHECK_STR(get("/var/lib/clockdoctor/backup-1/boot/loader/entries/a.conf"), "options quiet\n");
+	CHECK_STR(get("/var/lib/clockdoctor/backup-1/etc/default/grub"), get("/etc/default/grub"));
+	CHECK_INT(symlink(at("/keep"), at("/var/lib/clockdoctor/backup-1/boot/link")), 0);
+	CHECK_INT(cd_grubby_backup_remove(rootfd, "/var/lib/clockdoctor/backup-1"), 0);
+	CHECK(!exists("/var/lib/clockdoctor/backup-1"));
+	CHECK_STR(get("/keep"), "precious\n");
+	CHECK_INT(cd_grubby_backup_remove(rootfd, "/var/lib/clockdoctor/backup-1"), 0);   /* gone: done */
+	close(rootfd);
+}
+
+/* The lock of this machine's runs: fix.lock in a state folder of ours
+ * alone (made 0700), reused, never through a link. */
+static void test_live_lock(void)
+{
+	char state[700], lock[720];
+	snprintf(state, sizeof state, "%s/state", root);
+	snprintf(lock, sizeof lock, "%s/fix.lock", state);
+	setenv("CLOCKDOCTOR_STATE_DIR", state, 1);
+	struct cd_steps steps = { 0 };
+	int fd = cd_persist_lock(-1, true, &steps);
+	CHECK(fd >= 0);
+	struct stat st;
+	CHECK_INT(lstat(state, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0700);
+	CHECK_INT(lstat(lock, &st), 0);
+	CHECK(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+	cd_persist_unlock(fd);
+	fd = cd_persist_lock(-1, true, &steps);
+	CHECK(fd >= 0);
+	cd_persist_unlock(fd);
+	chmod(state, 0777);
+	CHECK_INT(cd_persist_lock(-1, true, &steps), -EPERM);
+	CHECK(steps_have(&steps, "not a folder of ours alone"));
+	chmod(state, 0700);
+	unlink(lock);
+	CHECK_INT(symlink("/etc/passwd", lock), 0);
+	CHECK_INT(cd_persist_lock(-1, true, &steps), -ELOOP);
+	CHECK(steps_have(&steps, "nothing changed"));
+	unlink(lock);
+	rmdir(state);
+	unsetenv("CLOCKDOCTOR_STATE_DIR");
+}
+
 int main(void)
 {
 	unit_tempdir(root, sizeof root, "bootcfg");
@@ -415,5 +484,7 @@ int main(void)
 	test_warnings_and_failure();
 	test_other_families();
 	test_in_place();
+	test_grubby_backup();
+	test_live_lock();
 	return unit_done("bootcfg");
 }

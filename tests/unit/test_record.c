@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of fix's record: the text it writes, and the parser that
  * refuses anything it would not have written. */
-#include "persist/persist.h"
+#include "persist/bootcfg_impl.h"
 #include "unit.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void test_fnv(void)
 {
@@ -26,41 +28,106 @@ static void test_paths(void)
 		CHECK(!cd_record_path_ok(bad[i]));
 }
 
+/* The drop-in fix writes for token, as a record's file line holds it. */
+static struct cd_change file_change(const char *token, bool add)
+{
+	struct cd_dropin d;
+	(add ? cd_dropin_add : cd_dropin_remove)(&d, token);
+	struct cd_change c = { .kind = CD_CH_FILE, .mode = 0644, .size = strlen(d.content),
+	                       .hash = cd_fnv1a64(d.content, strlen(d.content)), .add = add };
+	snprintf(c.path, sizeof c.path, "%s", d.path);
+	snprintf(c.token, sizeof c.token, "%s", token);
+	return c;
+}
+
 static void test_roundtrip(void)
 {
 	struct cd_record r = { .created = 1767225600, .family = "debian", .regen = "update-grub" };
+	struct cd_change f = file_change("tsc=reliable", true);
 	r.ch[r.n++] = (struct cd_change){ .kind = CD_CH_MKDIR, .path = "/var/lib/clockdoctor" };
-	r.ch[r.n++] = (struct cd_change){ .kind = CD_CH_REPLACED, .path = "/etc/default/grub.d/a.cfg",
-	                                  .backup = "/etc/default/grub.d/a.cfg.clockdoctor-backup" };
-	r.ch[r.n++] = (struct cd_change){ .kind = CD_CH_FILE, .path = "/etc/default/grub.d/a.cfg",
-	                                  .mode = 0644, .size = 312, .hash = 0x0123456789abcdefull,
-	                                  .add = true, .token = "tsc=reliable" };
-	r.ch[r.n++] = (struct cd_change){ .kind = CD_CH_GRUBBY, .token = "clocksource=acpi_pm" };
-	r.ch[r.n++] = (struct cd_change){ .kind = CD_CH_BACKUP, .path = "/var/lib/clockdoctor/backup-1" };
-	char text[4096];
+	r.ch[r.n] = (struct cd_change){ .kind = CD_CH_REPLACED, .mode = 0600, .size = 21, .hash = 0x0123456789abcdefull };
+	snprintf(r.ch[r.n].path, sizeof r.ch[r.n].path, "%s", f.path);
+	snprintf(r.ch[r.n++].backup, sizeof f.path, "%.200s.clockdoctor-backup", f.path);
+	r.ch[r.n++] = f;
+	char text[4096], line[1024];
 	int len = cd_record_format(&r, text, sizeof text);
 	CHECK(len > 0);
-	CHECK(strstr(text, "clockdoctor fix record 1\ncreated 1767225600\nfamily debian\nregen update-grub\n") == text);
-	CHECK(strstr(text, "\nfile /etc/default/grub.d/a.cfg mode=0644 size=312 fnv=0123456789abcdef add=tsc=reliable\n"));
-	CHECK(strstr(text, "\ngrubby remove=clocksource=acpi_pm\n"));
-	CHECK(strstr(text, "\nreplaced /etc/default/grub.d/a.cfg backup=/etc/default/grub.d/a.cfg.clockdoctor-backup\n"));
+	CHECK(strstr(text, "clockdoctor fix record 1\ncreated 1767225600\nfamily debian\nstate pending\n"
+	                   "regen update-grub\n") == text);
+	snprintf(line, sizeof line, "\nfile %s mode=0644 size=%llu fnv=%016llx add=tsc=reliable\n", f.path, f.size,
+	         (unsigned long long)f.hash);
+	CHECK(strstr(text, line));
+	snprintf(line, sizeof line, "\nreplaced %s backup=%s.clockdoctor-backup mode=0600 size=21 fnv=0123456789abcdef\n",
+	         f.path, f.path);
+	CHECK(strstr(text, line));
 	struct cd_record back;
 	char err[200];
 	CHECK_INT(cd_record_parse(text, &back, err, sizeof err), 0);
-	CHECK_INT(back.n, 5);
-	CHECK(back.created == 1767225600);
+	CHECK_INT(back.n, 3);
+	CHECK(back.created == 1767225600 && !back.done);
 	CHECK_STR(back.family, "debian");
 	CHECK_STR(back.regen, "update-grub");
 	CHECK_INT(back.ch[2].kind, CD_CH_FILE);
-	CHECK(back.ch[2].hash == 0x0123456789abcdefull);
-	CHECK(back.ch[2].size == 312 && back.ch[2].mode == 0644 && back.ch[2].add);
+	CHECK(back.ch[2].hash == f.hash);
+	CHECK(back.ch[2].size == f.size && back.ch[2].mode == 0644 && back.ch[2].add);
 	CHECK_STR(back.ch[2].token, "tsc=reliable");
-	CHECK_STR(back.ch[1].backup, "/etc/default/grub.d/a.cfg.clockdoctor-backup");
-	CHECK(!back.ch[3].add);
-	CHECK_STR(back.ch[3].token, "clocksource=acpi_pm");
-	CHECK_INT(back.ch[4].kind, CD_CH_BACKUP);
+	CHECK(back.ch[1].hash == 0x0123456789abcdefull && back.ch[1].size == 21 && back.ch[1].mode == 0600);
+	r.done = true;
+	CHECK(cd_record_format(&r, text, sizeof text) > 0);
+	CHECK_INT(cd_record_parse(text, &back, err, sizeof err), 0);
+	CHECK(back.done);
+
+	/* The Red Hat family's lines; a record without a state line (an earlier
+	 * version's) is done. */
+	CHECK_INT(cd_record_parse("clockdoctor fix record 1\ncreated 7\nfamily redhat\n"
+	                          "mkdir /var/lib/clockdoctor\nbackup /var/lib/clockdoctor/backup-7\n"
+	                          "grubby remove=clocksource=acpi_pm\n", &back, err, sizeof err), 0);
+	CHECK(back.done);
+	CHECK_INT(back.ch[1].kind, CD_CH_BACKUP);
+	CHECK(!back.ch[2].add);
+	CHECK_STR(back.ch[2].token, "clocksource=acpi_pm");
 	/* Too small a buffer is an error, never a cut record. */
 	CHECK_INT(cd_record_format(&r, text, 40), -ENOSPC);
+}
+
+/* What fix never writes, though well formed: refused, with why. */
+static void test_not_fixs(void)
+{
+	struct cd_change f = file_change("tsc=reliable", true);
+	char good_file[600], text[2048], err[200];
+	snprintf(good_file, sizeof good_file, "file %s mode=0644 size=%llu fnv=%016llx add=tsc=reliable\n", f.path,
+	         f.size, (unsigned long long)f.hash);
+	const char *head = "clockdoctor fix record 1\ncreated 5\nfamily debian\n";
+	struct { const char *lines; const char *why; } bad[] = {
+		{ "mkdir /etc\nbackup /etc\n", "not the backup folder" },                 /* deleted TREE/etc */
+		{ "mkdir /usr\n", "a folder fix does not create" },
+		{ "file /etc/default/grub mode=0644 size=1 fnv=0123456789abcdef add=tsc=reliable\n",
+		  "not the drop-in fix writes" },
+		{ "file /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg mode=0644 size=1 fnv=0123456789abcdef "
+		  "add=tsc=reliable\n", "not the content fix writes" },
+		{ "replaced /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg backup=/elsewhere mode=0644 size=1 "
+		  "fnv=0123456789abcdef\n%s", "own name" },
+		{ "replaced /etc/default/grub.d/x.cfg backup=/etc/default/grub.d/x.cfg.clockdoctor-backup mode=0644 "
+		  "size=1 fnv=0123456789abcdef\n", "set aside for no drop-in" },
+		{ "replaced /etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg backup=/etc/default/grub.d/"
+		  "90-clockdoctor-tsc-reliable.cfg.clockdoctor-backup\n%s", "needs backup, mode, size and fnv" },
+		{ "grubby add=tsc=reliable\n", "grubby in a record of Debian" },
+		{ "state maybe\n", "unknown state" },
+	};
+	struct cd_record r;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char lines[1200];
+		snprintf(lines, sizeof lines, bad[i].lines, good_file);
+		snprintf(text, sizeof text, "%s%s", head, lines);
+		CHECK_INT(cd_record_parse(text, &r, err, sizeof err), -EINVAL);
+		if (!strstr(err, bad[i].why))
+			fprintf(stderr, "  %zu: '%s' lacks '%s'\n", i, err, bad[i].why);
+		CHECK(strstr(err, bad[i].why) != NULL);
+	}
+	snprintf(text, sizeof text, "%s%s", head, good_file);
+	CHECK_INT(cd_record_parse(text, &r, err, sizeof err), 0);
+	snprintf(text, sizeof text, "clockdoctor fix record 1\ncreated 5\nfamily redhat\nbackup /var/lib/clockdoctor/backup-6\n");
+	CHECK_INT(cd_record_parse(text, &r, err, sizeof err), -EINVAL);
 }
 
 static void test_refused(void)
@@ -99,7 +166,7 @@ static void test_refused(void)
 	/* Too many changes. */
 	char big[8192] = "clockdoctor fix record 1\ncreated 1\nfamily debian\n";
 	for (int i = 0; i <= CD_RECORD_MAX_CHANGES; i++)
-		snprintf(big + strlen(big), sizeof big - strlen(big), "mkdir /d%d\n", i);
+		snprintf(big + strlen(big), sizeof big - strlen(big), "mkdir /var\n");
 	CHECK_INT(cd_record_parse(big, &r, err, sizeof err), -EINVAL);
 	CHECK(strstr(err, "too many") != NULL);
 }
@@ -109,6 +176,7 @@ int main(void)
 	test_fnv();
 	test_paths();
 	test_roundtrip();
+	test_not_fixs();
 	test_refused();
 	return unit_done("record");
 }

@@ -12,10 +12,14 @@ TIMEOUT = 120
 # Every path of the root file system with its mode and type, and each
 # regular file's size and md5: what "as it was" compares (/proc, /sys, /dev,
 # /tmp are other file systems, left out by -xdev; /tmp's own entry too, as
-# the snapshots are written there).  One stat and a few md5sum processes in
-# all (xargs): a process a file is slow under emulation.
-SNAP = ("find / -xdev | grep -v '^/tmp$' | sort | xargs stat -c '%n %a %F %s'; "
-        "find / -xdev -type f | sort | xargs md5sum")
+# the snapshots are written there; and the state folder /run/clockdoctor,
+# where fix keeps the lock of its runs: /run is a tmpfs on a real system,
+# emptied at boot, but a folder of the guest's root here).  One stat and a
+# few md5sum processes in all (xargs): a process a file is slow under
+# emulation.
+SNAP = ("find / -xdev | grep -v -e '^/tmp$' -e '^/run$' -e '^/run/clockdoctor' | sort | "
+        "xargs stat -c '%n %a %F %s'; "
+        "find / -xdev -type f | grep -v '^/run/clockdoctor/' | sort | xargs md5sum")
 STEPS = [
     ("plan", "clockdoctor fix --json"),
     ("text", "clockdoctor fix"),
