@@ -98,3 +98,14 @@ def test_the_index_lists_every_page_and_links_lead_somewhere():
             if "://" in target:
                 continue
             assert (p.parent / target).exists(), (p.name, target)
+
+
+def test_changelog_names_the_release_and_every_command():
+    """CHANGELOG.md keeps Keep a Changelog's layout, has the version the
+    Makefile builds, and no command a user can run is missing from it."""
+    text = (ROOT / "CHANGELOG.md").read_text()
+    version = re.search(r"^VERSION\s*[:?]?=\s*(\S+)", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert "## [Unreleased]" in text and re.search(r"^## \[%s\] - \d{4}-\d\d-\d\d$" % re.escape(version),
+                                                    text, re.M), version
+    for sub in re.findall(r'\{ "([a-z]+)", cd_cmd_', (ROOT / "src" / "main.c").read_text()):
+        assert "`%s`" % sub in text or "`clockdoctor %s" % sub in text, sub
