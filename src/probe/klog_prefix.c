@@ -135,11 +135,23 @@ static const char *skip_grep_file(const char *p)
 	return p + n + 1;
 }
 
+/* A log pasted into a mail or a forum post: indented, or quoted ("> ",
+ * "> > "); the kernel's own lines never start with either. */
+static const char *skip_quoting(const char *p)
+{
+	for (;;) {
+		p = skip_spaces(p);
+		if (*p != '>')
+			return p;
+		p++;
+	}
+}
+
 const char *cd_klog_strip_prefix(const char *p, double *ts, bool *kmsg)
 {
 	*ts = -1;
 	*kmsg = false;
-	p = skip_grep_file(p);
+	p = skip_grep_file(skip_quoting(p));
 	if (p[0] == '<' && is_digit(p[1])) {   /* syslog(2) level, "<6>" */
 		const char *q = p + 1;
 		while (is_digit(*q) && q < p + 4)

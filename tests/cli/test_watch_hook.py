@@ -37,7 +37,7 @@ def wait_for(cond, seconds=10.0):
 
 def started(fake, tmp_path, hook, env=None):  # noqa: F811
     """watch with hook, once it follows the log (its textfile written)."""
-    w = Watch(["-i", "0.2", "--json", "-P", str(fake.prom), "-e", hook], env or fake.env, tmp_path)
+    w = Watch(["-i", "0.2", "--json", "--prometheus-file", str(fake.prom), "-e", hook], env or fake.env, tmp_path)
     assert wait_for(fake.prom.exists)
     return w
 
