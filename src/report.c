@@ -23,6 +23,7 @@
 #include "probe/probe.h"
 #include "report/report.h"
 #include "util/atomicfile.h"
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "util/numarg.h"
 #include "util/spawn.h"
@@ -331,9 +332,9 @@ static int from_files(struct cd_rpt *r, const struct report_opts *o)
 		const char *path = o->from[i];
 		size_t len;
 		int err, trunc;
-		char *text = cd_read_file(path[0] == '/' ? "/" : ".", path, CD_RPT_TEXT_MAX, &len, &err, &trunc);
+		char *text = cd_read_named(path, CD_RPT_TEXT_MAX, &len, &err, &trunc);
 		if (!text) {
-			fprintf(stderr, "clockdoctor report: cannot read %s: %s\n", path, strerror(-err));
+			fprintf(stderr, "clockdoctor report: cannot read %s: %s\n", path, cd_beneath_strerror(err));
 			return -1;
 		}
 		if (trunc) {

@@ -443,6 +443,8 @@ void cd_rpt_chart_tsc_freq(FILE *out, const struct cd_rpt *r)
 /* Above this many CPUs the matrix is drawn lean: a title only on the
  * failed pairs, no mirrored half. */
 #define BIG_MATRIX 24
+/* The highest CPU number a pair may name. */
+#define MAX_CPU 4095
 
 void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 {
@@ -453,8 +455,8 @@ void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 	int maxcpu = -1, npairs = 0;
 	double maxoff = 0;
 	for (const struct cd_jv *p = cd_jv_first(pairs); p; p = p->next) {
-		int a = (int)cd_jv_num(cd_jv_get(p, "cpu_a"), -1), b = (int)cd_jv_num(cd_jv_get(p, "cpu_b"), -1);
-		if (a < 0 || b < 0 || a > 4095 || b > 4095)
+		int a = cd_jv_int(cd_jv_get(p, "cpu_a"), 0, MAX_CPU, -1), b = cd_jv_int(cd_jv_get(p, "cpu_b"), 0, MAX_CPU, -1);
+		if (a < 0 || b < 0)
 			continue;
 		maxcpu = a > maxcpu ? a : maxcpu;
 		maxcpu = b > maxcpu ? b : maxcpu;
@@ -496,14 +498,17 @@ void cd_rpt_chart_warp(FILE *out, const struct cd_rpt *r)
 		fprintf(out, "<rect class=\"self\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", left + cell * c,
 		        top + cell * c, cell, cell);
 	for (const struct cd_jv *p = cd_jv_first(pairs); p; p = p->next) {
-		int a = (int)cd_jv_num(cd_jv_get(p, "cpu_a"), -1), b = (int)cd_jv_num(cd_jv_get(p, "cpu_b"), -1);
-		if (a < 0 || b < 0 || a > 4095 || b > 4095)
+		int a = cd_jv_int(cd_jv_get(p, "cpu_a"), 0, MAX_CPU, -1), b = cd_jv_int(cd_jv_get(p, "cpu_b"), 0, MAX_CPU, -1);
+		if (a < 0 || b < 0)
 			continue;
 		bool refused = cd_jv_get(p, "error") && cd_jv_get(p, "error")->type == CD_JV_STRING;
 		double back = cd_jv_getnum(p, "backward_steps", 0);
 		double off = cd_jv_getnum(p, "offset_ns", 0), unc = cd_jv_getnum(p, "uncertainty_ns", 0);
 		double spread = fabs(off) + fabs(unc);
-		int level = maxoff > 0 ? (int)(spread / maxoff * 4.999) : 0;
+		/* 0 to 4; a sum that overflowed (two numbers near 1e308) is the
+		 * top level, never a NaN converted to int */
+		double frac = maxoff > 0 ? spread / maxoff : 0;
+		int level = frac >= 0 && frac <= 1 ? (int)(frac * 4.999) : 4;
 		const char *cls = refused ? "refused" : back > 0 ? "fail" : "ok";
 		char t[320];
 		if (refused)

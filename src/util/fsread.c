@@ -112,6 +112,29 @@ char *cd_read_file(const char *root, const char *path, size_t max, size_t *len, 
 	return text;
 }
 
+char *cd_read_named(const char *path, size_t max, size_t *len, int *err, int *truncated)
+{
+	/* From this process's root every path means what open(2) makes of
+	 * it (links followed, ".." allowed); a relative one is made absolute
+	 * from the working folder first. */
+	char abs[PATH_MAX];
+	if (path[0] != '/') {
+		char cwd[PATH_MAX];
+		int rc = getcwd(cwd, sizeof cwd) ? 0 : -errno;
+		if (rc == 0 && (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= sizeof abs)
+			rc = -ENAMETOOLONG;
+		if (rc < 0) {
+			*len = 0;
+			if (truncated)
+				*truncated = 0;
+			*err = rc == -ERANGE ? -ENAMETOOLONG : rc;
+			return NULL;
+		}
+		path = abs;
+	}
+	return cd_read_file("/", path, max, len, err, truncated);
+}
+
 int cd_read_raw(const char *path, char *buf, size_t cap, int flags)
 {
 	if (cap == 0)

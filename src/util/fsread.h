@@ -24,6 +24,12 @@
 char *cd_read_file(const char *root, const char *path, size_t max, size_t *len,
                    int *err, int *truncated);
 
+/* cd_read_file for a file the user named (an option's argument): the path
+ * resolved as open(2) resolves it (from the working folder, through links
+ * and ".."), but only a regular file is read: a FIFO or a device is
+ * refused (-EINVAL), never waited on. */
+char *cd_read_named(const char *path, size_t max, size_t *len, int *err, int *truncated);
+
 /* The same beneath an open root folder (cd_root_open), with the file's
  * fstat in *st when st is not NULL (its mode: whether others may read it). */
 char *cd_read_beneath(int rootfd, const char *path, size_t max, size_t *len, int *err, int *truncated,

@@ -6,6 +6,7 @@
  */
 #include "util/jsonread.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -264,6 +265,12 @@ static bool parse_number(struct parser *p, double *v)
 	memcpy(buf, s + p->pos, n);
 	buf[n] = '\0';
 	*v = strtod(buf, NULL);
+	/* 1e999 is valid grammar but no double: refused, so that no reader
+	 * meets an infinity (nor inf - inf, a NaN) no command ever wrote */
+	if (!isfinite(*v)) {
+		fail(p, "number out of range");
+		return false;
+	}
 	p->pos = i;
 	return true;
 bad:
@@ -446,6 +453,15 @@ const struct cd_jv *cd_jv_path(const struct cd_jv *v, const char *path)
 double cd_jv_num(const struct cd_jv *v, double fallback)
 {
 	return v && v->type == CD_JV_NUMBER ? v->num : fallback;
+}
+
+int cd_jv_int(const struct cd_jv *v, int lo, int hi, int fallback)
+{
+	/* compared as doubles before the conversion, which a value out of
+	 * int's range would make undefined */
+	if (!v || v->type != CD_JV_NUMBER || !(v->num >= lo && v->num <= hi) || v->num != floor(v->num))
+		return fallback;
+	return (int)v->num;
 }
 
 bool cd_jv_is_num(const struct cd_jv *v)

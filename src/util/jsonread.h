@@ -10,7 +10,8 @@
  * (which JSON forbids) are refused or replaced as the grammar says: raw
  * controls are an error, \u0000 and lone surrogates become U+FFFD, so no
  * string holds a NUL.  Bytes that are not valid UTF-8 are kept as they are:
- * whoever writes a string out escapes it for where it goes.
+ * whoever writes a string out escapes it for where it goes.  A number too
+ * large for a double (1e999) is refused: every number read is finite.
  */
 #ifndef CD_UTIL_JSONREAD_H
 #define CD_UTIL_JSONREAD_H
@@ -62,6 +63,9 @@ const struct cd_jv *cd_jv_path(const struct cd_jv *v, const char *path);
 /* Typed reads with a fallback for a missing value or another type. */
 double cd_jv_num(const struct cd_jv *v, double fallback);
 bool cd_jv_is_num(const struct cd_jv *v);
+/* A whole number within [lo, hi] as an int (a CPU, an index), else
+ * fallback: a fraction, a value out of the range, another type. */
+int cd_jv_int(const struct cd_jv *v, int lo, int hi, int fallback);
 const char *cd_jv_str(const struct cd_jv *v, const char *fallback);
 bool cd_jv_bool(const struct cd_jv *v, bool fallback);
 /* The same on a member: cd_jv_num(cd_jv_get(v, key), fallback). */

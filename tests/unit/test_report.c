@@ -90,6 +90,32 @@ static void test_json_errors(void)
 	cd_json_free(d);
 }
 
+/* A number no double holds is refused (no infinity reaches a chart), and an
+ * int is read only when it is a whole number within the range asked. */
+static void test_json_number_limits(void)
+{
+	static const char *const huge[] = { "1e999", "-1e999", "[1, 1e400]", "{\"cpu_a\": 1E+309}" };
+	for (size_t i = 0; i < UNIT_COUNT(huge); i++) {
+		unit_case("%s", huge[i]);
+		char err[160] = "";
+		struct cd_json *d = cd_json_parse(huge[i], strlen(huge[i]), NULL, err, sizeof err);
+		CHECK(d == NULL);
+		CHECK_HAS(err, "out of range");
+		cd_json_free(d);
+	}
+	unit_case(NULL);
+	struct cd_json *d = parse("[3, 2.5, -1, 1e300, -1e300, 4096, \"7\", 1e-400, 1.7976931348623157e308]");
+	const struct cd_jv *e = cd_jv_first(cd_json_root(d));
+	static const int want[] = { 3, -9, -9, -9, -9, -9, -9, 0, -9 };
+	for (size_t i = 0; i < UNIT_COUNT(want) && e; i++, e = e->next) {
+		unit_case("element %zu", i);
+		CHECK_INT(cd_jv_int(e, 0, 4095, -9), want[i]);
+	}
+	unit_case(NULL);
+	CHECK_INT(cd_jv_int(NULL, 0, 1, 5), 5);
+	cd_json_free(d);
+}
+
 static void test_json_lines(void)
 {
 	const char *text = "{\"n\":1}\n{\"n\":2}\n";
@@ -306,6 +332,7 @@ int main(void)
 	test_json_values();
 	test_json_strings();
 	test_json_errors();
+	test_json_number_limits();
 	test_json_lines();
 	test_html_escape();
 	test_json_data();

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: MIT
+"""`clockdoctor report` attacked: files sent with numbers no command writes
+(1e999, values near the largest double, CPUs that are fractions or beyond
+int), and the files an operator names as any program takes them (a path
+with "..", a link to an absolute path), never a FIFO that would hang."""
+import json
+import os
+import re
+import subprocess
+
+from conftest import BINARY, FIXTURES
+
+
+def tsc_doc(pairs):
+    """A tsc --json document holding only the warp test's pairs."""
+    return {"tool": "clockdoctor", "command": "tsc", "schema_version": 1, "sync": {"pairs": pairs}}
+
+
+def pair(a, b, off=10.0, unc=5.0, back=0):
+    return {"cpu_a": a, "cpu_b": b, "offset_ns": off, "uncertainty_ns": unc, "backward_steps": back,
+            "max_backward_ns": 0, "error": None}
+
+
+def test_number_beyond_a_double_is_refused(cd, tmp_path):
+    """1e999 is JSON's grammar but no double: the file is refused and said
+    why, never drawn as an infinity."""
+    f = tmp_path / "tsc.json"
+    f.write_text(json.dumps(tsc_doc([pair(0, 1)])).replace('"offset_ns": 10.0', '"offset_ns": 1e999'))
+    r = cd("report", "--from", str(f))
+    assert r.rc == 3 and r.out == ""
+    assert "number out of range" in r.err
+
+
+def test_warp_cells_from_extreme_numbers(cd, tmp_path):
+    """Offsets near the largest double (whose sum overflows), CPUs given as
+    1e300, -1e300, 2.5 or 4096: every cell drawn has a colour level 0 to 4,
+    and the CPUs that are no CPU are left out, not wrapped into one."""
+    pairs = [pair(0, 1), pair(0, 2, off=1.7e308, unc=1.7e308), pair(1, 2, off=-1.7e308, unc=1e308),
+             pair(1e300, 1), pair(0, -1e300), pair(2.5, 1), pair(0, 4096), pair(2147483648, 0)]
+    f = tmp_path / "tsc.json"
+    f.write_text(json.dumps(tsc_doc(pairs)))
+    r = cd("report", "--from", str(f))
+    assert r.rc in (0, 1, 2, 3), r.err
+    cells = re.findall(r'<rect class="mark cell (h[^ "]*) [a-z]+"[^>]*data-a="(-?\d+)" data-b="(-?\d+)"', r.out)
+    assert sorted((a, b) for _, a, b in cells) == [("0", "1"), ("0", "2"), ("1", "2")], cells
+    assert all(re.fullmatch(r"h[0-4]", lvl) for lvl, _, _ in cells), cells
+    assert not re.search(r'(?:\bx|\by|width|height)="[^"]*(?:nan|inf)', r.out)
+
+
+def test_from_takes_paths_as_the_user_wrote_them(cd, tmp_path):
+    """--from ../check.json and a link to an absolute path are the user's
+    own files: read, as any program reads them."""
+    check = cd("check", "--json", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet")).out
+    (tmp_path / "check.json").write_text(check)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "linked.json").symlink_to(tmp_path / "check.json")
+    for name in ("../check.json", "linked.json"):
+        p = subprocess.run([BINARY, "report", "--from", name], cwd=sub, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, (name, p.stderr)
+        assert p.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_from_a_fifo_is_refused_at_once(cd, tmp_path):
+    """A FIFO (or a device) named with --from is no file: refused and said
+    so, never waited on."""
+    fifo = tmp_path / "check.json"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero"):
+        r = cd("report", "--from", path, timeout=30)
+        assert r.rc == 3 and "not a regular file" in r.err, r.err
