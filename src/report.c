@@ -381,6 +381,8 @@ static int from_files(struct cd_rpt *r, const struct report_opts *o)
 
 /* ---- the command ---- */
 
+#define PAGE_MODE 0600
+
 static int write_page(const struct report_opts *o, const struct cd_rpt *r, size_t *size)
 {
 	char *page = NULL;
@@ -399,7 +401,9 @@ static int write_page(const struct report_opts *o, const struct cd_rpt *r, size_
 	*size = len;
 	int rc = 0;
 	if (o->out) {
-		rc = cd_write_atomic(o->out, page, len, 0644, true);
+		/* 0600: the page carries lines of the kernel log, which a
+		 * snapshot keeps from other users too (dmesg.txt) */
+		rc = cd_write_atomic(o->out, page, len, PAGE_MODE, true);
 		if (rc < 0)
 			fprintf(stderr, "clockdoctor report: cannot write %s: %s\n", o->out, strerror(-rc));
 	} else if (fwrite(page, 1, len, stdout) != len) {

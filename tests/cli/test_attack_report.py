@@ -69,3 +69,18 @@ def test_from_a_fifo_is_refused_at_once(cd, tmp_path):
     for path in (str(fifo), "/dev/zero"):
         r = cd("report", "--from", path, timeout=30)
         assert r.rc == 3 and "not a regular file" in r.err, r.err
+
+
+def test_page_is_private_whatever_the_umask(cd, tmp_path):
+    """The page quotes the kernel log (its findings' evidence, check's
+    kernel_log events), which dmesg_restrict keeps from other users and a
+    snapshot saves 0600: -o writes it 0600, even under umask 000."""
+    out = tmp_path / "r.html"
+    old = os.umask(0)
+    try:
+        r = cd("report", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), "-o", str(out))
+    finally:
+        os.umask(old)
+    assert r.rc == 2, r.err
+    assert "kernel log" in out.read_text()
+    assert os.stat(out).st_mode & 0o777 == 0o600
