@@ -282,6 +282,8 @@ static int open_folder(const struct snapshot_opts *o, struct dest *to)
 	const char *why = NULL;
 	if (fstat(to->fd, &st) != 0)
 		why = strerror(errno);
+	else if (cd_is_process_root(to->fd))
+		why = "it is this machine's root folder, whose files a snapshot would replace";
 	else if (st.st_uid != geteuid() && st.st_uid != 0)
 		why = "it belongs to another user, who could plant links in it";
 	else if (st.st_mode & 022)

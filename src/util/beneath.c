@@ -67,8 +67,7 @@ static bool use_openat2(void)
 	return h == OPENAT2_YES;
 }
 
-/* Whether rootfd is this process's root folder ("/", live). */
-static bool is_process_root(int rootfd)
+bool cd_is_process_root(int rootfd)
 {
 	struct stat a, b;
 	return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -341,7 +340,7 @@ int cd_beneath_open(int rootfd, const char *rel, int flags, mode_t mode)
 		rel++;
 	if (strlen(rel) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	bool in_root = is_process_root(rootfd);
+	bool in_root = cd_is_process_root(rootfd);
 	if (use_openat2()) {
 		int fd = open_with_openat2(rootfd, *rel ? rel : ".", flags, mode, in_root);
 		if (fd != -ENOSYS)

@@ -59,6 +59,10 @@ int cd_beneath_parent(int rootfd, const char *rel, char *leaf, size_t leafcap);
  * -ELOOP or -ENOTDIR), never "..": -EXDEV.  0 or -errno. */
 int cd_beneath_mkdirs(int rootfd, const char *rel, mode_t mode);
 
+/* Whether the open folder fd is this process's root folder ("/", live:
+ * what a tree must never be written as). */
+bool cd_is_process_root(int fd);
+
 /* What a refusal above means, in words ("a link that leads out of the
  * root, refused"), or strerror's for any other -errno. */
 const char *cd_beneath_strerror(int err);
