@@ -107,6 +107,7 @@ struct dest {
 	int fd;
 	bool replace;            /* --force: a file already there is replaced */
 	bool restricted;         /* a file only its owner may read was saved */
+	bool ours;               /* made by this run, or empty when taken: its mode is ours to set */
 };
 
 /* The kernel log, and what its source kept from other users, only the
@@ -288,7 +289,7 @@ static int open_folder(const struct snapshot_opts *o, struct dest *to)
 		why = "it belongs to another user, who could plant links in it";
 	else if (st.st_mode & 022)
 		why = "other users may write in it, and could plant links there";
-	else if (!made && !o->force && !dir_empty(to->fd))
+	else if (!(to->ours = made || dir_empty(to->fd)) && !o->force)
 		why = "it is not empty (use --force to write into it)";
 	if (why) {
 		fprintf(stderr, "clockdoctor snapshot: %s refused: %s; name a new folder, which snapshot makes "
@@ -301,11 +302,13 @@ static int open_folder(const struct snapshot_opts *o, struct dest *to)
 }
 
 /* A folder that holds a file only its owner may read is not listed by
- * others either. */
+ * others either; but a folder that held other things before (--force:
+ * /srv/reports, or /etc typed by mistake) keeps its mode, which other
+ * programs and users rely on: the file itself is private. */
 static void close_folder(struct dest *to)
 {
 	struct stat st;
-	if (to->restricted && fstat(to->fd, &st) == 0 && (st.st_mode & 007))
+	if (to->restricted && to->ours && fstat(to->fd, &st) == 0 && (st.st_mode & 007))
 		fchmod(to->fd, st.st_mode & 07770);
 	close(to->fd);
 }

@@ -48,3 +48,17 @@ def test_snapshot_refuses_this_machines_root(tmp_path):
     assert os.readlink(top / "etc/os-release") == "../usr/lib/os-release"
     assert os.stat(top).st_mode & 0o777 == 0o755
     assert not (top / "dmesg.txt").exists()
+
+
+def test_force_keeps_the_mode_of_a_folder_in_use(cd, tmp_path):
+    """--force into a folder that already holds other things (a shared
+    reports folder; /etc typed by mistake): the private files are 0600, but
+    the folder's mode, which others rely on, is left as it was."""
+    d = tmp_path / "reports"
+    d.mkdir()
+    d.chmod(0o755)
+    (d / "other-report.txt").write_text("someone else's\n")
+    r = cd("snapshot", "--force", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), str(d))
+    assert r.rc == 0, r.err
+    assert os.stat(d / "dmesg.txt").st_mode & 0o777 == 0o600
+    assert os.stat(d).st_mode & 0o777 == 0o755
