@@ -289,7 +289,9 @@ static int open_folder(const struct snapshot_opts *o, struct dest *to)
 		why = "it belongs to another user, who could plant links in it";
 	else if (st.st_mode & 022)
 		why = "other users may write in it, and could plant links there";
-	else if (!(to->ours = made || dir_empty(to->fd)) && !o->force)
+	/* even a folder this run made is looked into: in a folder others
+	 * may write, another could have been renamed into its place */
+	else if (!(to->ours = dir_empty(to->fd)) && !o->force)
 		why = "it is not empty (use --force to write into it)";
 	if (why) {
 		fprintf(stderr, "clockdoctor snapshot: %s refused: %s; name a new folder, which snapshot makes "
