@@ -46,7 +46,10 @@ static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode, bool
 
 /* Whether to use openat2: asked of the kernel once.  A seccomp filter may
  * answer ENOSYS or EPERM for a call it does not know; an old kernel's
- * openat2 may not know a resolve flag (EINVAL). */
+ * openat2 may not know a resolve flag (EINVAL) or the struct (E2BIG).  Any
+ * other answer is the call at work: the working folder may be one this
+ * user cannot search (EACCES) or one removed (ENOENT), which says nothing
+ * about the roots opened later. */
 static bool use_openat2(void)
 {
 	if (atomic_load(&force_walk))
@@ -58,7 +61,7 @@ static bool use_openat2(void)
 			h = OPENAT2_NO;
 		} else {
 			int fd = sys_openat2(AT_FDCWD, ".", O_PATH | O_CLOEXEC, 0, false);
-			h = fd >= 0 ? OPENAT2_YES : OPENAT2_NO;
+			h = fd == -ENOSYS || fd == -EPERM || fd == -EINVAL || fd == -E2BIG ? OPENAT2_NO : OPENAT2_YES;
 			if (fd >= 0)
 				close(fd);
 		}
