@@ -431,6 +431,7 @@ const char *cd_beneath_strerror(int err)
 	case EXDEV: return "a link that leads out of the root, refused";
 	case ELOOP: return "a loop of links (or a link where none may be), refused";
 	case EINVAL: return "not a regular file (a FIFO, a device or a socket), refused";
+	case EAGAIN: return "changed while it was opened (a folder or link swapped), refused";
 	default: return strerror(err < 0 ? -err : err);
 	}
 }
