@@ -405,7 +405,10 @@ static int write_page(const struct report_opts *o, const struct cd_rpt *r, size_
 		 * snapshot keeps from other users too (dmesg.txt) */
 		rc = cd_write_atomic(o->out, page, len, PAGE_MODE, true);
 		if (rc < 0)
-			fprintf(stderr, "clockdoctor report: cannot write %s: %s\n", o->out, strerror(-rc));
+			fprintf(stderr, "clockdoctor report: cannot write %s: %s\n", o->out,
+			        rc == -EINVAL ? "not a file (a device, a pipe or a terminal): leave -o out to write "
+			                        "to standard output"
+			                      : strerror(-rc));
 	} else if (fwrite(page, 1, len, stdout) != len) {
 		rc = -EIO;
 	}

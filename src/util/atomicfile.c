@@ -150,6 +150,19 @@ int cd_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	const char *base = slash ? slash + 1 : path;
 	if (!*base)
 		return -EISDIR;
+	/* Only a file is replaced (or a link, not followed): /dev/null or
+	 * /dev/stdout given as a file name must not become a regular file
+	 * for every program on the machine. */
+	struct stat st;
+	if (replace && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	/* /dev/stdout, /dev/stderr: links to one of this process's
+	 * descriptors (/proc/self/fd/N), which a redirection may have made a
+	 * regular file; the link is the system's, never ours to replace */
+	char target[16];
+	ssize_t tl = replace ? readlink(path, target, sizeof target) : -1;
+	if (tl >= 6 && memcmp(target, "/proc/", 6) == 0)
+		return -EINVAL;
 	int n = snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.%ld.%lu", dlen, path, base, (long)getpid(),
 	                 tmp_counter++);
 	if (n < 0 || (size_t)n >= sizeof tmp)

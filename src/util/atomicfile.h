@@ -23,8 +23,12 @@
 #include <sys/types.h>
 
 /* Write len bytes of data to path with the given mode (the umask does not
- * apply).  replace false: fail with -EEXIST when path exists.  Returns 0 or
- * -errno; on failure nothing is left behind and path is untouched. */
+ * apply).  replace false: fail with -EEXIST when path exists.  replace
+ * true: a regular file or a link at path is replaced (a link's target is
+ * never written), but not a folder (-EISDIR) nor what is no file, itself or
+ * at the end of the link: a device such as /dev/null, a FIFO, a socket, or
+ * a link into /proc such as /dev/stdout (-EINVAL).  Returns 0 or -errno; on failure
+ * nothing is left behind and path is untouched. */
 int cd_write_atomic(const char *path, const void *data, size_t len, mode_t mode, bool replace);
 
 /* The two steps of cd_write_atomic, for a caller that names its own

@@ -6,6 +6,7 @@ with "..", a link to an absolute path), never a FIFO that would hang."""
 import json
 import os
 import re
+import stat
 import subprocess
 
 from conftest import BINARY, FIXTURES
@@ -84,3 +85,28 @@ def test_page_is_private_whatever_the_umask(cd, tmp_path):
     assert r.rc == 2, r.err
     assert "kernel log" in out.read_text()
     assert os.stat(out).st_mode & 0o777 == 0o600
+
+
+def test_output_that_is_no_file_is_left_alone(cd, tmp_path):
+    """-o /dev/null or -o /dev/stdout (a link to /proc/self/fd/1, whatever
+    standard output is) must not become a regular file for every program
+    on the machine: the same kinds of names, made in a temporary folder (a
+    FIFO, links to /dev/null and to /proc/self/fd/1), are refused and left
+    as they were; a link to a regular file is still replaced, not written
+    through."""
+    fifo = tmp_path / "fifo.html"
+    os.mkfifo(fifo)
+    null = tmp_path / "null.html"
+    null.symlink_to("/dev/null")
+    stdout = tmp_path / "stdout.html"
+    stdout.symlink_to("/proc/self/fd/1")
+    snap = str(FIXTURES / "qemu-tcg-smp2-hpet")
+    for out in (fifo, null, stdout):
+        with open(tmp_path / "captured", "w") as captured:
+            p = subprocess.run([BINARY, "report", "--root", snap, "-o", str(out)], stdout=captured,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        assert p.returncode == 3, (out, p.stderr)
+        assert "not a file" in p.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert os.readlink(null) == "/dev/null" and os.readlink(stdout) == "/proc/self/fd/1"
+    assert not [n for n in os.listdir(tmp_path) if ".tmp." in n]
