@@ -25,7 +25,7 @@ int cd_rpt_take(struct cd_rpt_input *in, enum cd_rpt_part p, char *text, size_t 
 	int max = p == CD_RPT_TOP ? CD_RPT_TOP_MAX : 1;
 	struct cd_json **doc = calloc((size_t)max, sizeof *doc);
 	int n = 0;
-	size_t at = 0;
+	size_t at = 0, values = 0;
 	if (!doc) {
 		snprintf(err, errcap, "out of memory");
 		free(text);
@@ -44,6 +44,13 @@ int cd_rpt_take(struct cd_rpt_input *in, enum cd_rpt_part p, char *text, size_t 
 		}
 		n++;
 		at += end;
+		/* top's lines together hold no more values than one document
+		 * may: each value costs far more memory than its text */
+		values += cd_json_values(doc[n - 1]);
+		if (values > CD_JSON_MAX_NODES) {
+			snprintf(err, errcap, "more than %d values in all", CD_JSON_MAX_NODES);
+			goto bad;
+		}
 		if (p != CD_RPT_TOP && at < len) {
 			snprintf(err, errcap, "more after the JSON object (at byte %zu)", at);
 			goto bad;

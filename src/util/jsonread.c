@@ -425,6 +425,11 @@ const struct cd_jv *cd_json_root(const struct cd_json *doc)
 	return doc ? doc->root : NULL;
 }
 
+size_t cd_json_values(const struct cd_json *doc)
+{
+	return doc ? doc->nodes : 0;
+}
+
 const struct cd_jv *cd_jv_get(const struct cd_jv *v, const char *key)
 {
 	if (!v || v->type != CD_JV_OBJECT)

@@ -54,6 +54,9 @@ struct cd_json;
 struct cd_json *cd_json_parse(const char *text, size_t len, size_t *end, char *err, size_t errcap);
 void cd_json_free(struct cd_json *doc);
 const struct cd_jv *cd_json_root(const struct cd_json *doc);
+/* How many values doc holds (at most CD_JSON_MAX_NODES): a reader of many
+ * documents (JSON lines) bounds their sum with it. */
+size_t cd_json_values(const struct cd_json *doc);
 
 /* An object's member by name (the first of that name), or NULL (also when v
  * is NULL or no object).  A dotted path "sync.pairs" walks objects. */

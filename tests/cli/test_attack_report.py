@@ -110,3 +110,15 @@ def test_output_that_is_no_file_is_left_alone(cd, tmp_path):
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert os.readlink(null) == "/dev/null" and os.readlink(stdout) == "/proc/self/fd/1"
     assert not [n for n in os.listdir(tmp_path) if ".tmp." in n]
+
+
+def test_top_lines_share_one_bound(cd, tmp_path):
+    """Each of top's JSON lines may hold up to the reader's bound of values,
+    but 600 of them would hold 600 times it (a 16 MB file took 750 MB of
+    memory): together they are bounded as one document is."""
+    line = '{"command":"top","time":1,"a":[' + ",".join(["0"] * 12000) + "]}\n"
+    f = tmp_path / "top.json"
+    f.write_text(line * 200)
+    r = cd("report", "--from", str(f))
+    assert r.rc == 3 and r.out == "", r.err
+    assert "values in all" in r.err
