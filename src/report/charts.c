@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define W 900
@@ -690,6 +691,65 @@ static double top_rate(const struct cd_jv *d, double pid)
 	return 0;
 }
 
+struct top_proc {
+	double pid, calls;
+	size_t seen;              /* the order it was met in: the first comm is kept */
+	const char *comm;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct top_proc *x = a, *y = b;
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : (x->seen > y->seen) - (x->seen < y->seen);
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct top_proc *x = a, *y = b;
+	return x->calls != y->calls ? (x->calls > y->calls ? -1 : 1) : by_pid(a, b);
+}
+
+/* The TOP_LINES processes with the most calls over every interval, into
+ * best; how many. */
+static int top_payers(const struct cd_rpt_input *in, struct top_proc *best)
+{
+	size_t n = 0, cap = 0;
+	struct top_proc *all = NULL;
+	for (int i = 0; i < in->n; i++)
+		for (const struct cd_jv *x = cd_jv_first(cd_jv_get(cd_json_root(in->doc[i]), "processes")); x;
+		     x = x->next) {
+			double pid = cd_jv_num(cd_jv_get(x, "pid"), -1);
+			if (!(pid >= 0))
+				continue; /* no pid: no line of its own (-1 is every process) */
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 256;
+				struct top_proc *na = realloc(all, ncap * sizeof *na);
+				if (!na)
+					break;
+				all = na;
+				cap = ncap;
+			}
+			all[n] = (struct top_proc){ pid, cd_jv_num(cd_jv_get(x, "calls"), 0), n,
+			                            cd_jv_getstr(x, "comm", "?") };
+			n++;
+		}
+	if (!all)
+		return 0;
+	qsort(all, n, sizeof *all, by_pid);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m > 0 && all[m - 1].pid == all[i].pid)
+			all[m - 1].calls += all[i].calls;
+		else
+			all[m++] = all[i];
+	}
+	qsort(all, m, sizeof *all, by_calls);
+	int k = m < TOP_LINES ? (int)m : TOP_LINES;
+	memcpy(best, all, (size_t)k * sizeof *best);
+	free(all);
+	return k;
+}
+
 void cd_rpt_chart_top(FILE *out, const struct cd_rpt *r)
 {
 	const struct cd_rpt_input *in = &r->in[CD_RPT_TOP];
@@ -700,12 +760,11 @@ void cd_rpt_chart_top(FILE *out, const struct cd_rpt *r)
 		        "system calls, as `clockdoctor top` does.");
 		return;
 	}
-	/* The processes with the most calls in all, by pid. */
-	struct proc {
-		double pid, calls;
-		const char *comm;
-	} p[64];
-	int np = 0;
+	/* The processes with the most calls in all: every entry of every
+	 * interval gathered, summed by pid (a process that starts late, after
+	 * many short-lived ones, still counts), the largest kept. */
+	struct top_proc p[TOP_LINES];
+	int np = top_payers(in, p);
 	double t0 = cd_jv_num(cd_jv_get(cd_json_root(in->doc[0]), "time"), 0) -
 	            cd_jv_num(cd_jv_get(cd_json_root(in->doc[0]), "seconds"), 0);
 	double tmax = 0, ymax = 1;
@@ -713,28 +772,7 @@ void cd_rpt_chart_top(FILE *out, const struct cd_rpt *r)
 		const struct cd_jv *d = cd_json_root(in->doc[i]);
 		tmax = fmax(tmax, cd_jv_num(cd_jv_get(d, "time"), 0) - t0);
 		ymax = fmax(ymax, cd_jv_num(cd_jv_path(d, "total.calls_per_s"), 0));
-		for (const struct cd_jv *x = cd_jv_first(cd_jv_get(d, "processes")); x; x = x->next) {
-			double pid = cd_jv_num(cd_jv_get(x, "pid"), -1);
-			int j = 0;
-			while (j < np && p[j].pid != pid)
-				j++;
-			if (j == np) {
-				if (np == 64)
-					continue;
-				p[np++] = (struct proc){ pid, 0, cd_jv_getstr(x, "comm", "?") };
-			}
-			p[j].calls += cd_jv_num(cd_jv_get(x, "calls"), 0);
-		}
 	}
-	for (int i = 0; i < np; i++)
-		for (int j = i + 1; j < np; j++)
-			if (p[j].calls > p[i].calls) {
-				struct proc t = p[i];
-				p[i] = p[j];
-				p[j] = t;
-			}
-	if (np > TOP_LINES)
-		np = TOP_LINES;
 	fig_open(out, "top", title,
 	         "Calls a second that missed the vDSO and entered the kernel (clock_gettime, gettimeofday, time), "
 	         "every process together and the processes that made the most, interval by interval.");

@@ -122,3 +122,22 @@ def test_top_lines_share_one_bound(cd, tmp_path):
     r = cd("report", "--from", str(f))
     assert r.rc == 3 and r.out == "", r.err
     assert "values in all" in r.err
+
+
+def test_top_draws_the_heaviest_process_met_late(cd, tmp_path):
+    """A busy machine: 70 short-lived processes in the first interval, then
+    the one that pays the most.  The chart's lines are the heaviest
+    processes over the whole run (only the first 64 pids met were kept)."""
+    lines = []
+    for i in range(4):
+        procs = [{"pid": 100 + k, "comm": "cron%d" % k, "calls": 1, "calls_per_s": 1} for k in range(70)] if i == 0 \
+            else [{"pid": 9999, "comm": "heavy", "calls": 100000, "calls_per_s": 100000}]
+        lines.append(json.dumps({"command": "top", "time": 10 + i, "seconds": 1,
+                                 "total": {"calls_per_s": sum(p["calls_per_s"] for p in procs)}, "processes": procs}))
+    f = tmp_path / "top.json"
+    f.write_text("\n".join(lines) + "\n")
+    r = cd("report", "--from", str(f))
+    assert r.rc == 3, r.err          # no check: status unknown
+    who = set(re.findall(r'data-who="([^"]*)"', r.out))
+    assert "9999 heavy" in who, sorted(who)[:10]
+    assert len(who) == 9             # every process, and the 8 that paid the most
