@@ -14,6 +14,7 @@
 #include "output/promdest.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "util/numarg.h"
 
@@ -101,7 +102,7 @@ static int write_promfile(const char *path, const struct cd_facts *f, const stru
 	}
 	free(text);
 	if (rc < 0) {
-		fprintf(stderr, "clockdoctor check: cannot write %s: %s\n", path, strerror(-rc));
+		fprintf(stderr, "clockdoctor check: cannot write %s: %s\n", path, cd_beneath_strerror(rc));
 		return -1;
 	}
 	return 0;

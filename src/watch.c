@@ -28,6 +28,7 @@
 #include "probe/kmsg.h"
 #include "probe/probe.h"
 #include "util/atomicfile.h"
+#include "util/beneath.h"
 #include "util/fsread.h"
 #include "util/monotime.h"
 #include "util/signals.h"
@@ -208,7 +209,7 @@ static void write_textfile(struct watcher *w)
 	free(text);
 	w->textfile_written = cd_mono_s();
 	if (rc < 0 && !w->failed) {
-		fprintf(stderr, "clockdoctor watch: cannot write %s: %s\n", w->o.textfile, strerror(-rc));
+		fprintf(stderr, "clockdoctor watch: cannot write %s: %s\n", w->o.textfile, cd_beneath_strerror(rc));
 		w->failed = true;
 	} else if (rc == 0) {
 		w->failed = false;

@@ -141,3 +141,18 @@ def test_top_draws_the_heaviest_process_met_late(cd, tmp_path):
     who = set(re.findall(r'data-who="([^"]*)"', r.out))
     assert "9999 heavy" in who, sorted(who)[:10]
     assert len(who) == 9             # every process, and the 8 that paid the most
+
+
+def test_prometheus_file_that_is_no_file_is_left_alone(cd, tmp_path):
+    """check --prometheus-file shares the atomic write: /dev/null given
+    there (made here as a link to it, and a FIFO) is refused in words, and
+    left as it was."""
+    fifo = tmp_path / "fifo.prom"
+    os.mkfifo(fifo)
+    null = tmp_path / "null.prom"
+    null.symlink_to("/dev/null")
+    for out in (fifo, null):
+        r = cd("check", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), "--prometheus-file", str(out))
+        assert r.rc == 3, r.err
+        assert "not a regular file" in r.err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.readlink(null) == "/dev/null"
