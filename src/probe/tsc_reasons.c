@@ -40,16 +40,15 @@ static const struct cd_tsc_reason reasons[] = {
 	 * an MWAIT C-state deeper than C2 on a CPU without nonstop_tsc */
 	{ "TSC halts in idle states deeper than C2", CD_REASON_IDLE, true,
 	  "this CPU has no nonstop_tsc, and its TSC stops in the deep idle states intel_idle uses "
-	  "(C3 and deeper): the kernel was right, " NO_PARAMETER ", losing time with every deep "
-	  "sleep. Keep the current clocksource; a CPU with an invariant TSC (nonstop_tsc) is the "
-	  "cure." },
+	  "(C3 and deeper): the kernel was right, and " NO_PARAMETER ". Keep the current "
+	  "clocksource; a CPU with an invariant TSC (nonstop_tsc) is the cure." },
 	/* drivers/acpi/processor_idle.c tsc_check_state() (about 2.6.24+) and
 	 * intel_idle.c (5.x+): a C-state deeper than C1 on a CPU without
 	 * nonstop_tsc */
 	{ "TSC halts in idle", CD_REASON_IDLE, true,
 	  "this CPU has no nonstop_tsc, and its TSC stops in the ACPI idle states deeper than C1 "
-	  "the firmware offers: the kernel was right, and " NO_PARAMETER ". Keep the current clocksource; a CPU with an invariant TSC (nonstop_tsc) is "
-	  "the cure." },
+	  "the firmware offers: the kernel was right, and " NO_PARAMETER ". Keep the current "
+	  "clocksource; a CPU with an invariant TSC (nonstop_tsc) is the cure." },
 	/* drivers/acpi/processor_idle.c acpi_processor_idle() 2.6.18 to 2.6.23:
 	 * on entering C2 ("possible TSC halt in C2") and C3 ("TSC halts in C3") */
 	{ "possible TSC halt in C2", CD_REASON_IDLE, true,
