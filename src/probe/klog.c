@@ -126,29 +126,58 @@ static const char *continuation(const char *line, bool *blank)
 	return c == q && ts < 0 && !kmsg && *q ? q : NULL;
 }
 
-/* line (a message the kernel's format leaves unfinished) joined with the
- * lines that carry it on; at most a few, each taken only when it fits. */
+/* A quoted-printable soft break ("=" ending a line of at most 76) in a text
+ * too short to tell it is quoted-printable: taken off, true, when the
+ * message then is one the kernel's format leaves unfinished. */
+static bool soft_break(char *line, size_t *n, size_t msg_at, size_t phys_len)
+{
+	if (*n <= msg_at || line[*n - 1] != '=' || phys_len > 76)
+		return false;
+	line[*n - 1] = 0;
+	if (cd_klog_unfinished(line + msg_at)) {
+		--*n;
+		return true;
+	}
+	line[*n - 1] = '=';
+	return false;
+}
+
+/* line, when it is a message the kernel's format leaves unfinished, joined
+ * with the lines that carry it on; at most a few, each taken only when it
+ * fits. */
 static void join_wrapped(struct reader *r, struct cd_klog *log, char *line, size_t *n, size_t msg_at)
 {
 	char next[MSG_MAX];
 
-	for (int i = 0; i < 4 && cd_klog_unfinished(line + msg_at); i++) {
+	bool try_soft = !r->qp;
+
+	for (int i = 0; i < 4; i++) {
+		bool soft = try_soft && soft_break(line, n, msg_at, r->last_n);
+		if (!soft && !cd_klog_unfinished(line + msg_at))
+			return;
 		size_t save = r->pos, before = r->last_n, nn, k = *n;
 		int phys;
 		bool blank, tail = false;
-		while (k > msg_at && is_space(line[k - 1]))
+		while (!soft && k > msg_at && is_space(line[k - 1]))
 			k--, tail = true;
 		line[k] = 0;
-		if (!next_line(r, next, &nn, &phys))
-			return;
-		const char *c = continuation(next, &blank);
+		const char *c = next_line(r, next, &nn, &phys) ? continuation(next, &blank) : NULL;
 		int fold = fold_width(r);
-		bool folded = fold > 0 && before >= (size_t)fold;
-		if (!c || !cd_klog_join(line, &k, msg_at, c, blank || tail, folded)) {
+		bool folded = soft || (fold > 0 && before >= (size_t)fold);
+		if (!c || !cd_klog_join(line, &k, msg_at, c, soft ? blank : blank || tail, folded)) {
 			r->pos = save;
 			r->last_n = before;
+			if (soft) {   /* not a soft break after all: the line as it is */
+				line[(*n)++] = '=';
+				line[*n] = 0;
+				try_soft = false;
+				i--;
+				continue;
+			}
+			line[*n] = 0;
 			return;
 		}
+		try_soft = !r->qp;
 		*n = k;
 		log->lines += (size_t)phys;
 	}
@@ -167,7 +196,7 @@ void cd_klog_parse(const char *text, size_t len, struct cd_klog *log)
 		bool kmsg;
 		log->lines += (size_t)phys;
 		const char *msg = cd_klog_strip_prefix(line, &ts, &kmsg);
-		if (!kmsg && cd_klog_unfinished(msg))
+		if (!kmsg && *msg)
 			join_wrapped(&r, log, line, &n, (size_t)(msg - line));
 		parse_line(&st, line, n, buf);
 	}

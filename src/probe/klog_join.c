@@ -123,8 +123,8 @@ static enum fit fit_format(const char *t, const char *f)
 				while (is_name_char(*t) && t != at)
 					t++;
 			}
-			if (!*t)
-				return *f || t == s ? FIT_PART : FIT_WHOLE;
+			if (!*t)   /* a number or a name at the text's end may go on */
+				return FIT_PART;
 			if (t == s || (k == 'd' && t == s + 1 && *s == '-'))
 				return FIT_NONE;
 			continue;
@@ -144,20 +144,27 @@ static enum fit fit_format(const char *t, const char *f)
 	return *t ? FIT_NONE : FIT_WHOLE;
 }
 
-/* The best fit of message m (after the log's prefix) to any format. */
+/* How message m (after the log's prefix) fits the formats: FIT_PART when
+ * any may go on after it. */
 static enum fit fit_message(const char *m)
 {
 	static const char *const subsystems[] = { "clocksource:", "tsc:" };
 	enum fit best = FIT_NONE;
 
-	for (size_t i = 0; i < sizeof subsystems / sizeof subsystems[0]; i++)
+	for (size_t i = 0; i < sizeof subsystems / sizeof subsystems[0]; i++) {
+		size_t k = strlen(subsystems[i]), n = strnlen(m, k);
+		if (n < k && strncmp(m, subsystems[i], n) == 0)
+			return FIT_PART;   /* cut inside the prefix ("cl" / "ocksource: ...") */
 		if (starts(m, subsystems[i])) {
-			m = skip_spaces(m + strlen(subsystems[i]));
+			m = skip_spaces(m + k);
 			break;
 		}
-	for (size_t i = 0; i < sizeof formats / sizeof formats[0] && best != FIT_WHOLE; i++) {
+	}
+	/* Unfinished when any format may go on ("... (delta = %d ns)." and
+	 * RHEL 6's longer line after it). */
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0] && best != FIT_PART; i++) {
 		enum fit f = fit_format(m, formats[i]);
-		if (f > best)
+		if (f != FIT_NONE)
 			best = f;
 	}
 	return best;
@@ -217,15 +224,16 @@ bool cd_klog_is_qp(const char *text, size_t len)
 	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
 		if (memmem(text, len, codes[i], 3))
 			return true;
-	/* a soft break alone: "=" ending a line no longer than RFC 2045's 76 */
+	/* soft breaks alone: "=" ending lines no longer than RFC 2045's 76,
+	 * twice at least (one could be a line the kernel ended with " =") */
+	int soft = 0;
 	for (size_t pos = 0, start = 0; pos < len; pos++)
 		if (text[pos] == '\n') {
 			size_t n = pos - start - (pos > start && text[pos - 1] == '\r');
-			if (n > 1 && n <= 76 && text[start + n - 1] == '=')
-				return true;
+			soft += n > 1 && n <= 76 && text[start + n - 1] == '=';
 			start = pos + 1;
 		}
-	return false;
+	return soft >= 2;
 }
 
 /* "=XX" decoded in place where XX is a printable character or a tab (any
