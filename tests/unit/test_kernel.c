@@ -81,6 +81,22 @@ static void test_cmdline(void)
 	cd_parse_cmdline("clocksource=hpet clocksource=tsc", &k);
 	CHECK_STR(k.cmd_clocksource, "tsc");
 
+	/* The deprecated clock= sets the same choice (kernel/time/clocksource.c
+	 * boot_override_clock(): pmtmr is acpi_pm), the last of either winning;
+	 * the word that set it is kept as written, to be removed by name. */
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("console=ttyS0 clock=acpi_pm loglevel=7", &k);
+	CHECK_STR(k.cmd_clocksource, "acpi_pm");
+	CHECK_STR(k.cmd_clocksource_word, "clock=acpi_pm");
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("clocksource=tsc clock=pmtmr", &k);
+	CHECK_STR(k.cmd_clocksource, "acpi_pm");
+	CHECK_STR(k.cmd_clocksource_word, "clock=pmtmr");
+	memset(&k, 0, sizeof k);
+	cd_parse_cmdline("clock=pmtmr clocksource=hpet noclock=tsc", &k);
+	CHECK_STR(k.cmd_clocksource, "hpet");
+	CHECK_STR(k.cmd_clocksource_word, "clocksource=hpet");
+
 	/* Words that only look alike, and what follows "--" (init's arguments). */
 	memset(&k, 0, sizeof k);
 	cd_parse_cmdline("notsc2 xtsc=reliable mytsc=unstable init=/x -- tsc=reliable notsc", &k);
