@@ -84,18 +84,17 @@ static void test_cmdline(void)
 	/* The deprecated clock= sets the same choice (kernel/time/clocksource.c
 	 * boot_override_clock(): pmtmr is acpi_pm), the last of either winning;
 	 * the word that set it is kept as written, to be removed by name. */
-	memset(&k, 0, sizeof k);
-	cd_parse_cmdline("console=ttyS0 clock=acpi_pm loglevel=7", &k);
-	CHECK_STR(k.cmd_clocksource, "acpi_pm");
-	CHECK_STR(k.cmd_clocksource_word, "clock=acpi_pm");
-	memset(&k, 0, sizeof k);
-	cd_parse_cmdline("clocksource=tsc clock=pmtmr", &k);
-	CHECK_STR(k.cmd_clocksource, "acpi_pm");
-	CHECK_STR(k.cmd_clocksource_word, "clock=pmtmr");
-	memset(&k, 0, sizeof k);
-	cd_parse_cmdline("clock=pmtmr clocksource=hpet noclock=tsc", &k);
-	CHECK_STR(k.cmd_clocksource, "hpet");
-	CHECK_STR(k.cmd_clocksource_word, "clocksource=hpet");
+	static const struct { const char *cmdline, *name, *word; } clock[] = {
+		{ "console=ttyS0 clock=acpi_pm loglevel=7", "acpi_pm", "clock=acpi_pm" },
+		{ "clocksource=tsc clock=pmtmr", "acpi_pm", "clock=pmtmr" },
+		{ "clock=pmtmr clocksource=hpet noclock=tsc", "hpet", "clocksource=hpet" },
+	};
+	for (size_t i = 0; i < sizeof clock / sizeof clock[0]; i++) {
+		memset(&k, 0, sizeof k);
+		cd_parse_cmdline(clock[i].cmdline, &k);
+		CHECK_STR(k.cmd_clocksource, clock[i].name);
+		CHECK_STR(k.cmd_clocksource_word, clock[i].word);
+	}
 
 	/* Words that only look alike, and what follows "--" (init's arguments). */
 	memset(&k, 0, sizeof k);

@@ -97,10 +97,17 @@ static const char *blanks_one(char *out, const char *s)
 	return out;
 }
 
-static void same_events(const char *name, const char *how, const char *text)
+/* text parsed into B */
+static const struct cd_klog *parse_b(const char *text)
 {
 	memset(&B, 0, sizeof B);
 	cd_klog_parse(text, strlen(text), &B);
+	return &B;
+}
+
+static void same_events(const char *name, const char *how, const char *text)
+{
+	parse_b(text);
 	int ia = 0, ib = 0;
 	for (;;) {
 		while (ia < A.n_events && !wrap_matters(A.events[ia].kind))
@@ -167,7 +174,6 @@ static void test_fixtures_wrapped(void)
  * each cut by a mail client; the kernel's numbers come back. */
 static void test_cut_lines(void)
 {
-	memset(&B, 0, sizeof B);
 	const char *t = "[ 4.1] clocksource: timekeeping watchdog on CPU1: wd-tsc-wd excessive read-back delay of\n"
 	                "246001ns vs. limit of 125000ns, wd-wd read-back delay only 27ns, attempt 3,\n"
 	                "marking tsc unstable.\n"
@@ -175,7 +181,7 @@ static void test_cut_lines(void)
 	                "too large:\n"
 	                "[ 9.5] clocksource:                       'hpet' wd_nsec: 503484590 wd_now: 26d0ef4a wd_last:\n"
 	                "2662ef33 mask: ffffffff\n";
-	cd_klog_parse(t, strlen(t), &B);
+	parse_b(t);
 	CHECK_INT(B.n_events, 2);
 	CHECK_INT(B.events[0].kind, CD_EV_WD_READBACK_EXCESSIVE);
 	CHECK_INT(B.events[0].value, 246001);
@@ -190,32 +196,29 @@ static void test_cut_lines(void)
 
 	/* Quiet: a line of its own after an unfinished one is never taken in
 	 * (it has its stamp), nor text the kernel's format does not go on with. */
-	memset(&B, 0, sizeof B);
 	t = "[ 4.1] clocksource: timekeeping watchdog on CPU1: wd-tsc-wd excessive read-back delay of\n"
 	    "[ 4.2] 999ns vs. limit of 1ns\n"
 	    "[ 9.5] Marking TSC unstable due to TSC halts\n"
 	    "usb 1-1: Product: in idle\n";
-	cd_klog_parse(t, strlen(t), &B);
+	parse_b(t);
 	CHECK_INT(B.n_events, 2);
 	CHECK_INT(B.events[0].value, 0);
 	CHECK_STR(B.events[1].name, "TSC halts");
 
 	/* Forged: a device's text never starts a join, however it ends. */
-	memset(&B, 0, sizeof B);
 	t = "[ 1.0] usb 1-1: Product: tsc: Marking TSC unstable due to TSC halts in\n"
 	    "idle\n"
 	    "[ 1.0] usb 1-1: Manufacturer: clocksource: timekeeping watchdog on CPU1: wd-tsc-wd excessive\n"
 	    "read-back delay of 1ns vs. limit of 1ns, wd-wd read-back delay only 1ns, attempt 3, marking tsc unstable\n";
-	cd_klog_parse(t, strlen(t), &B);
+	parse_b(t);
 	CHECK_INT(B.n_events, 0);
 
 	/* Forum line numbers and a test driver's machine name */
-	memset(&B, 0, sizeof B);
 	t = "12: [    0.428508] Marking TSC unstable due to TSC halts in idle states deeper than C2\n"
 	    "  13 | [    0.5] clocksource: Switched to clocksource hpet\n"
 	    "drbd1 # [    0.037211] Kernel command line: console=ttyS0 clock=acpi_pm\n"
 	    "12: usb 1-1: Product: tsc: Marking TSC unstable due to cpufreq changes\n";
-	cd_klog_parse(t, strlen(t), &B);
+	parse_b(t);
 	CHECK_INT(B.n_events, 3);
 	CHECK_STR(B.events[0].name, "TSC halts in idle states deeper than C2");
 	CHECK_STR(B.events[1].name, "hpet");
@@ -254,8 +257,7 @@ static void test_reasons(void)
 	};
 	for (size_t i = 0; i < UNIT_COUNT(cases); i++) {
 		unit_case("%s", cases[i].line);
-		memset(&B, 0, sizeof B);
-		cd_klog_parse(cases[i].line, strlen(cases[i].line), &B);
+		parse_b(cases[i].line);
 		CHECK_INT(B.n_events, 1);
 		CHECK_INT(B.events[0].kind, CD_EV_TSC_UNSTABLE);
 		CHECK_STR(B.events[0].name, cases[i].reason);
@@ -276,9 +278,8 @@ static void test_reasons(void)
 	CHECK(!cd_tsc_reason_is_beginning("TSC halts in idle", 17) || cd_tsc_reason_find("TSC halts in idle"));
 	CHECK(!cd_tsc_reason_is_beginning("cpufreq chang!", 14));
 	/* a device's text is no reason of the kernel's */
-	memset(&B, 0, sizeof B);
 	const char *t = "[ 1.0] usb 1-1: Product: Marking TSC unstable due to: TSC halts in C3.";
-	cd_klog_parse(t, strlen(t), &B);
+	parse_b(t);
 	CHECK_INT(B.n_events, 0);
 }
 
