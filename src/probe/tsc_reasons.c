@@ -59,6 +59,14 @@ static const struct cd_tsc_reason reasons[] = {
 	{ "TSC halts in C3", CD_REASON_IDLE, true,
 	  "the CPU entered the ACPI C3 idle state, in which its TSC stops: the kernel was right, "
 	  "and " NO_PARAMETER ". Keep the current clocksource." },
+	/* arch/x86/kernel/process.c (amd_e400 C1E detection, about 2.6.29+;
+	 * arch_post_acpi_subsys_init() since about 4.14): AMD's C1E stops the
+	 * TSC of a CPU without nonstop_tsc */
+	{ "TSC halt in AMD C1E", CD_REASON_IDLE, true,
+	  "this AMD CPU enters C1E (a firmware-enabled idle state that stops the clocks), and "
+	  "without nonstop_tsc its TSC stops there: the kernel was right, and " NO_PARAMETER ". "
+	  "Keep the current clocksource; turning C1E off in the BIOS setup keeps the TSC "
+	  "running on some boards." },
 	/* arch/x86/kernel/tsc.c time_cpufreq_notifier() (2.6.18+): a
 	 * frequency change on a CPU without constant_tsc */
 	{ "cpufreq changes", CD_REASON_CPUFREQ, true,
@@ -87,6 +95,25 @@ static const struct cd_tsc_reason reasons[] = {
 	{ "cyrix 5510/5520 detected", CD_REASON_FIRMWARE, true,
 	  "a Cyrix 5510/5520 chipset, whose CPU clock stops with power management: the kernel "
 	  "was right; keep the current clocksource." },
+	/* arch/x86/kernel/apic/x2apic_uv_x.c uv_tsc_check_sync() (about 5.9+):
+	 * the UV firmware says the TSCs of its chassis are not in sync */
+	{ "UV BIOS", CD_REASON_FIRMWARE, true,
+	  "the firmware of this HPE/SGI UV machine reports that the TSCs of its chassis are not "
+	  "synchronized: the kernel was right; the machine's own clock (sgi_rtc/uv_rtc) or a "
+	  "firmware update is the way, not a parameter." },
+	/* arch/i386/kernel/summit.c and mach-summit (2.6.x): IBM x440/x445
+	 * Summit chipsets, whose nodes' TSCs are not in sync (they use cyclone) */
+	{ "Summit based system", CD_REASON_FIRMWARE, true,
+	  "an IBM Summit-chipset machine (x440, x445), whose nodes' TSCs are not synchronized: "
+	  "the kernel was right and uses the chipset's cyclone timer instead." },
+	/* arch/x86/kernel/tsc.c notsc_setup(): "notsc" on the command line
+	 * ("user disabled TSC" in 2.6.x) */
+	{ "boot parameter notsc", CD_REASON_PARAMETER, false,
+	  "the command line says notsc: see clocksource-forced. Whoever added it may have had a "
+	  "reason; `clockdoctor tsc` measures whether the TSC is sound before it comes off." },
+	{ "user disabled TSC", CD_REASON_PARAMETER, false,
+	  "the command line says notsc: see clocksource-forced. Whoever added it may have had a "
+	  "reason; `clockdoctor tsc` measures whether the TSC is sound before it comes off." },
 	/* arch/x86/kernel/tsc.c tsc_setup(): tsc=unstable on the command line */
 	{ "boot parameter", CD_REASON_PARAMETER, false,
 	  "the command line says tsc=unstable: see clocksource-forced. Whoever added it may have "

@@ -254,6 +254,13 @@ static void test_reasons(void)
 		{ "[    0.0] Marking TSC unstable due to: cyrix 5510/5520 detected.", "cyrix 5510/5520 detected",
 		  CD_REASON_FIRMWARE },
 		{ "[    0.0] tsc: Marking TSC unstable due to boot parameter", "boot parameter", CD_REASON_PARAMETER },
+		{ "[    0.0] tsc: Marking TSC unstable due to boot parameter notsc", "boot parameter notsc",
+		  CD_REASON_PARAMETER },
+		{ "[    0.0] Marking TSC unstable due to: user disabled TSC.", "user disabled TSC", CD_REASON_PARAMETER },
+		{ "[    0.5] tsc: Marking TSC unstable due to TSC halt in AMD C1E", "TSC halt in AMD C1E", CD_REASON_IDLE },
+		{ "[    0.0] tsc: Marking TSC unstable due to UV BIOS", "UV BIOS", CD_REASON_FIRMWARE },
+		{ "[    0.0] Marking TSC unstable due to: Summit based system.", "Summit based system",
+		  CD_REASON_FIRMWARE },
 	};
 	for (size_t i = 0; i < UNIT_COUNT(cases); i++) {
 		unit_case("%s", cases[i].line);
