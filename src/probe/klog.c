@@ -14,32 +14,13 @@
  * NUL-terminated copy every line is matched on (printk never stores a
  * record longer than 1 KiB), so no input, however long or binary, can make
  * a recogniser read out of bounds; klog_prefix.c strips the layout's
- * prefix, klog_events.c recognises the events.
+ * prefix, klog_join.c puts back a line a mail client or a forum broke,
+ * klog_events.c recognises the events.
  */
 #include "probe/klog_impl.h"
 #include "probe/probe.h"
 #include "probe/span.h"
 #include "util/table.h"
-
-/* One line of n bytes (no '\n'), matched on a bounded copy in buf. */
-static void parse_line(struct kstate *st, const char *raw, size_t n, char *buf)
-{
-	size_t k = n < MSG_MAX - 1 ? n : MSG_MAX - 1;
-	bool kmsg;
-
-	for (size_t i = 0; i < k; i++)   /* a NUL would end the message early */
-		buf[i] = raw[i] ? raw[i] : '?';
-	while (k > 0 && (buf[k - 1] == '\r' || is_space(buf[k - 1])))
-		k--;
-	buf[k] = 0;
-	if (st->after_kmsg && buf[0] == ' ')   /* /dev/kmsg's " KEY=value" lines */
-		return;
-	st->msg = cd_klog_strip_prefix(buf, &st->ts, &kmsg);
-	st->after_kmsg = kmsg;
-	if (st->ts >= 0 && st->ts < 1.0)
-		st->log->reaches_boot = true;
-	cd_klog_recognise(st);
-}
 
 /* What a cd_klog_parse() call reads its lines from. */
 struct reader {
@@ -187,18 +168,26 @@ void cd_klog_parse(const char *text, size_t len, struct cd_klog *log)
 {
 	struct kstate st = { .log = log, .ts = -1, .sync_a = -1, .sync_b = -1, .wd = -1 };
 	struct reader r = { .text = text, .len = len, .qp = text && cd_klog_is_qp(text, len), .fold = -1 };
-	char buf[MSG_MAX], line[MSG_MAX];
+	char line[MSG_MAX];   /* the bounded copy every recogniser reads (printk's records are shorter) */
 	size_t n;
 	int phys;
 
 	while (next_line(&r, line, &n, &phys)) {
-		double ts;
 		bool kmsg;
 		log->lines += (size_t)phys;
-		const char *msg = cd_klog_strip_prefix(line, &ts, &kmsg);
+		if (st.after_kmsg && line[0] == ' ')   /* /dev/kmsg's " KEY=value" lines */
+			continue;
+		const char *msg = cd_klog_strip_prefix(line, &st.ts, &kmsg);
 		if (!kmsg && *msg)
 			join_wrapped(&r, log, line, &n, (size_t)(msg - line));
-		parse_line(&st, line, n, buf);
+		while (n > 0 && is_space(line[n - 1]))
+			n--;
+		line[n] = 0;
+		st.msg = msg;
+		st.after_kmsg = kmsg;
+		if (st.ts >= 0 && st.ts < 1.0)
+			log->reaches_boot = true;
+		cd_klog_recognise(&st);
 	}
 }
 

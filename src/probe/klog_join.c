@@ -163,6 +163,8 @@ static enum fit fit_message(const char *m)
 	/* Unfinished when any format may go on ("... (delta = %d ns)." and
 	 * RHEL 6's longer line after it). */
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0] && best != FIT_PART; i++) {
+		if (*m && formats[i][0] != *m)   /* most lines: not even the first letter */
+			continue;
 		enum fit f = fit_format(m, formats[i]);
 		if (f != FIT_NONE)
 			best = f;
@@ -219,10 +221,10 @@ bool cd_klog_join(char *buf, size_t *n, size_t msg_at, const char *c, bool at_bl
 
 bool cd_klog_is_qp(const char *text, size_t len)
 {
-	static const char *const codes[] = { "=3D", "=20", "=09" };
-
-	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-		if (memmem(text, len, codes[i], 3))
+	/* "=3D", "=20", "=09": '=', a space and a tab as quoted-printable writes them */
+	for (const char *e = text, *end = text + len; (e = memchr(e, '=', (size_t)(end - e))) != NULL; e++)
+		if (end - e >= 3 && ((e[1] == '3' && e[2] == 'D') || (e[1] == '2' && e[2] == '0') ||
+		                     (e[1] == '0' && e[2] == '9')))
 			return true;
 	/* soft breaks alone: "=" ending lines no longer than RFC 2045's 76,
 	 * twice at least (one could be a line the kernel ended with " =") */

@@ -155,9 +155,11 @@ static const char *skip_quoting(const char *p)
  * starts with: a line of the kernel's own is never shortened. */
 static const char *skip_paste_label(const char *p)
 {
-	size_t n = strspn(p, "0123456789");
+	size_t n = 0;
 	const char *q;
 
+	while (n < 8 && is_digit(p[n]))
+		n++;
 	if (n > 0 && n <= 7) {
 		q = skip_spaces(p + n);
 		if (*q == ':' || *q == '|') {
@@ -166,8 +168,11 @@ static const char *skip_paste_label(const char *p)
 				return q;
 		}
 	}
-	n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
-	if (n > 0 && n <= 64 && starts(p + n, " # ") && (p[n + 3] == '[' || p[n + 3] == '<'))
+	for (n = 0; n <= 64 && (is_digit(p[n]) || ((p[n] | 0x20) >= 'a' && (p[n] | 0x20) <= 'z') ||
+	                        p[n] == '_' || p[n] == '-' || p[n] == '.'); n++)
+		;
+	if (n > 0 && n <= 64 && p[n] == ' ' && p[n + 1] == '#' && p[n + 2] == ' ' &&
+	    (p[n + 3] == '[' || p[n + 3] == '<'))
 		return p + n + 3;
 	return p;
 }
