@@ -10,6 +10,7 @@
 #include "diagnose/rules.h"
 #include "output/duration.h"
 #include "probe/probe.h"
+#include "probe/tsc_reasons.h"
 
 #include "clockfacts.h"
 
@@ -17,9 +18,14 @@
 #include <string.h>
 #include <time.h>
 
+/* A reason the kernel's table (probe/tsc_reasons.c) calls a sync failure;
+ * one it does not know, by its words. */
 bool cd_reason_is_sync(const char *reason)
 {
-	return strstr(reason, "sync") != NULL || strstr(reason, "unsynchronized") != NULL;
+	const struct cd_tsc_reason *r = cd_tsc_reason_find(reason);
+	if (r)
+		return r->cls == CD_REASON_SYNC;
+	return strstr(reason, "sync") != NULL;
 }
 
 /* The first event of its kind is the one the findings quote. */
@@ -203,10 +209,10 @@ static void derive_tsc_unsafe(struct cd_ctx *c)
 		const struct cd_event *e = &f->klog.events[i];
 		if (e->kind != CD_EV_TSC_UNSTABLE)
 			continue;
-		/* drivers/acpi/processor_idle.c tsc_check_state() and
-		 * drivers/idle/intel_idle.c: a C-state deeper than C1 on a CPU
-		 * without nonstop_tsc. */
-		if (strstr(e->name, "halts in idle")) {
+		/* drivers/acpi/processor_idle.c and drivers/idle/intel_idle.c:
+		 * a C-state in which this CPU's TSC stops (probe/tsc_reasons.c). */
+		const struct cd_tsc_reason *r = cd_tsc_reason_find(e->name);
+		if (r && r->cls == CD_REASON_IDLE) {
 			c->tsc_unsafe = true;
 			c->unsafe_cure = "idle";
 			snprintf(c->unsafe_why, sizeof c->unsafe_why,
@@ -220,7 +226,7 @@ static void derive_tsc_unsafe(struct cd_ctx *c)
 		}
 		/* arch/x86/kernel/tsc.c time_cpufreq_notifier(): the TSC's rate
 		 * changed with the CPU's frequency. */
-		if (strstr(e->name, "cpufreq")) {
+		if (r && r->cls == CD_REASON_CPUFREQ) {
 			c->tsc_unsafe = true;
 			c->unsafe_cure = "frequency";
 			snprintf(c->unsafe_why, sizeof c->unsafe_why,

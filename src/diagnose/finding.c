@@ -112,6 +112,10 @@ void cd_act_add_clocksource_param(struct cd_finding *x, const struct cd_facts *f
 void cd_act_remove_clocksource_param(struct cd_finding *x, const struct cd_facts *f)
 {
 	char p[CD_NAME_MAX + 16];
+	if (f->kernel.cmd_clocksource_word[0]) {   /* "clock=pmtmr" is removed as it is written */
+		cd_act_remove_param(x, f, f->kernel.cmd_clocksource_word);
+		return;
+	}
 	snprintf(p, sizeof p, "clocksource=%s", f->kernel.cmd_clocksource);
 	cd_act_remove_param(x, f, p);
 }

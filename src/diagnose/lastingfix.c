@@ -10,6 +10,7 @@
 #include "diagnose/fixes.h"
 #include "diagnose/rules.h"
 #include "probe/probe.h"
+#include "probe/tsc_reasons.h"
 
 #include "clockfacts.h"
 
@@ -58,30 +59,21 @@ void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x)
 }
 
 /* The TSC rejected for a reason other than the sync test or the watchdog
- * (mark_tsc_unstable's other callers): say which, and what it means. */
+ * (mark_tsc_unstable's other callers): say which, and what it means
+ * (probe/tsc_reasons.c holds every reason the kernel has given). */
 static bool other_rejection(struct cd_ctx *c, struct cd_finding *x)
 {
-	static const struct { const char *reason, *meaning; } known[] = {
-		{ "cpufreq", "the TSC's rate followed the CPU's frequency (no constant_tsc): it is not a "
-		             "clock on this machine, and no parameter makes it one. Keep the current "
-		             "clocksource; a CPU with constant_tsc is the cure." },
-		{ "Hyper-V", "Hyper-V guests keep time with the Hyper-V TSC page "
-		             "(hyperv_clocksource_tsc_page): see the hypervisor's side." },
-		{ "khz", "the kernel could not measure the TSC's frequency: a firmware or hypervisor "
-		         "problem, which no parameter fixes." },
-		{ "boot parameter", "the command line rejects it: see clocksource-forced." },
-	};
 	for (int i = 0; i < c->f->klog.n_events; i++) {
 		const struct cd_event *e = &c->f->klog.events[i];
 		if (e->kind != CD_EV_TSC_UNSTABLE || cd_reason_is_sync(e->name) || strstr(e->name, "watchdog"))
 			continue;
 		cd_evidence_event(x, e);
-		const char *meaning = "look up this reason in arch/x86/kernel/tsc.c for this kernel.";
-		for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-			if (strstr(e->name, known[k].reason))
-				meaning = known[k].meaning;
+		const struct cd_tsc_reason *r = cd_tsc_reason_find(e->name);
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "The kernel rejected the TSC because of %s: %s\n",
-		           e->name, meaning);
+		           e->name, r ? r->meaning :
+		           "a reason no Linux release this tool knows gives (a patched kernel's, or a "
+		           "newer one's). Until it is explained, take the kernel to be right: keep the "
+		           "current clocksource, and measure the TSC with `clockdoctor tsc`.");
 		return true;
 	}
 	return false;

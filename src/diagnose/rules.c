@@ -326,7 +326,10 @@ void cd_rule_clocksource_forced(struct cd_ctx *c)
 	if (k->cmd_clocksource[0]) {
 		struct cd_cs_state v;
 		cd_clocksource_state(k->cmd_clocksource, c->f, &v);
-		cd_appendf(what, sizeof what, "clocksource=%s", k->cmd_clocksource);
+		if (k->cmd_clocksource_word[0])   /* as written: the deprecated clock= too */
+			cd_appendf(what, sizeof what, "%s", k->cmd_clocksource_word);
+		else
+			cd_appendf(what, sizeof what, "clocksource=%s", k->cmd_clocksource);
 		slow |= v.vdso == CD_VDSO_NO;
 	}
 	if (k->cmd_notsc) {

@@ -137,10 +137,17 @@ static void watchdog_evidence(const struct cd_ctx *c, struct cd_finding *x, bool
 		long long d = (long long)c->wd_delta->value;
 		cd_evidence(x, "the TSC and the watchdog disagreed by %lld ns (%.2f s)", d, (double)d / 1e9);
 	}
-	if (c->wd_readback)
+	/* Numbers the log did not give (a line cut short) are not written as 0. */
+	if (c->wd_readback && c->wd_readback->value > 0 && c->wd_readback->value2 > 0)
 		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns against a limit of %lld ns): "
 		            "a sign of SMIs, NMIs or an overloaded host rather than of a bad TSC",
 		         (long long)c->wd_readback->value, (long long)c->wd_readback->value2);
+	else if (c->wd_readback && c->wd_readback->value > 0)
+		cd_evidence(x, "the watchdog blamed read-back delay (%lld ns): a sign of SMIs, NMIs or an "
+		            "overloaded host rather than of a bad TSC", (long long)c->wd_readback->value);
+	else if (c->wd_readback)
+		cd_evidence(x, "the watchdog blamed read-back delay (its size is not in this log): a sign "
+		            "of SMIs, NMIs or an overloaded host rather than of a bad TSC");
 	if (failover_hint)
 		cd_evidence(x, "this is a RHEL 6 kernel, which does not fail over by default: the current "
 		            "clocksource stays %s", f->cs.have_current ? f->cs.current : "as it was");

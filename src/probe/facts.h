@@ -129,6 +129,8 @@ struct cd_kernel {
 	char cmdline[4096];     /* x86 allows 2048 bytes, some architectures more */
 	/* Parsed from the command line (the last occurrence wins, as in the kernel). */
 	char cmd_clocksource[CD_NAME_MAX];   /* clocksource=NAME, "" if absent */
+	char cmd_clocksource_word[CD_NAME_MAX + 16]; /* the word that set it, as written: "clocksource=hpet",
+	                                        or the deprecated "clock=pmtmr" (cmd_clocksource "acpi_pm") */
 	bool cmd_tsc_reliable, cmd_tsc_nowatchdog, cmd_tsc_unstable, cmd_tsc_noirqtime;
 	bool cmd_notsc, cmd_no_kvmclock, cmd_no_kvmclock_vsyscall, cmd_clocksource_failover;
 	char cmd_tsc_ignored[CD_NAME_MAX];   /* a tsc= value the kernel does not recognise ("reliable,noirqtime") */

@@ -141,8 +141,18 @@ void cd_parse_cmdline(const char *text, struct cd_kernel *k)
 		/* Everything after a bare "--" goes to init, not the kernel. */
 		if (cd_span_is(tok, "--"))
 			break;
-		if (cd_span_starts(tok, "clocksource="))
+		if (cd_span_starts(tok, "clocksource=")) {
 			token_value(tok, strlen("clocksource="), k->cmd_clocksource, sizeof k->cmd_clocksource);
+			token_value(tok, 0, k->cmd_clocksource_word, sizeof k->cmd_clocksource_word);
+		} else if (cd_span_starts(tok, "clock=")) {
+			/* kernel/time/clocksource.c boot_override_clock(): the
+			 * deprecated clock= sets the same override as clocksource=
+			 * (the last of either wins), "pmtmr" meaning acpi_pm. */
+			token_value(tok, strlen("clock="), k->cmd_clocksource, sizeof k->cmd_clocksource);
+			if (strcmp(k->cmd_clocksource, "pmtmr") == 0)
+				strcpy(k->cmd_clocksource, "acpi_pm");
+			token_value(tok, 0, k->cmd_clocksource_word, sizeof k->cmd_clocksource_word);
+		}
 		else if (cd_span_starts(tok, "tsc="))
 			parse_tsc_option((struct cd_span){ tok.p + 4, tok.n - 4 }, k);
 		else

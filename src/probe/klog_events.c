@@ -562,8 +562,10 @@ static const struct plain {
 	const char *const *from;
 } plain[] = {
 	/* arch/x86/kernel/tsc.c mark_tsc_unstable(), 2.6.18 to 6.x (pr_fmt "tsc: "
-	 * from about 4.2), and tsc_cs_mark_unstable() for the watchdog (4.11+) */
-	{ "Marking TSC unstable due to ", CD_EV_TSC_UNSTABLE, NULL, from_tsc },
+	 * from about 4.2), and tsc_cs_mark_unstable() for the watchdog (4.11+);
+	 * 2.6.21 to 2.6.23's arch/i386/kernel/tsc.c "due to: %s." (rec_plain
+	 * skips the colon).  The reasons: probe/tsc_reasons.c. */
+	{ "Marking TSC unstable due to", CD_EV_TSC_UNSTABLE, NULL, from_tsc },
 	/* arch/x86/kernel/tsc_sync.c, 2.6.29 to about 5.x */
 	{ "Skipped synchronization checks as TSC is reliable", CD_EV_TSC_SYNC_SKIPPED, "", from_plain },
 	/* kernel/sched/clock.c, about 4.11 to 6.x: "TSC found unstable after boot,
@@ -633,6 +635,8 @@ static bool rec_plain(struct kstate *st, const char *m)
 {
 	for (size_t i = 0; i < CD_ARRAY_LEN(plain); i++) {
 		const char *p = plain_match(m, &plain[i]), *q;
+		if (p && plain[i].kind == CD_EV_TSC_UNSTABLE)
+			p = *p == ':' || is_space(*p) ? skip_spaces(p + (*p == ':')) : NULL;
 		if (!p)
 			continue;
 		struct cd_event *ev = add(st, plain[i].kind);

@@ -91,4 +91,16 @@ const char *cd_klog_strip_prefix(const char *line, double *ts, bool *kmsg);
  * message is none of the lines that matter. */
 bool cd_klog_recognise(struct kstate *st);
 
+/* klog_join.c: a line a mail client, a forum or quoted-printable broke.
+ * cd_klog_unfinished: msg starts as one of the kernel's formats and stops
+ * before its end.  cd_klog_join: the continuation c joined to the message
+ * at buf + msg_at (buf[0..*n), NUL-terminated, MSG_MAX bytes) as the
+ * format goes on, false (buf unchanged) when it does not fit.
+ * cd_klog_is_qp: the text is quoted-printable; cd_klog_qp_decode: its
+ * "=XX" decoded in place, the new length. */
+bool cd_klog_unfinished(const char *msg);
+bool cd_klog_join(char *buf, size_t *n, size_t msg_at, const char *c, bool at_blank, bool folded);
+bool cd_klog_is_qp(const char *text, size_t len);
+size_t cd_klog_qp_decode(char *s, size_t n);
+
 #endif

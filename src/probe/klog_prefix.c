@@ -5,7 +5,8 @@
  * ("[    1.234567] msg"), syslog(2)'s ring buffer ("<6>[    1.234567] msg"),
  * /dev/kmsg records ("6,123,1234567,-;msg"), journalctl and syslog files
  * with their wall-clock stamps and "host kernel: ", `grep -H`'s "FILE:",
- * CONFIG_PRINTK_CALLER's "[  T236]".  Every test stops at the NUL of the
+ * CONFIG_PRINTK_CALLER's "[  T236]", and what a paste adds before them (quoting,
+ * line numbers, a test driver's machine name).  Every test stops at the NUL of the
  * bounded copy it is given (klog.c).
  */
 #include "probe/klog_impl.h"
@@ -147,11 +148,40 @@ static const char *skip_quoting(const char *p)
 	}
 }
 
+/* Labels a paste puts before each line: a forum's or a pastebin's line
+ * numbers ("12: [    0.000000] ...", "  12 | [ ...") and a test driver's
+ * machine name (NixOS's "drbd1 # [    0.037075] ...").  Taken off only
+ * where a dmesg stamp or a syslog level follows, which no kernel message
+ * starts with: a line of the kernel's own is never shortened. */
+static const char *skip_paste_label(const char *p)
+{
+	size_t n = 0;
+	const char *q;
+
+	while (n < 8 && is_digit(p[n]))
+		n++;
+	if (n > 0 && n <= 7) {
+		q = skip_spaces(p + n);
+		if (*q == ':' || *q == '|') {
+			q = skip_spaces(q + 1);
+			if (*q == '[' || *q == '<')
+				return q;
+		}
+	}
+	for (n = 0; n <= 64 && (is_digit(p[n]) || ((p[n] | 0x20) >= 'a' && (p[n] | 0x20) <= 'z') ||
+	                        p[n] == '_' || p[n] == '-' || p[n] == '.'); n++)
+		;
+	if (n > 0 && n <= 64 && p[n] == ' ' && p[n + 1] == '#' && p[n + 2] == ' ' &&
+	    (p[n + 3] == '[' || p[n + 3] == '<'))
+		return p + n + 3;
+	return p;
+}
+
 const char *cd_klog_strip_prefix(const char *p, double *ts, bool *kmsg)
 {
 	*ts = -1;
 	*kmsg = false;
-	p = skip_grep_file(skip_quoting(p));
+	p = skip_grep_file(skip_paste_label(skip_quoting(p)));
 	if (p[0] == '<' && is_digit(p[1])) {   /* syslog(2) level, "<6>" */
 		const char *q = p + 1;
 		while (is_digit(*q) && q < p + 4)

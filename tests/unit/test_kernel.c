@@ -81,6 +81,21 @@ static void test_cmdline(void)
 	cd_parse_cmdline("clocksource=hpet clocksource=tsc", &k);
 	CHECK_STR(k.cmd_clocksource, "tsc");
 
+	/* The deprecated clock= sets the same choice (kernel/time/clocksource.c
+	 * boot_override_clock(): pmtmr is acpi_pm), the last of either winning;
+	 * the word that set it is kept as written, to be removed by name. */
+	static const struct { const char *cmdline, *name, *word; } clock[] = {
+		{ "console=ttyS0 clock=acpi_pm loglevel=7", "acpi_pm", "clock=acpi_pm" },
+		{ "clocksource=tsc clock=pmtmr", "acpi_pm", "clock=pmtmr" },
+		{ "clock=pmtmr clocksource=hpet noclock=tsc", "hpet", "clocksource=hpet" },
+	};
+	for (size_t i = 0; i < sizeof clock / sizeof clock[0]; i++) {
+		memset(&k, 0, sizeof k);
+		cd_parse_cmdline(clock[i].cmdline, &k);
+		CHECK_STR(k.cmd_clocksource, clock[i].name);
+		CHECK_STR(k.cmd_clocksource_word, clock[i].word);
+	}
+
 	/* Words that only look alike, and what follows "--" (init's arguments). */
 	memset(&k, 0, sizeof k);
 	cd_parse_cmdline("notsc2 xtsc=reliable mytsc=unstable init=/x -- tsc=reliable notsc", &k);
