@@ -176,6 +176,8 @@ static void clocksource_state(const char *name, const struct cd_facts *f, struct
 		set(v, reads ? &cs->read : &cs->unread, why);
 		return;
 	}
+	/* The rest of the table says why in its own words. */
+	set(v, reads ? &cs->read : &cs->unread, cs->note);
 }
 
 void cd_clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v)
