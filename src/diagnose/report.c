@@ -112,6 +112,7 @@ void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements
 	cd_rule_tsc_adjust(&c);
 	cd_rule_tsc_unsound(&c);
 	cd_rule_ntp(&c);  /* last: its severity depends on what the others advised */
+	cd_rule_where_the_fix_is(&c);  /* after all: a container's fixes are on the host */
 
 	/* Stable sort by severity: insertion order within a severity is the
 	 * order above, which reads as cause after effect. */
