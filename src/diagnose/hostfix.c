@@ -4,11 +4,13 @@
  * sandbox the kernel, its clocksource and its command line are the host's;
  * inside the VM a desktop product runs for its containers (Docker
  * Desktop's LinuxKit VM, WSL 2) they are the product's, booted without
- * GRUB.  Then no fix that changes the kernel from inside can work (sysfs
- * is read-only there, and no boot configuration is the kernel's), and
- * advice to try one would mislead: every finding's fix says where the fix
- * is, on the host, and `clockdoctor fix` has nothing to carry out.  The
- * findings and their evidence stay as they are.
+ * GRUB.  Then no lasting fix from inside can work (no boot configuration
+ * there is the kernel's), and advice to try one would mislead: every
+ * finding's lasting fix says where the fix is, on the host, and `clockdoctor
+ * fix --persist` has nothing to carry out.  A switch now stays (in a
+ * desktop product's VM it works until the VM restarts; in a container it
+ * says whose clocksource it switches); the findings and their evidence
+ * stay as they are.
  */
 #include "diagnose/fixes.h"
 #include "diagnose/rules.h"
@@ -57,7 +59,7 @@ static void host_advice(const struct cd_facts *f, struct cd_finding *x)
 		}
 		cd_appendf(buf, cap,
 		           "This runs in %s: the kernel, its clocksource and its command line are the host's, "
-		           "and nothing changed in here reaches them. The fix is on the host%s: run "
+		           "and no boot setting made in here reaches them. The fix is on the host%s: run "
 		           "`clockdoctor check` there and apply its advice there.\n",
 		           who, hv->utility_vm[0] ? " (the VM below)" : "");
 	}
@@ -92,12 +94,21 @@ void cd_rule_where_the_fix_is(struct cd_ctx *c)
 		return;
 	for (int i = 0; i < c->r->n; i++) {
 		struct cd_finding *x = &c->r->f[i];
-		bool advised = x->fix_now[0] || x->fix_lasting[0] || x->act_switch[0] || x->act_add[0] ||
-		               x->act_remove[0];
-		if (!advised)
+		bool params = x->act_add[0] || x->act_remove[0];
+		if (!x->fix_lasting[0] && !params)
 			continue;
-		x->fix_now[0] = x->fix_lasting[0] = x->risk[0] = '\0';
-		x->act_switch[0] = x->act_add[0] = x->act_remove[0] = '\0';
+		/* The risk of a parameter that is no longer advised goes with it;
+		 * a switch now stays, with its risk. */
+		if (params && !x->act_switch[0])
+			x->risk[0] = '\0';
+		x->fix_lasting[0] = '\0';
+		x->act_add[0] = x->act_remove[0] = '\0';
+		/* A switch now writes sysfs: read-only in most containers, and
+		 * where it is writable the clocksource it switches is the host's. */
+		if (x->act_switch[0] && f->hv.container[0])
+			cd_appendf(x->fix_now, sizeof x->fix_now,
+			           "(In a container /sys is usually read-only; where it is writable, this switches "
+			           "the host's clocksource, for everything that runs on it.)\n");
 		/* a utility VM's own hypervisor settings are the product's */
 		if (f->hv.utility_vm[0])
 			x->fix_hypervisor[0] = '\0';
