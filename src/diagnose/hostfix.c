@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hostfix.c: advice for where the user stands.  Inside a container or a
+ * hostfix.c: advice for where the user stands.  On a cloud instance the
+ * provider's side is the instance type.  Inside a container or a
  * sandbox the kernel, its clocksource and its command line are the host's;
  * inside the VM a desktop product runs for its containers (Docker
  * Desktop's LinuxKit VM, WSL 2) they are the product's, booted without
@@ -81,6 +82,22 @@ static void host_advice(const struct cd_facts *f, struct cd_finding *x)
 	}
 }
 
+/* A cloud instance: what only the provider's side changes is the instance
+ * type, and the provider documents which clock each type gives.  Said
+ * where the finding already sends the user to the hypervisor. */
+static void cloud_advice(const struct cd_facts *f, struct cd_finding *x)
+{
+	const char *vendor = f->hv.dmi_sys_vendor[0] ? f->hv.dmi_sys_vendor : f->hv.klog_dmi;
+	if (!x->fix_hypervisor[0] || strncmp(vendor, "Amazon EC2", 10) != 0)
+		return;
+	cd_appendf(x->fix_hypervisor, sizeof x->fix_hypervisor,
+	           "On EC2 the instance type decides the clock: instance types built on the Nitro System "
+	           "give kvm-clock, which the vDSO reads; the older Xen-based types give xen, often a "
+	           "system call; *.metal types run without a hypervisor. AWS lists which types are built "
+	           "on Nitro (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instance-types.html"
+	           "#ec2-nitro-instances): moving to one is the provider-side fix.\n");
+}
+
 /* The user stands where the kernel cannot be changed. */
 static bool fix_is_on_host(const struct cd_facts *f)
 {
@@ -90,6 +107,8 @@ static bool fix_is_on_host(const struct cd_facts *f)
 void cd_rule_where_the_fix_is(struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
+	for (int i = 0; i < c->r->n; i++)
+		cloud_advice(f, &c->r->f[i]);
 	if (!fix_is_on_host(f))
 		return;
 	for (int i = 0; i < c->r->n; i++) {

@@ -202,3 +202,17 @@ def test_hostile_container_file(cd, tmp_path):
     out = text(cd, root)
     assert "\x1b" not in out and "$(reboot)" not in out
     assert check(cd, root)["hypervisor"]["container"] == "docker"
+
+
+def test_ec2_instance_type_is_the_providers_fix(cd, tmp_path):
+    log = ("[    0.000000] DMI: Amazon EC2 t3.micro/, BIOS 1.0 10/16/2017\n"
+           "[    0.000000] Hypervisor detected: KVM\n"
+           "[    0.000000] clocksource: Switched to clocksource hpet\n")
+    doc = check(cd, log_root(tmp_path, log, current="hpet\n", available="hpet acpi_pm\n"))
+    assert doc["hypervisor"]["name"] == "kvm"
+    hv = "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
+    assert "instance type" in hv and "ec2-nitro-instances" in hv
+    # the quiet side: another KVM guest gets no EC2 text
+    doc = check(cd, log_root(tmp_path / "kvm", log.replace("Amazon EC2 t3.micro", "QEMU Standard PC"),
+                             current="hpet\n", available="hpet acpi_pm\n"))
+    assert "ec2-nitro-instances" not in "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
