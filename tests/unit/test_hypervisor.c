@@ -550,61 +550,57 @@ static void test_platform_signs(void)
 {
 	struct cd_facts *f;
 
-	/* the paravirt banner */
+	/* Each log alone: what it decides, from where, and the name shown
+	 * where given. */
+	static const struct {
+		const char *log;
+		enum cd_hv kind;
+		const char *from, *display;
+	} logs[] = {
+		/* the paravirt banner */
+		{ "Booting paravirtualized kernel on bare hardware", CD_HV_NONE, "kernel log", NULL },
+		{ "Booting paravirtualized kernel on KVM", CD_HV_KVM, "kernel log", NULL },
+		{ "Booting paravirtualized kernel on Xen HVM", CD_HV_XEN, "kernel log", NULL },
+		/* "bare hardware" in a guest whose other lines name the hypervisor */
+		{ "Hypervisor detected: Microsoft Hyper-V\n[    0.000000] Booting paravirtualized kernel on bare hardware",
+		  CD_HV_HYPERV, "kernel log", NULL },
+		{ "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
+		  "[    0.000000] Booting paravirtualized kernel on bare hardware", CD_HV_OTHER, "dmi", "QEMU" },
+		/* the log's DMI line, a hardware maker's; a maker's name inside
+		 * another word is none */
+		{ "DMI: LENOVO 2007F2G/2007F2G, BIOS 79ETE7WW (2.27 ) 03/21/2011", CD_HV_NONE, "dmi", NULL },
+		{ "DMI: To Be Filled By O.E.M. To Be Filled By O.E.M./X570 Taichi, BIOS P4.60 05/18/2023",
+		  CD_HV_NONE, "dmi", NULL },
+		{ "DMI: HPCloud Virtual/Box, BIOS 1.0", CD_HV_UNKNOWN, "", NULL },
+		{ "Hypervisor detected: KVM\n[    0.000000] DMI: LENOVO 20XW/20XW, BIOS 1", CD_HV_KVM, "kernel log", NULL },
+		/* the device tree */
+		{ "OF: fdt: Machine model: linux,dummy-virt", CD_HV_OTHER, "device tree", "QEMU (virt board)" },
+		{ "Machine model: Raspberry Pi 4 Model B Rev 1.4", CD_HV_NONE, "device tree", NULL },
+		{ "Machine model: Some Unknown Board", CD_HV_UNKNOWN, "", NULL },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(logs); i++) {
+		char text[512];
+		snprintf(text, sizeof text, "[    0.000000] %s\n", logs[i].log);
+		unit_case("%s", logs[i].log);
+		f = blank();
+		parse_log(f, text);
+		DECIDED(f, logs[i].kind, logs[i].from);
+		if (logs[i].display)
+			CHECK_STR(f->hv.display, logs[i].display);
+	}
 	f = blank();
 	parse_log(f, "[    0.000000] Booting paravirtualized kernel on bare hardware\n");
-	DECIDED(f, CD_HV_NONE, "kernel log");
-	CHECK_STR(f->hv.klog_paravirt, "bare hardware");
-	f = blank();
-	parse_log(f, "[    0.000000] Booting paravirtualized kernel on KVM\n");
-	DECIDED(f, CD_HV_KVM, "kernel log");
-	f = blank();
-	parse_log(f, "[    0.000000] Booting paravirtualized kernel on Xen HVM\n");
-	DECIDED(f, CD_HV_XEN, "kernel log");
-	/* "bare hardware" in a guest whose other lines name the hypervisor */
-	f = blank();
-	parse_log(f, "[    0.000000] Hypervisor detected: Microsoft Hyper-V\n"
-	             "[    0.000000] Booting paravirtualized kernel on bare hardware\n");
-	DECIDED(f, CD_HV_HYPERV, "kernel log");
-	f = blank();
-	parse_log(f, "[    0.000000] Booting paravirtualized kernel on bare hardware\n");
+	CHECK_STR(f->hv.klog_paravirt, "");
 	set_cpuinfo(f, true);
 	DECIDED(f, CD_HV_OTHER, "cpuinfo flag");
-	f = blank();
-	parse_log(f, "[    0.000000] DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
-	             "[    0.000000] Booting paravirtualized kernel on bare hardware\n");
-	DECIDED(f, CD_HV_OTHER, "dmi");
-
-	/* the log's DMI line, a hardware maker's */
+	CHECK_STR(f->hv.klog_paravirt, "bare hardware");
 	f = blank();
 	parse_log(f, "[    0.000000] DMI: LENOVO 2007F2G/2007F2G, BIOS 79ETE7WW (2.27 ) 03/21/2011\n");
-	DECIDED(f, CD_HV_NONE, "dmi");
+	cd_hypervisor_decide(f);
 	CHECK_STR(cd_platform_hardware_maker(f), "LENOVO");
-	f = blank();
-	parse_log(f, "[    0.000000] DMI: To Be Filled By O.E.M. To Be Filled By O.E.M./X570 Taichi, BIOS P4.60 05/18/2023\n");
-	DECIDED(f, CD_HV_NONE, "dmi");
-	/* a maker's name inside another word is none */
-	f = blank();
-	parse_log(f, "[    0.000000] DMI: HPCloud Virtual/Box, BIOS 1.0\n");
-	DECIDED(f, CD_HV_UNKNOWN, "");
-	f = blank();
-	parse_log(f, "[    0.000000] Hypervisor detected: KVM\n[    0.000000] DMI: LENOVO 20XW/20XW, BIOS 1\n");
-	DECIDED(f, CD_HV_KVM, "kernel log");
-
-	/* the device tree */
-	f = blank();
-	parse_log(f, "[    0.000000] OF: fdt: Machine model: linux,dummy-virt\n");
-	DECIDED(f, CD_HV_OTHER, "device tree");
-	CHECK_STR(f->hv.display, "QEMU (virt board)");
-	f = blank();
-	parse_log(f, "[    0.000000] Machine model: Raspberry Pi 4 Model B Rev 1.4\n");
-	DECIDED(f, CD_HV_NONE, "device tree");
 	f = blank();
 	snprintf(f->hv.machine_model, sizeof(f->hv.machine_model), "Hardkernel ODROID-N2");
 	DECIDED(f, CD_HV_NONE, "device tree");
-	f = blank();
-	parse_log(f, "[    0.000000] Machine model: Some Unknown Board\n");
-	DECIDED(f, CD_HV_UNKNOWN, "");
 
 	/* a clocksource only real hardware has */
 	f = blank();
