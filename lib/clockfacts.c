@@ -151,6 +151,15 @@ static const struct fc_cs_fact table[] = {
 	  .read = { FC_VDSO_YES, 1, "30-100 ns" },
 	  .unread = { FC_VDSO_NO, 2, "0.5-1 us" },
 	  .change = { FC_KV_SPARC_VDSO }, .arch = "sparc" },
+	/* arch/loongarch/kernel/time.c: the stable counter, read with rdtime
+	 * (VDSO_CLOCKMODE_CPU); LoongArch came with the generic vDSO (5.19). */
+	{ .name = "Constant", .counter = "the LoongArch stable counter (rdtime)", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "30-100 ns" }, .arch = "loongarch",
+	  .note = "the vDSO reads the LoongArch stable counter without a system call" },
+	/* arch/alpha/kernel/time.c: the cycle counter; alpha has no vDSO. */
+	{ .name = "rpcc", .counter = "the Alpha cycle counter (rpcc)",
+	  .unread = { FC_VDSO_NO, 2, "a system call" }, .arch = "alpha",
+	  .note = "alpha has no vDSO: every time call is a system call" },
 	{ .name = "hbtick", .counter = "the Hummingbird's STICK (memory-mapped I/O)",
 	  .unread = { FC_VDSO_NO, 2, "about 1 us" }, .arch = "sparc",
 	  .note = "hbtick is read through memory-mapped I/O by the kernel: no vDSO read" },
@@ -176,7 +185,8 @@ static const char *const soc_names[] = {
 	"at91_", "imx", "gpt", "ostm", "sh_cmt", "sh_mtu2", "sh_tmu", "em_sti", "meson", "owl",
 	"stm32", "vt8500", "pxa", "mmp", "samsung_pwm", "s5p", "exynos", "omap", "keystone",
 	"davinci", "digicolor", "asm9260", "lpc32xx", "fttmr010", "moxart", "zevio", "qcom", "msm",
-	"kona", "versatile", "integrator", "mps2", "timer-", "_timer", "-timer", "clksrc",
+	"kona", "versatile", "integrator", "mps2", "xilinx", "timer-", "_timer", "-timer", "clksrc",
+	"-clksrc", "_clksrc",
 };
 
 static bool soc_timer_name(const char *name)

@@ -226,7 +226,8 @@ static void test_every_clocksource(void)
 		/* the other architectures */
 		{ "riscv_clocksource", FC_VDSO_YES, 1 }, { "timebase", FC_VDSO_YES, 1 }, { "tod", FC_VDSO_YES, 1 },
 		{ "MIPS", FC_VDSO_YES, 1 }, { "GIC", FC_VDSO_YES, 2 }, { "stick", FC_VDSO_YES, 1 },
-		{ "tick", FC_VDSO_YES, 1 }, { "hbtick", FC_VDSO_NO, 2 },
+		{ "tick", FC_VDSO_YES, 1 }, { "hbtick", FC_VDSO_NO, 2 }, { "Constant", FC_VDSO_YES, 1 },
+		{ "rpcc", FC_VDSO_NO, 2 }, { "nios2-clksrc", FC_VDSO_NO, 2 }, { "xilinx_clocksource", FC_VDSO_NO, 2 },
 	};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
 		const struct fc_cs_fact *cs = fc_cs_fact(known[i].name);
