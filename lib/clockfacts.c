@@ -66,8 +66,143 @@ static const struct fc_cs_fact table[] = {
 	 * (drivers/clocksource/arm_arch_timer.c). */
 	{ .name = "arch_sys_counter", .counter = "the arm64 generic timer (cntvct_el0)", .cpu_counter = true,
 	  .read = { FC_VDSO_YES, 1, "20-40 ns" },
-	  .unread = { FC_VDSO_NO, 2, "0.2-1 us" } },
+	  .unread = { FC_VDSO_NO, 2, "0.2-1 us" }, .arch = "arm/arm64" },
+
+	/* ---- the rest of x86: no vDSO clock mode, every call a system call ---- */
+	/* The UV hub's RTC, read across the NUMA fabric
+	 * (arch/x86/platform/uv/uv_time.c, "sgi_rtc"). */
+	{ .name = "sgi_rtc", .counter = "the SGI UV hub's RTC (memory-mapped I/O, across the NUMA fabric)",
+	  .unread = { FC_VDSO_NO, 2, "about 1-2 us" }, .arch = "x86",
+	  .note = "sgi_rtc is an RTC on the UV hub, read through memory-mapped I/O by the kernel: "
+	          "no vDSO read" },
+	{ .name = "uv_rtc", .counter = "the SGI UV hub's RTC (memory-mapped I/O)",
+	  .unread = { FC_VDSO_NO, 2, "about 1-2 us" }, .arch = "x86",
+	  .note = "the UV RTC is read through memory-mapped I/O by the kernel: no vDSO read" },
+	/* IBM Summit's chipset counter (arch/x86/kernel/cyclone.c, later
+	 * drivers/clocksource/cyclone.c; removed with Summit support). */
+	{ .name = "cyclone", .counter = "IBM Summit's cyclone counter (memory-mapped I/O)",
+	  .unread = { FC_VDSO_NO, 2, "about 1 us" }, .arch = "x86",
+	  .note = "the cyclone counter is read through memory-mapped I/O by the kernel: no vDSO read" },
+	/* NatSemi/AMD Geode SC1100 (drivers/clocksource/scx200_hrt.c). */
+	{ .name = "scx200_hrt", .counter = "the Geode SCx200 high-resolution timer (an I/O port)",
+	  .unread = { FC_VDSO_NO, 3, "about 2 us" }, .arch = "x86",
+	  .note = "the SCx200 timer is an I/O port the kernel reads: no vDSO read" },
+	/* AMD Geode CS5535/CS5536 multi-function general-purpose timers. */
+	{ .name = "mfgpt", .counter = "the Geode CS5535 MFGPT (an I/O port)",
+	  .unread = { FC_VDSO_NO, 3, "about 2 us" }, .arch = "x86",
+	  .note = "the CS5535 MFGPT is an I/O port the kernel reads: no vDSO read" },
+	/* NumaScale NumaChip (arch/x86/kernel/apic/apic_numachip.c and
+	 * drivers/clocksource/numachip.c). */
+	{ .name = "numachip2", .counter = "the NumaChip2's counter (memory-mapped I/O)",
+	  .unread = { FC_VDSO_NO, 2, "about 1 us" }, .arch = "x86",
+	  .note = "the NumaChip counter is read through memory-mapped I/O by the kernel: no vDSO read" },
+	/* Paravirtual clocks of hypervisors Linux dropped: lguest (removed in
+	 * 4.14) and VMware's VMI (removed in 2.6.37).  Neither had a vDSO
+	 * clock mode. */
+	{ .name = "lguest", .counter = "lguest's clock (a hypercall page)", .paravirt = true,
+	  .unread = { FC_VDSO_NO, 2, "a system call" }, .arch = "x86",
+	  .note = "lguest's clock had no vDSO read: every call is a system call" },
+	{ .name = "vmi-timer", .counter = "VMware VMI's paravirtual timer", .paravirt = true,
+	  .unread = { FC_VDSO_NO, 2, "a system call" }, .arch = "x86",
+	  .note = "VMware's VMI timer had no vDSO read: every call is a system call" },
+	/* Hyper-V's clocksource before it was split into the TSC page and the
+	 * MSR (drivers/hv/hv_util.c, 2.6.x): the reference counter MSR. */
+	{ .name = "hyperv_clocksource", .counter = "Hyper-V's reference counter MSR (a trap to the hypervisor)",
+	  .cpu_counter = true, .paravirt = true,
+	  .unread = { FC_VDSO_NO, 3, "about 1 us" }, .arch = "x86",
+	  .note = "hyperv_clocksource is read with an MSR, which only the kernel can do" },
+
+	/* ---- arm and arm64 ---- */
+	/* The memory-mapped frame of the generic timer, registered only when
+	 * the system-register counter cannot be (arm_arch_timer.c). */
+	{ .name = "arch_mem_counter", .counter = "the generic timer's memory-mapped frame (CNTVCT in MMIO)",
+	  .unread = { FC_VDSO_NO, 2, "0.3-1 us" }, .arch = "arm/arm64",
+	  .note = "arch_mem_counter is the timer's memory-mapped frame: the vDSO reads only the "
+	          "system-register counter (arch_sys_counter)" },
+
+	/* ---- the other architectures, each with its own vDSO mode ---- */
+	/* The CPU's timebase register, read with mftb (arch/powerpc/kernel/time.c). */
+	{ .name = "timebase", .counter = "the PowerPC timebase (mftb)", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "20-50 ns" }, .arch = "powerpc",
+	  .note = "the vDSO reads the PowerPC timebase without a system call" },
+	/* The TOD clock, read with STCK/STCKE (arch/s390/kernel/time.c). */
+	{ .name = "tod", .counter = "the s390 TOD clock (stcke)", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "20-50 ns" }, .arch = "s390",
+	  .note = "the vDSO reads the s390 TOD clock without a system call" },
+	{ .name = "riscv_clocksource", .counter = "the RISC-V time CSR (rdtime)", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "30-100 ns" },
+	  .unread = { FC_VDSO_NO, 2, "0.3-1 us" },
+	  .change = { FC_KV_RISCV_VDSO }, .arch = "riscv" },
+	{ .name = "MIPS", .counter = "the MIPS CP0 count register", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "30-100 ns" },
+	  .unread = { FC_VDSO_NO, 2, "0.5-1 us" },
+	  .change = { FC_KV_MIPS_VDSO }, .arch = "mips" },
+	{ .name = "GIC", .counter = "the MIPS GIC counter (memory-mapped I/O)",
+	  .read = { FC_VDSO_YES, 2, "0.1-0.3 us" },
+	  .unread = { FC_VDSO_NO, 2, "0.5-1 us" },
+	  .change = { FC_KV_MIPS_VDSO }, .arch = "mips" },
+	/* arch/sparc/kernel/time_64.c: "tick" (%tick), "stick" (%stick);
+	 * "hbtick" is the Hummingbird's STICK in MMIO, which has no mode. */
+	{ .name = "stick", .counter = "the SPARC %stick register", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "30-100 ns" },
+	  .unread = { FC_VDSO_NO, 2, "0.5-1 us" },
+	  .change = { FC_KV_SPARC_VDSO }, .arch = "sparc" },
+	{ .name = "tick", .counter = "the SPARC %tick register", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "30-100 ns" },
+	  .unread = { FC_VDSO_NO, 2, "0.5-1 us" },
+	  .change = { FC_KV_SPARC_VDSO }, .arch = "sparc" },
+	/* arch/loongarch/kernel/time.c: the stable counter, read with rdtime
+	 * (VDSO_CLOCKMODE_CPU); LoongArch came with the generic vDSO (5.19). */
+	{ .name = "Constant", .counter = "the LoongArch stable counter (rdtime)", .cpu_counter = true,
+	  .read = { FC_VDSO_YES, 1, "30-100 ns" }, .arch = "loongarch",
+	  .note = "the vDSO reads the LoongArch stable counter without a system call" },
+	/* arch/alpha/kernel/time.c: the cycle counter; alpha has no vDSO. */
+	{ .name = "rpcc", .counter = "the Alpha cycle counter (rpcc)",
+	  .unread = { FC_VDSO_NO, 2, "a system call" }, .arch = "alpha",
+	  .note = "alpha has no vDSO: every time call is a system call" },
+	{ .name = "hbtick", .counter = "the Hummingbird's STICK (memory-mapped I/O)",
+	  .unread = { FC_VDSO_NO, 2, "about 1 us" }, .arch = "sparc",
+	  .note = "hbtick is read through memory-mapped I/O by the kernel: no vDSO read" },
 };
+
+/* An SoC or board timer (see fc_cs_fact): a memory-mapped device the
+ * kernel reads. */
+static const struct fc_cs_fact soc_timer = {
+	.name = "an SoC or board timer", .counter = "an SoC or board timer (memory-mapped I/O)",
+	.unread = { FC_VDSO_NO, 2, "0.3-1 us" }, .arch = "arm/arm64 and other SoCs",
+	.note = "an SoC or board timer is a memory-mapped device only the kernel reads: the vDSO "
+	        "reads only the CPU's own counter (arch_sys_counter on arm and arm64)",
+};
+
+/* The names SoC and board timer drivers register (drivers/clocksource and
+ * arch/arm/mach-*), whole or as a prefix; and the words such names
+ * are made of, for the drivers not listed. */
+static const char *const soc_names[] = {
+	"timer", "mct-frc", "mxc_timer1", "32k_counter", "dmtimer", "hstimer", "sun4i", "sun5i",
+	"rk_timer", "rockchip", "arm_global_timer", "arm,sp804", "sp804", "nomadik_mtu", "mtu",
+	"ttc_clocksource", "orion_clocksource", "armada_370_xp_clocksource", "dw-apb-timer", "dw_apb",
+	"timer_us", "tegra", "mtk_timer", "mtk-", "bcm2835", "clps711x", "tcb_clksrc", "pit_at91",
+	"at91_", "imx", "gpt", "ostm", "sh_cmt", "sh_mtu2", "sh_tmu", "em_sti", "meson", "owl",
+	"stm32", "vt8500", "pxa", "mmp", "samsung_pwm", "s5p", "exynos", "omap", "keystone",
+	"davinci", "digicolor", "asm9260", "lpc32xx", "fttmr010", "moxart", "zevio", "qcom", "msm",
+	"kona", "versatile", "integrator", "mps2", "xilinx", "timer-", "_timer", "-timer", "clksrc",
+	"-clksrc", "_clksrc",
+};
+
+static bool soc_timer_name(const char *name)
+{
+	/* The architectures' own counters stay the table's, never the rule's. */
+	if (strcmp(name, "arch_sys_counter") == 0 || strcmp(name, "arch_mem_counter") == 0)
+		return false;
+	for (size_t i = 0; i < sizeof soc_names / sizeof soc_names[0]; i++) {
+		const char *w = soc_names[i];
+		size_t n = strlen(w);
+		bool affix = w[0] == '-' || w[0] == '_' || w[n - 1] == '-' || w[n - 1] == '_';
+		if (affix ? strstr(name, w) != NULL : strncmp(name, w, n) == 0)
+			return true;
+	}
+	return false;
+}
 
 enum fc_kver fc_kver_compare(int maj, int min, int patch, int want_maj, int want_min, int want_patch)
 {
@@ -90,7 +225,7 @@ const struct fc_cs_fact *fc_cs_fact(const char *name)
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 		if (strcmp(table[i].name, name) == 0)
 			return &table[i];
-	return NULL;
+	return name[0] && soc_timer_name(name) ? &soc_timer : NULL;
 }
 
 const struct fc_cs_fact *fc_cs_table(int *n)

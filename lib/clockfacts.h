@@ -84,6 +84,24 @@
 #define FC_KV_X86_VDSO_TAI             4, 20, 0
 #define FC_KV_X86_GENERIC_VDSO         5, 3, 0
 
+/* MIPS: the vDSO reads the CP0 count ("MIPS", csrc-r4k.c) and the GIC
+ * counter ("GIC", mips-gic-timer.c) from "MIPS: VDSO: Add implementations
+ * of gettimeofday() and clock_gettime()" (Alex Smith, Markos Chandras,
+ * linux-mips 2015-10; VDSO_CLOCK_R4K and VDSO_CLOCK_GIC in
+ * arch/mips/include/asm/clocksource.h); release 4.4 unverified. */
+#define FC_KV_MIPS_VDSO                4, 4, 0
+
+/* sparc64: the vDSO reads %tick and %stick (VCLOCK_TICK, VCLOCK_STICK in
+ * arch/sparc/include/asm/clocksource.h, Oracle 2017: "sparc64: vDSO
+ * support", Nagarathnam Muthusamy); release 4.13 unverified. */
+#define FC_KV_SPARC_VDSO               4, 13, 0
+
+/* riscv: the vDSO's clock_gettime made the system call until "riscv: use
+ * vDSO common flow to reduce the latency of the time-related functions"
+ * (Vincent Chen, 2020) moved riscv to the generic vDSO, which reads the
+ * timer CSR (VDSO_CLOCKMODE_ARCHTIMER); release 5.8 unverified. */
+#define FC_KV_RISCV_VDSO               5, 8, 0
+
 /* ---- kernel versions that changed what a boot parameter means ---- */
 
 /* tsc=reliable reaches the boot-time TSC sync check: "x86, tsc: Skip TSC
@@ -169,9 +187,19 @@ struct fc_cs_fact {
 	bool removed;
 	int change[3];
 	int change_stable[3];     /* a stable release that took the change; zero: none known */
+	const char *arch;         /* where Linux registers it: "x86", "arm/arm64", ...; NULL: any */
+	/* Why the vDSO reads it or not, for people, when the command has no
+	 * more precise words for the kernel at hand (diagnose/clocksources.c). */
+	const char *note;
 };
 
-/* The table's entry for a clocksource name, or NULL. */
+/* The table's entry for a clocksource name, or NULL: an exact name first,
+ * then the rule for the SoC and board timers of arm, arm64 and the other
+ * embedded architectures, whose drivers pick names of their own ("timer",
+ * "mxc_timer1", "mct-frc", "hstimer", "dw-apb-timer1", ...): every one of
+ * them is a memory-mapped device that no vDSO reads (only arch_sys_counter
+ * has a vDSO mode on arm and arm64).  A name neither the table nor the rule
+ * knows is NULL, never a guess. */
 const struct fc_cs_fact *fc_cs_fact(const char *name);
 
 /* Whether this kernel's vDSO has a read for the clocksource, by version

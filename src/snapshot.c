@@ -72,6 +72,12 @@ static const struct {
 	{ "/etc/redhat-release", false },
 	{ "/etc/SuSE-release", false },
 	{ "/etc/debian_version", false },
+	/* the platform's signs: the device tree's model, where the user stands
+	 * (Podman's file names the container and its image) */
+	{ "/sys/firmware/devicetree/base/model", false },
+	{ "/run/systemd/container", false },
+	{ "/.dockerenv", false },
+	{ "/run/.containerenv", true },
 	/* From an earlier snapshot (--root) only: this machine's are made. */
 	{ "/cpuid.txt", false },
 	{ "/adjtimex.txt", false },

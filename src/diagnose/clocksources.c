@@ -113,6 +113,22 @@ static const struct {
 	{ "refined-jiffies", NULL, "jiffies counts timer ticks: no vDSO read and only tick resolution", NULL },
 	{ "pit", NULL, "the PIT is read through I/O ports by the kernel", NULL },
 	{ "arch_sys_counter", "the vDSO reads the arm64 generic timer (cntvct_el0)", NULL, NULL },
+	{ "riscv_clocksource", "the vDSO reads the RISC-V time CSR (the SBI firmware may trap rdtime, "
+	  "which makes each read slow)",
+	  "riscv's vDSO reads the time CSR from about Linux " FC_KV_STR(FC_KV_RISCV_VDSO)
+	  " (the generic vDSO); this kernel is older: its clock_gettime makes the system call", NULL },
+	{ "MIPS", "the vDSO reads the MIPS CP0 count",
+	  "the MIPS vDSO reads the CP0 count from about Linux " FC_KV_STR(FC_KV_MIPS_VDSO) "; this kernel is older",
+	  NULL },
+	{ "GIC", "the vDSO reads the MIPS GIC counter (a memory-mapped read)",
+	  "the MIPS vDSO reads the GIC counter from about Linux " FC_KV_STR(FC_KV_MIPS_VDSO)
+	  "; this kernel is older", NULL },
+	{ "stick", "the vDSO reads %stick",
+	  "the sparc64 vDSO reads %stick from about Linux " FC_KV_STR(FC_KV_SPARC_VDSO) "; this kernel is older",
+	  NULL },
+	{ "tick", "the vDSO reads %tick",
+	  "the sparc64 vDSO reads %tick from about Linux " FC_KV_STR(FC_KV_SPARC_VDSO) "; this kernel is older",
+	  NULL },
 };
 
 /* What takes the clocksource's vDSO read away on this machine whatever the
@@ -176,6 +192,8 @@ static void clocksource_state(const char *name, const struct cd_facts *f, struct
 		set(v, reads ? &cs->read : &cs->unread, why);
 		return;
 	}
+	/* The rest of the table says why in its own words. */
+	set(v, reads ? &cs->read : &cs->unread, cs->note);
 }
 
 void cd_clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v)

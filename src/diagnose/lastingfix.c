@@ -198,10 +198,38 @@ static void keep_tsc(struct cd_ctx *c, struct cd_finding *x)
 	cd_tsc_risk(c, x);
 }
 
+/* Not an x86 machine: no TSC, and the vDSO reads only the CPU's own
+ * counter (arch_sys_counter on arm and arm64): why that counter is not in
+ * use, from the log when it says. */
+static void cpu_counter_out(const struct cd_ctx *c, struct cd_finding *x)
+{
+	const struct cd_event *refused = NULL;
+	for (int i = 0; i < c->f->klog.n_events && i < CD_MAX_EVENTS; i++)
+		if (c->f->klog.events[i].kind == CD_EV_ARM_TIMER && strcmp(c->f->klog.events[i].name, "refused") == 0)
+			refused = &c->f->klog.events[i];
+	if (refused) {
+		cd_evidence_event(x, refused);
+		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+		           "The kernel could not use the arm generic timer (arch_timer), the only counter the vDSO "
+		           "reads here, and fell back to a slower clocksource. The cure is in the firmware or the "
+		           "device tree: the timer's node, its interrupts and CNTFRQ must describe a timer the "
+		           "kernel can use (on a simulator or a VM, the platform's timer model).\n");
+		return;
+	}
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
+	           "This is not an x86 machine: it has no TSC, and the vDSO reads only the CPU's own counter "
+	           "(arch_sys_counter on arm and arm64). Look in the kernel log since boot for why that "
+	           "counter is not the clocksource (\"arch_timer\" lines; journalctl -k -b).\n");
+}
+
 /* Nothing here says why the TSC is not in use: where to look. */
 static void tsc_out_unexplained(const struct cd_ctx *c, struct cd_finding *x)
 {
 	const struct cd_klog *log = &c->f->klog;
+	if (cd_platform_is_x86(c->f) == 0) {
+		cpu_counter_out(c, x);
+		return;
+	}
 	if (!log->readable)
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "Why the TSC is not in use is not known: the kernel log could not be read (%s). "

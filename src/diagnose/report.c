@@ -51,7 +51,11 @@ static void summary_line(struct cd_ctx *c)
 			         c->cur.vdso == CD_VDSO_YES ? ", read by the vDSO" : "");
 		break;
 	case CD_STATUS_UNKNOWN:
-		snprintf(v, cap, "could not tell: neither the clocksource nor a measurement is available");
+		if (c->cur_known)
+			snprintf(v, cap, "could not tell: the clocksource %s is not one this tool knows, and "
+			         "nothing was measured", cs);
+		else
+			snprintf(v, cap, "could not tell: neither the clocksource nor a measurement is available");
 		break;
 	}
 }
@@ -69,7 +73,13 @@ static enum cd_status status_of(const struct cd_ctx *c)
 		return CD_STATUS_CRITICAL;
 	if (worst == CD_SEV_WARNING)
 		return CD_STATUS_WARNING;
-	return !c->cur_known && !c->m ? CD_STATUS_UNKNOWN : CD_STATUS_OK;
+	if (!c->cur_known && !c->m)
+		return CD_STATUS_UNKNOWN;
+	/* A clocksource the table does not know says nothing about the cost
+	 * of a time call: only a measurement does. */
+	if (c->cur_known && c->cur.vdso == CD_VDSO_UNKNOWN && !(c->m && c->m->done))
+		return CD_STATUS_UNKNOWN;
+	return CD_STATUS_OK;
 }
 
 void cd_diagnose(const struct cd_facts *facts, const struct cd_measurements *m, struct cd_report *r)
@@ -102,6 +112,7 @@ void cd_diagnose_deep(const struct cd_facts *facts, const struct cd_measurements
 	cd_rule_tsc_adjust(&c);
 	cd_rule_tsc_unsound(&c);
 	cd_rule_ntp(&c);  /* last: its severity depends on what the others advised */
+	cd_rule_where_the_fix_is(&c);  /* after all: a container's fixes are on the host */
 
 	/* Stable sort by severity: insertion order within a severity is the
 	 * order above, which reads as cause after effect. */

@@ -114,6 +114,9 @@ void cd_rule_clocksource_forced(struct cd_ctx *c);
 void cd_rule_better_clocksource(struct cd_ctx *c);
 void cd_rule_ntp(struct cd_ctx *c);
 
+/* ---- hostfix.c: after every rule, the fixes for where the user stands ---- */
+void cd_rule_where_the_fix_is(struct cd_ctx *c);
+
 /* ---- rules_tsc.c ---- */
 void cd_rule_tsc_unstable_sync(struct cd_ctx *c);
 void cd_rule_tsc_unstable_watchdog(struct cd_ctx *c);

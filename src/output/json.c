@@ -33,6 +33,10 @@ static const char *event_kind_name(enum cd_event_kind k)
 	case CD_EV_DMI: return "dmi";
 	case CD_EV_X86_32BIT: return "x86-32bit";
 	case CD_EV_CS_REGISTERED: return "clocksource-registered";
+	case CD_EV_PARAVIRT_BOOT: return "paravirt-boot";
+	case CD_EV_MACHINE_MODEL: return "machine-model";
+	case CD_EV_ARM_TIMER: return "arm-timer";
+	case CD_EV_SANDBOX: return "sandbox";
 	}
 	return "unknown";
 }
@@ -242,6 +246,10 @@ void cd_output_json(FILE *out, const struct cd_facts *f, const struct cd_measure
 	string_or_null(&w, "kernel_log_dmi", true, f->hv.klog_dmi);
 	if (f->hv.interface != CD_HV_UNKNOWN)
 		cd_jsonw_string(&w, "interface", cd_hv_name(f->hv.interface));
+	string_or_null(&w, "kernel_log_paravirt", true, f->hv.klog_paravirt);
+	string_or_null(&w, "machine_model", true, f->hv.machine_model);
+	string_or_null(&w, "container", true, f->hv.container);
+	string_or_null(&w, "utility_vm", true, f->hv.utility_vm);
 	cd_jsonw_end_object(&w);
 
 	klog_object(&w, f);

@@ -58,6 +58,10 @@ static void facts_block(FILE *out, const struct cd_facts *f)
 	if (!f->cpu.have_cpuinfo)
 		snprintf(line, sizeof line, "machine: %s, CPUs unknown, kernel %s", hv,
 		         f->kernel.have_release ? f->kernel.release : "unknown");
+	if (f->hv.container[0]) {
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof line - l, " (inside a container: %s)", f->hv.container);
+	}
 	cd_wrap(out, line, 2, CD_TEXT_WIDTH);
 	char avail[400] = "";
 	for (int i = 0; i < f->cs.n_available; i++) {

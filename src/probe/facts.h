@@ -118,6 +118,18 @@ struct cd_hypervisor {
 	 * or more precise when kind alone cannot say it ("QEMU" for a QEMU guest
 	 * not known to be KVM, the kernel's name for an unlisted hypervisor). */
 	char display[CD_NAME_MAX];
+	/* The platform's other signs, for people and the advice: the x86
+	 * paravirt banner's name ("bare hardware", "KVM"), the device tree's
+	 * machine model (kernel log or /proc/device-tree/model). */
+	char klog_paravirt[CD_NAME_MAX];
+	char machine_model[CD_NAME_MAX];
+	/* Where the user stands, when it is not a machine they manage: a
+	 * container or sandbox ("docker", "lxc", "podman", "gvisor", "wsl1",
+	 * ...), and a VM that a desktop product runs for them ("Docker
+	 * Desktop's LinuxKit VM", "WSL 2"); "" when none is known.  Either way
+	 * the lasting fix is on the host. */
+	char container[CD_NAME_MAX];
+	char utility_vm[CD_NAME_MAX];
 };
 
 /* ---- kernel: release, command line, uptime ---- */
@@ -168,6 +180,10 @@ enum cd_event_kind {
 	CD_EV_X86_32BIT,           /* a line only a 32-bit x86 kernel prints ("HIGHMEM available",
 	                              "Compat vDSO mapped to ffffe000") */
 	CD_EV_CS_REGISTERED,       /* "clocksource: NAME: mask: 0x... max_cycles: ...": name = NAME */
+	CD_EV_PARAVIRT_BOOT,       /* x86 "Booting paravirtualized kernel on NAME": name = "bare hardware", "KVM", ... */
+	CD_EV_MACHINE_MODEL,       /* device tree "Machine model: NAME" (model, else compatible): name = NAME */
+	CD_EV_ARM_TIMER,           /* arm/arm64 "arch_timer: ..." state: name = "running" or "refused" */
+	CD_EV_SANDBOX,             /* a sandbox's own kernel log ("Starting gVisor..."): name = its kind */
 };
 
 struct cd_event {

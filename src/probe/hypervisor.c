@@ -14,7 +14,10 @@
  * answer that only says "some hypervisor" (the flag, QEMU's DMI strings, an
  * unlisted CPUID signature) waits until every naming source has been heard.
  * Bare metal is concluded only from positive evidence: CPUID leaf 1 or a
- * cpuinfo that lacks the hypervisor flag.
+ * cpuinfo that lacks the hypervisor flag, else, when no source saw a
+ * hypervisor, the signs platform.c reads (the paravirt banner's "bare
+ * hardware", a hardware maker's DMI, a board's device tree, a clocksource
+ * only real hardware has).
  */
 #include "probe/probe.h"
 #include "probe/span.h"
@@ -181,8 +184,14 @@ static enum cd_hv dmi_kind(const struct cd_facts *f, bool *qemu, const char **ot
 		return CD_HV_XEN;
 	/* Nitro is KVM-based; the older Xen instances say so in
 	 * /sys/hypervisor/type (asked before DMI) or by their clocksource. */
-	if (cd_span_is(vendor, "Amazon EC2"))
+	if (cd_span_is(vendor, "Amazon EC2")) {
+		/* bare-metal instance types are named "*.metal" (c5.metal,
+		 * m7i.metal-24xl): no hypervisor beneath Linux */
+		for (size_t i = 0; i + 6 <= product.n; i++)
+			if (memcmp(product.p + i, ".metal", 6) == 0)
+				return CD_HV_NONE;
 		return cs == CD_HV_XEN ? CD_HV_XEN : CD_HV_KVM;
+	}
 	if (cd_span_is(vendor, "Google") || cd_span_is(product, "KVM") || cd_span_starts(product, "KVM "))
 		return CD_HV_KVM;
 	if (cd_span_starts(vendor, "Parallels") || cd_span_starts(product, "Parallels")) {
@@ -249,7 +258,7 @@ static const char *signature_display(const char *sig)
  * 5.10) and "-microsoft-standard-WSL2" (5.10.16.3 and later), in
  * microsoft/WSL2-Linux-Kernel's config-wsl.  (WSL 1's "-Microsoft" is no
  * Linux kernel at all, and names no hypervisor.) */
-static bool wsl2_release(const char *release)
+bool cd_hv_wsl2_release(const char *release)
 {
 	return strstr(release, "-microsoft-standard") != NULL;
 }
@@ -314,8 +323,18 @@ static enum cd_hv named_by_a_source(const struct cd_facts *f, enum cd_hv sig, co
 			snprintf(display, cap, "%s", hv->klog_detected);
 		return k;
 	}
+	/* The x86 paravirt banner names the backend that took over
+	 * ("KVM", "Xen", "Xen HVM", "VMware hypervisor", "lguest"); "bare
+	 * hardware" names none, and is heard in present_or_absent. */
+	*from = "kernel log";
+	if (hv->klog_paravirt[0] && !cd_span_is(FIELD(hv->klog_paravirt), "bare hardware") &&
+	    (k = klog_kind(FIELD(hv->klog_paravirt))) != CD_HV_UNKNOWN) {
+		if (k == CD_HV_OTHER)
+			snprintf(display, cap, "%s", hv->klog_paravirt);
+		return k;
+	}
 	*from = "kernel release";
-	if (wsl2_release(f->kernel.release))
+	if (cd_hv_wsl2_release(f->kernel.release))
 		return CD_HV_HYPERV;
 	*from = "clocksource";
 	return clocksource_kind(&f->cs);
@@ -340,6 +359,16 @@ static enum cd_hv present_or_absent(const struct cd_facts *f, enum cd_hv sig, bo
 		snprintf(display, cap, "QEMU");
 		return CD_HV_OTHER;
 	}
+	*from = "device tree";
+	if (cd_platform_virtual_board(f)) {
+		snprintf(display, cap, "QEMU (virt board)");
+		return CD_HV_OTHER;
+	}
+	*from = "kernel release";
+	if (f->hv.utility_vm[0]) {
+		snprintf(display, cap, "%s", f->hv.utility_vm);
+		return CD_HV_OTHER;
+	}
 	*from = "cpuid";
 	if (cpuid_leaf1_known(&f->cpuid) && f->cpuid.hypervisor_bit)
 		return CD_HV_OTHER;
@@ -352,6 +381,25 @@ static enum cd_hv present_or_absent(const struct cd_facts *f, enum cd_hv sig, bo
 		return CD_HV_NONE;
 	*from = "cpuinfo flag";
 	if (f->cpu.have_cpuinfo)
+		return CD_HV_NONE;
+	/* Bare metal said in so many words, when nothing above saw a
+	 * hypervisor: the paravirt banner (no backend took over: a guest of
+	 * KVM, Xen or VMware would have named its own, and the kernel logs
+	 * "Hypervisor detected" for the others from 2.6.30), firmware only a
+	 * hardware maker writes, a board's device tree, a clocksource only
+	 * real machines have. */
+	bool detected = f->hv.klog_detected[0] != '\0';
+	*from = "kernel log";
+	if (!detected && cd_span_is(FIELD(f->hv.klog_paravirt), "bare hardware"))
+		return CD_HV_NONE;
+	*from = "dmi";
+	if (!detected && cd_platform_hardware_maker(f))
+		return CD_HV_NONE;
+	*from = "device tree";
+	if (!detected && cd_platform_board(f))
+		return CD_HV_NONE;
+	*from = "clocksource";
+	if (!detected && cd_platform_hardware_clocksource(f))
 		return CD_HV_NONE;
 	*from = "";
 	return CD_HV_UNKNOWN;
@@ -395,6 +443,13 @@ void cd_hypervisor_decide(struct cd_facts *f)
 		copy_span(hv->klog_dmi, sizeof(hv->klog_dmi), field(s, sizeof(dmi->line) - (size_t)(s - dmi->line)));
 	}
 	hv->interface = CD_HV_UNKNOWN;
+	const struct cd_event *pv = klog_first(&f->klog, CD_EV_PARAVIRT_BOOT, true);
+	memset(hv->klog_paravirt, 0, sizeof(hv->klog_paravirt));
+	if (pv)
+		copy_span(hv->klog_paravirt, sizeof(hv->klog_paravirt), FIELD(pv->name));
+	const struct cd_event *model = klog_first(&f->klog, CD_EV_MACHINE_MODEL, true);
+	if (model && !FIELD(hv->machine_model).n)
+		copy_span(hv->machine_model, sizeof(hv->machine_model), FIELD(model->name));
 
 	hv->kind = decide_kind(f, &from, &hv->interface, display, sizeof(display));
 	snprintf(hv->from, sizeof(hv->from), "%s", from);

@@ -135,6 +135,10 @@ static const char *const from_xen[] = { "xen:", NULL };
  * arch/x86/kernel/cpu/hypervisor.c, mshyperv.c, mm/init_32.c, the 2.6
  * vdso32-setup.c, lib/dump_stack.c). */
 static const char *const from_plain[] = { "", NULL };
+/* drivers/of/fdt.c: "Machine model: %s" (plain, pr_fmt "OF: fdt: " since
+ * about 4.x); drivers/clocksource/arm_arch_timer.c: pr_fmt "arch_timer: ". */
+static const char *const from_fdt[] = { "OF: fdt:", "", NULL };
+static const char *const from_arch_timer[] = { "arch_timer:", NULL };
 
 /* The text after lit, when m starts with one of prefixes, blanks, then lit;
  * NULL otherwise. */
@@ -606,6 +610,24 @@ static const struct plain {
 	 * arch/x86/kernel/entry_32.S); a 64-bit kernel's compat entry is
 	 * entry_64_compat.S. */
 	{ "/entry_32.S:", CD_EV_X86_32BIT, "entry_32", NULL },
+	/* x86 setup_arch() (arch/x86/kernel/setup.c, 2.6.21+): the paravirt
+	 * backend's pv_info.name, "bare hardware" when none took over. */
+	{ "Booting paravirtualized kernel on ", CD_EV_PARAVIRT_BOOT, NULL, from_plain },
+	/* the device tree's model (else its compatible): "linux,dummy-virt"
+	 * for QEMU's virt board, a board's name otherwise */
+	{ "Machine model: ", CD_EV_MACHINE_MODEL, NULL, from_fdt },
+	/* arm_arch_timer.c: the timer running ("cp15 timer(s) running at",
+	 * "cp15 and mmio timer(s) running at", "mmio timer running at") or
+	 * refused ("Unable to find a suitable frame in timer @ ...", "No
+	 * interrupt available, giving up", "frequency not available") */
+	{ "cp15 ", CD_EV_ARM_TIMER, "running", from_arch_timer },
+	{ "mmio timer", CD_EV_ARM_TIMER, "running", from_arch_timer },
+	{ "Unable to find a suitable frame", CD_EV_ARM_TIMER, "refused", from_arch_timer },
+	{ "No interrupt available", CD_EV_ARM_TIMER, "refused", from_arch_timer },
+	{ "frequency not available", CD_EV_ARM_TIMER, "refused", from_arch_timer },
+	/* gVisor's Sentry writes a kernel log of its own, which starts so
+	 * (pkg/sentry/kernel/syslog.go) */
+	{ "Starting gVisor", CD_EV_SANDBOX, "gvisor", from_plain },
 };
 
 /* A frame of a decoded backtrace (scripts/decode_stacktrace.sh):

@@ -288,6 +288,18 @@ static void probe_hypervisor_strings(struct cd_facts *f)
 	cd_printable(f->hv.sys_hypervisor_type);
 	cd_printable(f->hv.dmi_sys_vendor);
 	cd_printable(f->hv.dmi_product_name);
+	/* The device tree's model (a string property, NUL-terminated) */
+	if (read_small(f, "/proc/device-tree/model", f->hv.machine_model, sizeof f->hv.machine_model) < 0)
+		read_small(f, "/sys/firmware/devicetree/base/model", f->hv.machine_model, sizeof f->hv.machine_model);
+	cd_printable(f->hv.machine_model);
+	/* Where the user stands: systemd's container type, Docker's and
+	 * Podman's marker files. */
+	read_small(f, "/run/systemd/container", f->hv.container, sizeof f->hv.container);
+	cd_printable(f->hv.container);
+	char mark[8];
+	bool dockerenv = cd_read_small(f->root, "/.dockerenv", mark, sizeof mark) >= 0;
+	bool containerenv = cd_read_small(f->root, "/run/.containerenv", mark, sizeof mark) >= 0;
+	cd_platform_where(f, dockerenv, containerenv);
 }
 
 static void probe_ntp_file(struct cd_facts *f)

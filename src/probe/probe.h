@@ -77,6 +77,27 @@ enum cd_hv cd_hv_from_signature(const char *sig);
 const char *cd_hv_name(enum cd_hv kind);
 /* Name for people: "KVM", "VMware", "VirtualBox", ... */
 const char *cd_hv_display(enum cd_hv kind);
+/* The kernel release is WSL 2's own kernel ("-microsoft-standard"). */
+bool cd_hv_wsl2_release(const char *release);
+
+/* ---- platform.c: the signs that name no hypervisor ---- */
+
+/* The hardware maker DMI names (sysfs, else the log's DMI line), or NULL. */
+const char *cd_platform_hardware_maker(const struct cd_facts *f);
+/* The device tree's model is a virtual board's (QEMU's linux,dummy-virt). */
+bool cd_platform_virtual_board(const struct cd_facts *f);
+/* The device tree's model is a known board or SoC family's. */
+bool cd_platform_board(const struct cd_facts *f);
+/* A clocksource only real hardware registers (sgi_rtc, ...), or NULL. */
+const char *cd_platform_hardware_clocksource(const struct cd_facts *f);
+/* 1 an x86 machine, 0 another architecture, -1 nothing says: uname or
+ * /proc/sys/kernel/arch, CPUID, cpuinfo's vendor, lines only one
+ * architecture's kernel logs, the table's architecture of a clocksource. */
+int cd_platform_is_x86(const struct cd_facts *f);
+/* Fill f->hv.container (its file's contents cleaned, else the signs) and
+ * f->hv.utility_vm from the release and the log; dockerenv, containerenv:
+ * /.dockerenv, /run/.containerenv exist beneath the root. */
+void cd_platform_where(struct cd_facts *f, bool dockerenv, bool containerenv);
 
 /* ---- kernel.c ---- */
 

@@ -14,7 +14,7 @@
 #include "unit.h"
 
 /* Names the table knows, and some it does not. */
-static const char *const unknown_names[] = { "riscv_clocksource", "timer", "goldfish_timer", "tsc ", "TSC", "" };
+static const char *const unknown_names[] = { "corefreq", "my_clock", "tsc ", "TSC", "" };
 
 /* The command's facts for a plain x86-64 kernel of this release: no log,
  * no command line, as a snapshot with only the release would give. */
@@ -127,7 +127,8 @@ static void test_boundaries(void)
 			CHECK(fc_cs_vdso_reads(cs, s[0], s[1], s[2] - 1) == before);
 		}
 	}
-	CHECK_INT(changes, 4);  /* kvm-clock, xen, the Hyper-V page, hpet */
+	/* kvm-clock, xen, the Hyper-V page, hpet, riscv, MIPS and GIC, sparc's two */
+	CHECK_INT(changes, 9);
 }
 
 /* The facts as the kernel's history has them (the sources are in
@@ -153,7 +154,6 @@ static void test_known_facts(void)
 	CHECK(!fc_cs_vdso_reads(fc_cs_fact("hyperv_clocksource_msr"), 6, 1, 0));
 	CHECK(fc_cs_vdso_reads(fc_cs_fact("tsc"), 2, 6, 32));
 	CHECK(fc_cs_vdso_reads(fc_cs_fact("arch_sys_counter"), 6, 1, 0));
-	CHECK(fc_cs_fact("riscv_clocksource") == NULL);
 	CHECK(fc_cs_fact(NULL) == NULL);
 
 	CHECK_STR(FC_KV_STR(FC_KV_HPET_VDSO_REMOVED), "4.7");
@@ -202,6 +202,75 @@ static void test_known_facts(void)
 	CHECK_INT(fc_vdso_usually_fast(FC_VDSO_UNKNOWN), -1);
 }
 
+/* Every clocksource Linux has registered is in the table, by name or by
+ * the SoC timer rule, each with the vDSO's answer; a name Linux never
+ * registered is unknown, never harmless. */
+static void test_every_clocksource(void)
+{
+	static const struct { const char *name; enum fc_vdso now; int rank; } known[] = {
+		/* x86 */
+		{ "tsc", FC_VDSO_YES, 1 }, { "tsc-early", FC_VDSO_YES, 1 }, { "hpet", FC_VDSO_NO, 2 },
+		{ "acpi_pm", FC_VDSO_NO, 3 }, { "pit", FC_VDSO_NO, 4 }, { "jiffies", FC_VDSO_NO, 4 },
+		{ "refined-jiffies", FC_VDSO_NO, 4 }, { "kvm-clock", FC_VDSO_DEPENDS, 1 },
+		{ "xen", FC_VDSO_DEPENDS, 2 }, { "hyperv_clocksource_tsc_page", FC_VDSO_YES, 1 },
+		{ "hyperv_clocksource_msr", FC_VDSO_NO, 3 }, { "hyperv_clocksource", FC_VDSO_NO, 3 },
+		{ "lguest", FC_VDSO_NO, 2 }, { "vmi-timer", FC_VDSO_NO, 2 }, { "sgi_rtc", FC_VDSO_NO, 2 },
+		{ "uv_rtc", FC_VDSO_NO, 2 }, { "cyclone", FC_VDSO_NO, 2 }, { "scx200_hrt", FC_VDSO_NO, 3 },
+		{ "mfgpt", FC_VDSO_NO, 3 }, { "numachip2", FC_VDSO_NO, 2 },
+		/* arm and arm64, and SoC timers by the rule */
+		{ "arch_sys_counter", FC_VDSO_YES, 1 }, { "arch_mem_counter", FC_VDSO_NO, 2 },
+		{ "timer", FC_VDSO_NO, 2 }, { "mct-frc", FC_VDSO_NO, 2 }, { "mxc_timer1", FC_VDSO_NO, 2 },
+		{ "hstimer", FC_VDSO_NO, 2 }, { "dw-apb-timer1", FC_VDSO_NO, 2 }, { "32k_counter", FC_VDSO_NO, 2 },
+		{ "rk_timer", FC_VDSO_NO, 2 }, { "arm_global_timer", FC_VDSO_NO, 2 }, { "sun4i_timer0", FC_VDSO_NO, 2 },
+		{ "goldfish_timer", FC_VDSO_NO, 2 },
+		/* the other architectures */
+		{ "riscv_clocksource", FC_VDSO_YES, 1 }, { "timebase", FC_VDSO_YES, 1 }, { "tod", FC_VDSO_YES, 1 },
+		{ "MIPS", FC_VDSO_YES, 1 }, { "GIC", FC_VDSO_YES, 2 }, { "stick", FC_VDSO_YES, 1 },
+		{ "tick", FC_VDSO_YES, 1 }, { "hbtick", FC_VDSO_NO, 2 }, { "Constant", FC_VDSO_YES, 1 },
+		{ "rpcc", FC_VDSO_NO, 2 }, { "nios2-clksrc", FC_VDSO_NO, 2 }, { "xilinx_clocksource", FC_VDSO_NO, 2 },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		const struct fc_cs_fact *cs = fc_cs_fact(known[i].name);
+		CHECK(cs != NULL);
+		if (!cs) {
+			fprintf(stderr, "not in the table: %s\n", known[i].name);
+			continue;
+		}
+		const struct fc_cs_state *st = fc_cs_state(cs, -1, -1, -1);
+		CHECK_INT(st->vdso, known[i].now);
+		CHECK_INT(st->rank, known[i].rank);
+		/* the command says why, whatever the entry */
+		struct cd_facts *f = malloc(sizeof *f);
+		command_facts(f, "6.1.0");
+		struct cd_cs_state v;
+		cd_clocksource_state(known[i].name, f, &v);
+		CHECK(v.why[0] != '\0');
+		CHECK_INT(v.vdso, known[i].now);
+		free(f);
+	}
+	/* the gains, each at its kernel */
+	CHECK(!fc_cs_vdso_reads(fc_cs_fact("MIPS"), 4, 3, 99) && fc_cs_vdso_reads(fc_cs_fact("MIPS"), 4, 4, 0));
+	CHECK(!fc_cs_vdso_reads(fc_cs_fact("stick"), 4, 12, 9) && fc_cs_vdso_reads(fc_cs_fact("stick"), 4, 13, 0));
+	CHECK(!fc_cs_vdso_reads(fc_cs_fact("riscv_clocksource"), 5, 7, 9));
+	CHECK(fc_cs_vdso_reads(fc_cs_fact("riscv_clocksource"), 5, 8, 0));
+	CHECK_STR(FC_KV_STR(FC_KV_MIPS_VDSO), "4.4");
+	CHECK_STR(FC_KV_STR(FC_KV_SPARC_VDSO), "4.13");
+	CHECK_STR(FC_KV_STR(FC_KV_RISCV_VDSO), "5.8");
+	/* the architectures' own counters are never the SoC rule's */
+	CHECK(fc_cs_is_cpu_counter("arch_sys_counter") && !fc_cs_is_cpu_counter("timer"));
+	/* a module's clocksource, or a name nobody registered: unknown */
+	static const char *const never[] = { "corefreq", "my_clock", "TSC", "tsc ", "", "kvmclock", "acpi-pm" };
+	for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+		CHECK(fc_cs_fact(never[i]) == NULL);
+	struct cd_facts *f = malloc(sizeof *f);
+	command_facts(f, "6.1.0");
+	struct cd_cs_state v;
+	cd_clocksource_state("corefreq", f, &v);
+	CHECK_INT(v.vdso, FC_VDSO_UNKNOWN);
+	CHECK(strstr(v.why, "does not know") != NULL);
+	free(f);
+}
+
 /* Every entry is complete: a counter, a state with a cost, a rank. */
 static void test_table_complete(void)
 {
@@ -229,5 +298,6 @@ int main(void)
 	test_boundaries();
 	test_known_facts();
 	test_table_complete();
+	test_every_clocksource();
 	return unit_done("clockfacts");
 }

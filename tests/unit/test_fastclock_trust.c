@@ -122,7 +122,9 @@ static void test_lists(void)
 	CHECK_INT(fc_trust_vdso_fast("xen", 4, 14, 0), 0);
 	CHECK_INT(fc_trust_vdso_fast("xen", 5, 10, 0), 1);
 	CHECK_INT(fc_trust_vdso_fast("kvm-clock", 3, 2, 0), 0);
-	CHECK_INT(fc_trust_vdso_fast("riscv_clocksource", 6, 1, 0), -1);
+	CHECK_INT(fc_trust_vdso_fast("riscv_clocksource", 6, 1, 0), 1);
+	CHECK_INT(fc_trust_vdso_fast("riscv_clocksource", 5, 7, 0), 0);
+	CHECK_INT(fc_trust_vdso_fast("corefreq", 6, 1, 0), -1);
 	CHECK_INT(fc_trust_vdso_fast("", 6, 1, 0), -1);
 	CHECK_STR(fc_trust_counter_clocksource(FC_COUNTER_X86_TSC), "tsc");
 	CHECK(fc_trust_counter_clocksource(FC_COUNTER_NONE) == NULL);

@@ -174,7 +174,13 @@ static void test_dmi(void)
 		{ "Red Hat", "KVM", .kind = CD_HV_KVM },
 		/* A Surface laptop is Microsoft hardware, not Hyper-V. */
 		{ "Microsoft Corporation", "Surface Pro 7", CD_HV_NONE, .from = "cpuinfo flag", .flag = 1 },
-		{ "Dell Inc.", "PowerEdge R640", CD_HV_UNKNOWN, .from = "" },
+		/* A hardware maker's firmware, and no sign of a hypervisor:
+		 * bare metal; with the flag set, a hypervisor all the same. */
+		{ "Dell Inc.", "PowerEdge R640", .kind = CD_HV_NONE },
+		{ "LENOVO", "20XW0055GE", .kind = CD_HV_NONE },
+		{ "Dell Inc.", "PowerEdge R640", CD_HV_OTHER, .from = "cpuinfo flag", .flag = 2 },
+		{ "Amazon EC2", "c5.metal", .kind = CD_HV_NONE },
+		{ "Amazon EC2", "m7i.metal-24xl", .kind = CD_HV_NONE },
 		/* QEMU's DMI is KVM only with kvm-clock; else just "QEMU". */
 		{ "QEMU", "Standard PC (Q35 + ICH9, 2009)", CD_HV_KVM, .cs = { "tsc", "kvm-clock", "tsc" } },
 		{ "QEMU", "Standard PC (i440FX + PIIX, 1996)", CD_HV_OTHER, .cs = { "hpet", "hpet", "acpi_pm" },
@@ -526,6 +532,146 @@ static void test_hyperv_signals(void)
 	DECIDED(f, CD_HV_UNKNOWN, "");
 }
 
+static void set_release(struct cd_facts *f, const char *release)
+{
+	f->kernel.have_release = true;
+	snprintf(f->kernel.release, sizeof(f->kernel.release), "%s", release);
+}
+
+static void parse_log(struct cd_facts *f, const char *text)
+{
+	cd_klog_parse(text, strlen(text), &f->klog);
+}
+
+/* The signs that name no hypervisor (platform.c): bare metal said in so
+ * many words, only when nothing saw a hypervisor; the QEMU virt board; a
+ * desktop product's VM; containers; the architecture. */
+static void test_platform_signs(void)
+{
+	struct cd_facts *f;
+
+	/* Each log alone: what it decides, from where, and the name shown
+	 * where given. */
+	static const struct {
+		const char *log;
+		enum cd_hv kind;
+		const char *from, *display;
+	} logs[] = {
+		/* the paravirt banner */
+		{ "Booting paravirtualized kernel on bare hardware", CD_HV_NONE, "kernel log", NULL },
+		{ "Booting paravirtualized kernel on KVM", CD_HV_KVM, "kernel log", NULL },
+		{ "Booting paravirtualized kernel on Xen HVM", CD_HV_XEN, "kernel log", NULL },
+		/* "bare hardware" in a guest whose other lines name the hypervisor */
+		{ "Hypervisor detected: Microsoft Hyper-V\n[    0.000000] Booting paravirtualized kernel on bare hardware",
+		  CD_HV_HYPERV, "kernel log", NULL },
+		{ "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
+		  "[    0.000000] Booting paravirtualized kernel on bare hardware", CD_HV_OTHER, "dmi", "QEMU" },
+		/* the log's DMI line, a hardware maker's; a maker's name inside
+		 * another word is none */
+		{ "DMI: LENOVO 2007F2G/2007F2G, BIOS 79ETE7WW (2.27 ) 03/21/2011", CD_HV_NONE, "dmi", NULL },
+		{ "DMI: To Be Filled By O.E.M. To Be Filled By O.E.M./X570 Taichi, BIOS P4.60 05/18/2023",
+		  CD_HV_NONE, "dmi", NULL },
+		{ "DMI: HPCloud Virtual/Box, BIOS 1.0", CD_HV_UNKNOWN, "", NULL },
+		{ "Hypervisor detected: KVM\n[    0.000000] DMI: LENOVO 20XW/20XW, BIOS 1", CD_HV_KVM, "kernel log", NULL },
+		/* the device tree */
+		{ "OF: fdt: Machine model: linux,dummy-virt", CD_HV_OTHER, "device tree", "QEMU (virt board)" },
+		{ "Machine model: Raspberry Pi 4 Model B Rev 1.4", CD_HV_NONE, "device tree", NULL },
+		{ "Machine model: Some Unknown Board", CD_HV_UNKNOWN, "", NULL },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(logs); i++) {
+		char text[512];
+		snprintf(text, sizeof text, "[    0.000000] %s\n", logs[i].log);
+		unit_case("%s", logs[i].log);
+		f = blank();
+		parse_log(f, text);
+		DECIDED(f, logs[i].kind, logs[i].from);
+		if (logs[i].display)
+			CHECK_STR(f->hv.display, logs[i].display);
+	}
+	f = blank();
+	parse_log(f, "[    0.000000] Booting paravirtualized kernel on bare hardware\n");
+	CHECK_STR(f->hv.klog_paravirt, "");
+	set_cpuinfo(f, true);
+	DECIDED(f, CD_HV_OTHER, "cpuinfo flag");
+	CHECK_STR(f->hv.klog_paravirt, "bare hardware");
+	f = blank();
+	parse_log(f, "[    0.000000] DMI: LENOVO 2007F2G/2007F2G, BIOS 79ETE7WW (2.27 ) 03/21/2011\n");
+	cd_hypervisor_decide(f);
+	CHECK_STR(cd_platform_hardware_maker(f), "LENOVO");
+	f = blank();
+	snprintf(f->hv.machine_model, sizeof(f->hv.machine_model), "Hardkernel ODROID-N2");
+	DECIDED(f, CD_HV_NONE, "device tree");
+
+	/* a clocksource only real hardware has */
+	f = blank();
+	set_cs(f, "sgi_rtc", "sgi_rtc", "hpet");
+	DECIDED(f, CD_HV_NONE, "clocksource");
+	f = blank();
+	set_cs(f, "hpet", "hpet", "acpi_pm");
+	DECIDED(f, CD_HV_UNKNOWN, "");
+
+	/* a desktop product's VM, and containers */
+	f = blank();
+	set_release(f, "6.6.12-linuxkit");
+	cd_platform_where(f, false, false);
+	CHECK_STR(f->hv.utility_vm, "Docker Desktop's LinuxKit VM");
+	DECIDED(f, CD_HV_OTHER, "kernel release");
+	CHECK_STR(f->hv.display, "Docker Desktop's LinuxKit VM");
+	f = blank();
+	set_release(f, "5.15.153.1-microsoft-standard-WSL2");
+	cd_platform_where(f, false, false);
+	CHECK_STR(f->hv.utility_vm, "WSL 2");
+	DECIDED(f, CD_HV_HYPERV, "kernel release");
+	f = blank();
+	set_release(f, "4.4.0-19041-Microsoft");
+	cd_platform_where(f, false, false);
+	CHECK_STR(f->hv.container, "wsl1");
+	f = blank();
+	cd_platform_where(f, true, false);
+	CHECK_STR(f->hv.container, "docker");
+	f = blank();
+	cd_platform_where(f, false, true);
+	CHECK_STR(f->hv.container, "podman");
+	f = blank();
+	snprintf(f->hv.container, sizeof(f->hv.container), "lxc\n");
+	cd_platform_where(f, true, false);
+	CHECK_STR(f->hv.container, "lxc");
+	/* a hostile file keeps its first word only */
+	f = blank();
+	snprintf(f->hv.container, sizeof(f->hv.container), "docker\033[31m; rm -rf /");
+	cd_platform_where(f, false, false);
+	CHECK_STR(f->hv.container, "docker");
+	f = blank();
+	parse_log(f, "[    0.000000] Starting gVisor...\n");
+	cd_platform_where(f, false, false);
+	CHECK_STR(f->hv.container, "gvisor");
+	f = blank();
+	set_release(f, "6.1.0-18-amd64");
+	cd_platform_where(f, false, false);
+	CHECK_STR(f->hv.container, "");
+	CHECK_STR(f->hv.utility_vm, "");
+
+	/* the architecture */
+	f = blank();
+	CHECK_INT(cd_platform_is_x86(f), -1);
+	parse_log(f, "    arch_timer: Unable to find a suitable frame in timer @ 0x000000002a810000\n");
+	CHECK_INT(cd_platform_is_x86(f), 0);
+	f = blank();
+	parse_log(f, "[    0.000000] Booting paravirtualized kernel on bare hardware\n");
+	CHECK_INT(cd_platform_is_x86(f), 1);
+	f = blank();
+	set_cs(f, "arch_sys_counter", "arch_sys_counter", NULL);
+	CHECK_INT(cd_platform_is_x86(f), 0);
+	f = blank();
+	set_cs(f, "jiffies", "jiffies", NULL);
+	CHECK_INT(cd_platform_is_x86(f), -1);
+	f = blank();
+	snprintf(f->cpu.arch, sizeof(f->cpu.arch), "aarch64");
+	CHECK_INT(cd_platform_is_x86(f), 0);
+	snprintf(f->cpu.arch, sizeof(f->cpu.arch), "i686");
+	CHECK_INT(cd_platform_is_x86(f), 1);
+}
+
 int main(void)
 {
 	test_names();
@@ -536,5 +682,6 @@ int main(void)
 	test_interfaces();
 	test_fixtures();
 	test_hyperv_signals();
+	test_platform_signs();
 	return unit_done("hypervisor");
 }

@@ -195,7 +195,7 @@ static void test_fixture_qemu(void)
 	const struct cd_event *e;
 	CHECK_INT(l->lines, 380);
 	CHECK_INT(l->reaches_boot, 1);
-	CHECK_INT(l->n_events, 10);  /* 6, and 4 clocksources registered */
+	CHECK_INT(l->n_events, 11);  /* 6, 4 clocksources registered, the paravirt banner ("bare hardware": TCG has no paravirt backend) */
 	CHECK((e = find(l, CD_EV_KERNEL_VERSION, 0)) && strcmp(e->name, "6.1.0-56-amd64") == 0);
 	CHECK((e = find(l, CD_EV_DMI, 0)) && strncmp(e->line, "DMI: QEMU Standard PC", 21) == 0);
 	CHECK_INT(count(l, CD_EV_CMDLINE), 1);   /* "Kernel command line:" is the same */
@@ -624,7 +624,27 @@ static void test_platforms(void)
 		       CD_EV_ARCH_TIMER_WORKAROUND)->name, "ARM erratum 1418040");
 	CHECK_STR(only("arch_timer: Enabling workaround for fsl,erratum-a008585",
 		       CD_EV_ARCH_TIMER_WORKAROUND)->name, "fsl,erratum-a008585");
-	CHECK_INT(parse("arch_timer: CPU0: Trapping CNTVCT access\narch_timer: cp15 timer(s) running at 24.00MHz (phys).\n")->n_events, 0);
+	CHECK_INT(parse("arch_timer: CPU0: Trapping CNTVCT access\n")->n_events, 0);
+	/* the timer's state, which tells an arm kernel too */
+	CHECK_STR(only("arch_timer: cp15 timer(s) running at 24.00MHz (phys).", CD_EV_ARM_TIMER)->name, "running");
+	CHECK_STR(only("[    0.000000] arch_timer: cp15 and mmio timer(s) running at 50.00MHz (virt/virt).",
+		       CD_EV_ARM_TIMER)->name, "running");
+	CHECK_STR(only("arch_timer: Unable to find a suitable frame in timer @ 0x000000002a810000",
+		       CD_EV_ARM_TIMER)->name, "refused");
+	CHECK_STR(only("arch_timer: No interrupt available, giving up", CD_EV_ARM_TIMER)->name, "refused");
+	/* a line that merely names the words is no event */
+	CHECK_INT(parse("usb 1-1: Product: arch_timer: Unable to find a suitable frame\n")->n_events, 0);
+
+	/* the platform's signs */
+	CHECK_STR(only("[    0.000000] Booting paravirtualized kernel on bare hardware", CD_EV_PARAVIRT_BOOT)->name,
+		  "bare hardware");
+	CHECK_STR(only("Booting paravirtualized kernel on KVM", CD_EV_PARAVIRT_BOOT)->name, "KVM");
+	CHECK_STR(only("[    0.000000] OF: fdt: Machine model: linux,dummy-virt", CD_EV_MACHINE_MODEL)->name,
+		  "linux,dummy-virt");
+	CHECK_STR(only("Machine model: Raspberry Pi 4 Model B Rev 1.4", CD_EV_MACHINE_MODEL)->name,
+		  "Raspberry Pi 4 Model B Rev 1.4");
+	CHECK_STR(only("[    0.000000] Starting gVisor...", CD_EV_SANDBOX)->name, "gvisor");
+	CHECK_INT(parse("sshd[1]: Booting paravirtualized kernel on bare hardware\n")->n_events, 0);
 }
 
 static void test_boot(void)
