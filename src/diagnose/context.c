@@ -324,6 +324,7 @@ void cd_derive(struct cd_ctx *c)
 	c->no_vdso_time = cd_kernel_no_vdso_time(f);
 	derive_tsc_unsafe(c);
 	derive_tick_left(c);
+	cd_gate_derive(c);
 }
 
 /* ---- the questions rules ask of it ---- */

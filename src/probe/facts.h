@@ -247,6 +247,11 @@ struct cd_facts {
 	struct cd_klog klog;
 	struct cd_ntp ntp;
 	struct cd_os os;
+	/* The TSC verdict `clockdoctor tsc` saved for this boot (verdictfact.c):
+	 * -1 none (or of another boot), else fc_verdict's 0 sound, 1 unknown,
+	 * 2 unsound; saved_verdict_from says where it was read, for people. */
+	int saved_verdict;
+	char saved_verdict_from[CD_LINE_MAX / 2];
 	/* What could not be read, one short note each ("cpuinfo: missing", ...),
 	 * so that the output can say what was unknown. */
 	int n_unknown;
