@@ -266,6 +266,8 @@ void cd_advise_trust_tsc(struct cd_ctx *c, struct cd_finding *x, const char *par
 		           "If it says unsound or unknown, do not: the kernel's check was right, and `clockdoctor "
 		           "tsc` says what failed.\n");
 		/* Nothing for `fix` to carry out until the verdict is sound. */
+		if (!x->act_after_tsc[0])
+			snprintf(x->act_after_tsc, sizeof x->act_after_tsc, "%s", params);
 		cd_tsc_risk(c, x);
 		return;
 	}
