@@ -116,7 +116,7 @@ def test_plan_hpet_guest_measures_first(cd):
     doc = cd("fix", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), "--json").json()
     assert doc["plan"]["params"] == []
     assert any(n.startswith("tsc=reliable (from slow-clocksource): not until the TSC is measured: "
-                            "run `clockdoctor tsc`") for n in doc["plan"]["notes"])
+                            "run `clockdoctor tsc`") for n in doc["plan"]["left_out"])
 
 
 @pytest.mark.parametrize("verdict", ["unsound", "unknown"])
