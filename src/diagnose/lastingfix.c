@@ -133,7 +133,7 @@ static bool kvmclock_kernel(struct cd_ctx *c, struct cd_finding *x)
 		           "No 32-bit kernel reads kvm-clock in its vDSO. A 64-bit x86 kernel does (from "
 		           FC_KV_STR(FC_KV_KVMCLOCK_VDSO) ", while the host gives a stable TSC); it also runs "
 		           "32-bit programs. On a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME)
-		           " or later, clocksource=tsc is read in the vDSO, if the TSC is stable.\n");
+		           " or later, the vDSO reads the TSC, where the kernel keeps it.\n");
 		return true;
 	}
 	/* A kernel of unknown version is taken as a current one (clocksources.c). */
@@ -192,7 +192,7 @@ static void keep_tsc(struct cd_ctx *c, struct cd_finding *x)
 	if (k->cmd_tsc_ignored[0])
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "The command line has tsc=%s, which the kernel ignores: tsc= takes one "
-		           "option, so write each as its own tsc= (tsc=reliable tsc=noirqtime).\n",
+		           "option, so each option needs a tsc= word of its own.\n",
 		           k->cmd_tsc_ignored);
 	if (!p[0]) {
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,

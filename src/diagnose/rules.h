@@ -91,6 +91,9 @@ bool cd_current_slow(const struct cd_ctx *c);
 bool cd_better_listed(const struct cd_ctx *c);
 bool cd_tsc_listed(const struct cd_ctx *c);
 bool cd_paravirt_current(const struct cd_ctx *c);
+/* Bare metal, as far as the evidence goes (CPUID, or cpuinfo on a kernel
+ * that shows the hypervisor flag). */
+bool cd_bare_metal(const struct cd_ctx *c);
 const char *cd_tsc_params(const struct cd_ctx *c);
 /* The clocksource's name for people: the current one, or what is left. */
 const char *cd_cs_name(const struct cd_ctx *c);

@@ -63,7 +63,8 @@ static void set_bad(struct cd_ctx *c, const char *cure)
 static const char *warp_cure(const struct cd_ctx *c)
 {
 	enum cd_hv hv = c->f->hv.kind;
-	return hv == CD_HV_NONE ? "firmware" : hv == CD_HV_UNKNOWN ? "firmware-or-hypervisor" : "hypervisor";
+	return cd_bare_metal(c) ? "firmware" : hv == CD_HV_NONE || hv == CD_HV_UNKNOWN ? "firmware-or-hypervisor"
+	                                                                               : "hypervisor";
 }
 
 /* clockdoctor's own measurement said unsound: check --deep, or the verdict
@@ -74,7 +75,7 @@ static bool measured_unsound(struct cd_ctx *c)
 	if (c->tsc && c->tsc->verdict == CD_TSC_UNSOUND)
 		snprintf(c->unsafe_why, sizeof c->unsafe_why, "check --deep measured the TSC unsound just now (%s)",
 		         c->tsc->summary);
-	else if (f->saved_verdict == 2)
+	else if (f->saved_verdict == CD_SAVED_UNSOUND)
 		snprintf(c->unsafe_why, sizeof c->unsafe_why, "`clockdoctor tsc` measured the TSC unsound on this "
 		         "boot (%s)", f->saved_verdict_from);
 	else
@@ -137,7 +138,7 @@ static bool went_backwards(struct cd_ctx *c)
 		         "With tsc=reliable, tsc=nowatchdog or clocksource=tsc the kernel would keep a clock "
 		         "that went back by %llu cycles: time itself would go backwards.",
 		         (unsigned long long)(0 - e->cs_cycles));
-		set_bad(c, c->f->hv.kind == CD_HV_NONE ? "firmware" : "hypervisor");
+		set_bad(c, warp_cure(c));
 		return true;
 	}
 	return false;
@@ -179,7 +180,7 @@ static bool measured_sound(struct cd_ctx *c)
 	if (c->tsc && c->tsc->verdict == CD_TSC_SOUND)
 		snprintf(c->gate_basis, sizeof c->gate_basis, "check --deep measured the TSC sound just now (%s)",
 		         c->tsc->summary);
-	else if (!c->tsc && c->f->saved_verdict == 0)
+	else if (!c->tsc && c->f->saved_verdict == CD_SAVED_SOUND)
 		snprintf(c->gate_basis, sizeof c->gate_basis, "`clockdoctor tsc` measured the TSC sound on this "
 		         "boot (%s)", c->f->saved_verdict_from);
 	else
@@ -237,7 +238,7 @@ static void measure_first(const struct cd_ctx *c, struct cd_finding *x, const ch
 		           "itself%s, as root (a few seconds: the warp between every pair of CPUs and its "
 		           "rate against the kernel's clock; the verdict is saved for the boot, and a "
 		           "snapshot taken after carries it):\n$ clockdoctor tsc\n", when);
-	if (c->f->saved_verdict == 1)
+	if (c->f->saved_verdict == CD_SAVED_UNKNOWN)
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "(Its verdict for this boot was unknown: %s.)\n", c->f->saved_verdict_from);
 }

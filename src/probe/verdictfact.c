@@ -21,6 +21,12 @@
 #define SNAP_VERDICT "/run/clockdoctor/" CD_VERDICT_FILE
 #define SNAP_BOOT_ID "/proc/sys/kernel/random/boot_id"
 
+/* fc_verdict's 0 sound, 1 unknown, 2 unsound. */
+static enum cd_saved_verdict from_library(int v)
+{
+	return v == 0 ? CD_SAVED_SOUND : v == 2 ? CD_SAVED_UNSOUND : CD_SAVED_UNKNOWN;
+}
+
 static void from_snapshot(struct cd_facts *f)
 {
 	char text[1024], boot[64];
@@ -30,13 +36,13 @@ static void from_snapshot(struct cd_facts *f)
 		return;
 	if (cd_read_small(f->root, SNAP_BOOT_ID, boot, sizeof boot) <= 0 || strcmp(boot, v.boot_id) != 0)
 		return;
-	f->saved_verdict = v.verdict;
+	f->saved_verdict = from_library(v.verdict);
 	snprintf(f->saved_verdict_from, sizeof f->saved_verdict_from, "%s in the snapshot, of its boot", SNAP_VERDICT);
 }
 
 void cd_probe_saved_verdict(struct cd_facts *f)
 {
-	f->saved_verdict = -1;
+	f->saved_verdict = CD_SAVED_NONE;
 	if (!f->live) {
 		from_snapshot(f);
 		return;
@@ -47,6 +53,6 @@ void cd_probe_saved_verdict(struct cd_facts *f)
 		return;
 	if (cd_verdict_load(path, &v, why, sizeof why) != CD_VF_THIS_BOOT)
 		return;
-	f->saved_verdict = v.verdict;
+	f->saved_verdict = from_library(v.verdict);
 	snprintf(f->saved_verdict_from, sizeof f->saved_verdict_from, "%.*s", (int)sizeof f->saved_verdict_from - 1, why);
 }
