@@ -264,8 +264,8 @@ void cd_advise_trust_tsc(struct cd_ctx *c, struct cd_finding *x, const char *par
 		           "Only if it says sound, make the kernel keep the TSC:\n");
 		cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, c->f, params);
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "If it says unsound or unknown, do not: the kernel's check was right, and `clockdoctor "
-		           "tsc` says what failed.\n");
+		           "If it says unsound or unknown, do not add it: `clockdoctor tsc` says what failed or "
+		           "could not be tested.\n");
 		/* Nothing for `fix` to carry out until the verdict is sound. */
 		if (!x->act_after_tsc[0])
 			snprintf(x->act_after_tsc, sizeof x->act_after_tsc, "%s", params);
