@@ -194,3 +194,18 @@ def test_only_the_gate_and_the_refusing_path_write_parameters():
     finding = (SRC / "diagnose" / "finding.c").read_text()
     body = finding[finding.index("void cd_act_add_params("):]
     assert body.index("cd_param_trusts_tsc(params)") < body.index("cd_fix_add_kernel_params(")
+
+
+def test_snapshot_carries_the_verdict(cd, tmp_path):
+    """snapshot saves the verdict with its boot's id; check --root then advises outright, and
+    says on what evidence."""
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "qemu-tcg-smp2-hpet", src, symlinks=True)
+    plant_verdict(src, "sound")
+    out = tmp_path / "out"
+    assert cd("snapshot", "--root", str(src), str(out)).rc == 0
+    assert (out / "run/clockdoctor/tsc-verdict").read_text() == \
+        (src / "run/clockdoctor/tsc-verdict").read_text()
+    lasting = {f["code"]: f["fix"]["lasting"] or "" for f in check_doc(cd, out)["findings"]}
+    assert lasting["slow-clocksource"].startswith(EVIDENCE + "`clockdoctor tsc` measured the TSC sound")
+    assert "Only if it says sound" not in lasting["slow-clocksource"]
