@@ -157,12 +157,7 @@ bool cd_bare_metal(const struct cd_ctx *c)
  * kernel logged, else a lower bound) in ns. */
 static void unsafe_warp(struct cd_ctx *c)
 {
-	const struct cd_event *w = NULL;
-	for (int i = 0; i < c->f->klog.n_events; i++) {
-		const struct cd_event *e = &c->f->klog.events[i];
-		if (e->kind == CD_EV_TSC_WARP && e->value > 0 && (!w || e->value > w->value))
-			w = e;
-	}
+	const struct cd_event *w = cd_largest_warp(c->f);
 	if (!w)
 		return;
 	double ns = c->tsc_mhz > 0 ? (double)w->value * 1e3 / c->tsc_mhz : (double)w->value / MAX_TSC_GHZ;

@@ -138,6 +138,8 @@ bool cd_param_trusts_tsc(const char *params);
  * NULL, is a step to take before (a newer kernel): the parameter is then
  * always conditional on measuring that kernel. */
 void cd_advise_trust_tsc(struct cd_ctx *c, struct cd_finding *x, const char *params, const char *first);
+/* The largest warp the kernel's boot-time test measured; NULL if none. */
+const struct cd_event *cd_largest_warp(const struct cd_facts *f);
 /* The cure when the evidence says the kernel was right to drop the TSC. */
 void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x);
 

@@ -89,14 +89,20 @@ static bool measured_unsound(struct cd_ctx *c)
 
 /* The kernel's boot-time test measured a warp, of any size: the TSCs
  * disagree (context.c already counts a large one, and any on bare metal). */
-static bool any_warp(struct cd_ctx *c)
+const struct cd_event *cd_largest_warp(const struct cd_facts *f)
 {
 	const struct cd_event *w = NULL;
-	for (int i = 0; i < c->f->klog.n_events; i++) {
-		const struct cd_event *e = &c->f->klog.events[i];
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
 		if (e->kind == CD_EV_TSC_WARP && e->value > 0 && (!w || e->value > w->value))
 			w = e;
 	}
+	return w;
+}
+
+static bool any_warp(struct cd_ctx *c)
+{
+	const struct cd_event *w = cd_largest_warp(c->f);
 	if (!w && !c->sync_header)
 		return false;
 	if (!w) {
@@ -279,6 +285,34 @@ void cd_advise_trust_tsc(struct cd_ctx *c, struct cd_finding *x, const char *par
 	cd_tsc_risk(c, x);
 }
 
+/* Where the cure lies, by the kind of evidence (unsafe_cure, rules.h). */
+static const struct { const char *cure, *text; } cures[] = {
+	{ "hypervisor", "The vCPUs' TSCs are set apart by the hypervisor: the cure is on the host (see the "
+	                "hypervisor's side)." },
+	{ "idle", "The cure is to keep the CPUs out of the idle states where the TSC stops: a firmware "
+	          "(BIOS) setting that limits C-states, or the kernel parameters processor.max_cstate=1 "
+	          "intel_idle.max_cstate=0, which cost power and heat; or a CPU with nonstop_tsc." },
+	{ "frequency", "No setting makes this TSC a clock: keep the current clocksource, or move the work to "
+	               "a machine whose CPU has constant_tsc and nonstop_tsc." },
+	{ "firmware", "The TSCs are set apart by the firmware or the hardware: update the BIOS/UEFI firmware, "
+	              "look for a firmware setting that affects the TSC or CPU power states (C-states), and "
+	              "ask the vendor. Kernels from about " FC_KV_STR(FC_KV_TSC_ADJUST_RESTORE) " also undo "
+	              "firmware that writes TSC_ADJUST differently on each CPU (tsc_sync.c), on CPUs that "
+	              "have it." },
+	{ "firmware-or-hypervisor", "On bare metal the TSCs are set apart by the firmware or the hardware: "
+	                            "update the BIOS/UEFI firmware and look for a setting that affects the "
+	                            "TSC or CPU power states (C-states, TSC_ADJUST). In a VM the hypervisor "
+	                            "sets them apart: the cure is on the host (see the hypervisor's side)." },
+	{ "watchdog", "The TSC and the watchdog's clocksource ran apart by more than the kernel allows: one of "
+	              "them is wrong, and silencing the check does not say which. Look for the cause: the "
+	              "firmware (update the BIOS/UEFI; C-state and spread-spectrum settings), a driver or "
+	              "module that stalls the CPUs (one loaded before it happened), the kernel (a newer one), "
+	              "or the hardware; in a VM, the host (see the hypervisor's side)." },
+	{ "measured", "`clockdoctor tsc` shows which test failed. The cure is in the firmware (update the "
+	              "BIOS/UEFI; C-state and TSC settings) or, in a VM, on the host (see the hypervisor's "
+	              "side)." },
+};
+
 /* The lasting fix when the evidence says the kernel was right to drop the
  * TSC: no parameter that silences the check, but the cause. */
 void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x)
@@ -289,45 +323,11 @@ void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x)
 	           "Do not add tsc=reliable, tsc=nowatchdog or clocksource=tsc here: %s. The kernel's check "
 	           "was right.\n", c->unsafe_why);
 	const char *cure = c->unsafe_cure ? c->unsafe_cure : "";
-	if (strcmp(cure, "idle") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The cure is to keep the CPUs out of the idle states where the TSC stops: a "
-		           "firmware (BIOS) setting that limits C-states, or the kernel parameters "
-		           "processor.max_cstate=1 intel_idle.max_cstate=0, which cost power and heat; or a "
-		           "CPU with nonstop_tsc.\n");
-	else if (strcmp(cure, "frequency") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "No setting makes this TSC a clock: keep the current clocksource, or move the work "
-		           "to a machine whose CPU has constant_tsc and nonstop_tsc.\n");
-	else if (strcmp(cure, "firmware") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The TSCs are set apart by the firmware or the hardware: update the BIOS/UEFI "
-		           "firmware, look for a firmware setting that affects the TSC or CPU power states "
-		           "(C-states), and ask the vendor. Kernels from about " FC_KV_STR(FC_KV_TSC_ADJUST_RESTORE)
-		           " also undo firmware that writes TSC_ADJUST differently on each CPU (tsc_sync.c), on "
-		           "CPUs that have it.\n");
-	else if (strcmp(cure, "firmware-or-hypervisor") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "On bare metal the TSCs are set apart by the firmware or the hardware: update the "
-		           "BIOS/UEFI firmware and look for a setting that affects the TSC or CPU power states "
-		           "(C-states, TSC_ADJUST). In a VM the hypervisor sets them apart: the cure is on the "
-		           "host (see the hypervisor's side).\n");
-	else if (strcmp(cure, "watchdog") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The TSC and the watchdog's clocksource ran apart by more than the kernel allows: one "
-		           "of them is wrong, and silencing the check does not say which. Look for the cause: "
-		           "the firmware (update the BIOS/UEFI; C-state and spread-spectrum settings), a driver or "
-		           "module that stalls the CPUs (one loaded before it happened), the kernel (a newer "
-		           "one), or the hardware; in a VM, the host (see the hypervisor's side).\n");
-	else if (strcmp(cure, "measured") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "`clockdoctor tsc` shows which test failed. The cure is in the firmware (update the "
-		           "BIOS/UEFI; C-state and TSC settings) or, in a VM, on the host (see the hypervisor's "
-		           "side).\n");
-	else
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The vCPUs' TSCs are set apart by the hypervisor: the cure is on the host (see "
-		           "the hypervisor's side).\n");
+	const char *text = cures[0].text;  /* the hypervisor's, when none is named */
+	for (size_t k = 0; k < sizeof cures / sizeof cures[0]; k++)
+		if (strcmp(cure, cures[k].cure) == 0)
+			text = cures[k].text;
+	cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "%s\n", text);
 	if (!strstr(x->risk, c->unsafe_risk))
 		cd_appendf(x->risk, sizeof x->risk, "%s%s", x->risk[0] ? " " : "", c->unsafe_risk);
 }
