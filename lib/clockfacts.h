@@ -115,10 +115,10 @@
 #define FC_KV_TSC_WATCHDOG_SELF_OFF    5, 16, 0
 
 /* The watchdog re-reads its clocksource when the read itself took too long
- * and blames "read-back delay" instead of the clocksource: commit
- * db3a34e17433 "clocksource: Retry clock read if long delays detected"
- * (Paul E. McKenney), merged for 5.14.  From then on a skew it reports is
- * one no read-back delay explains. */
+ * and blames "read-back delay" instead of the clocksource: "clocksource:
+ * Retry clock read if long delays detected" (Paul E. McKenney, 2021;
+ * unverified: about 5.14).  From then on a skew it reports is one no
+ * read-back delay explains. */
 #define FC_KV_WATCHDOG_READ_RETRY      5, 14, 0
 
 /* ---- a clocksource's own constants ---- */
