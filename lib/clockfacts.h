@@ -132,6 +132,13 @@
  * Smythies, LKML, 2022-02); also in 5.15.y and older stable trees. */
 #define FC_KV_TSC_WATCHDOG_SELF_OFF    5, 16, 0
 
+/* The watchdog re-reads its clocksource when the read itself took too long
+ * and blames "read-back delay" instead of the clocksource: "clocksource:
+ * Retry clock read if long delays detected" (Paul E. McKenney, 2021;
+ * unverified: about 5.14).  From then on a skew it reports is one no
+ * read-back delay explains. */
+#define FC_KV_WATCHDOG_READ_RETRY      5, 14, 0
+
 /* ---- a clocksource's own constants ---- */
 
 /* The ACPI PM timer counts at 3.579545 MHz (ACPI specification, "PM

@@ -63,6 +63,10 @@ static const struct {
 	{ "/proc/cmdline", true },
 	{ "/proc/sys/kernel/osrelease", true },
 	{ "/proc/sys/kernel/arch", false },
+	/* The TSC verdict `clockdoctor tsc` saved, and the boot it must be of:
+	 * measured evidence that check --root weighs (probe/verdictfact.c). */
+	{ "/proc/sys/kernel/random/boot_id", false },
+	{ "/run/clockdoctor/tsc-verdict", false },
 	{ "/proc/uptime", false },
 	{ "/sys/hypervisor/type", true },
 	{ "/sys/class/dmi/id/sys_vendor", true },

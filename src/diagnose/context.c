@@ -152,7 +152,7 @@ static void derive_tick_left(struct cd_ctx *c)
  * (with its hypervisor detection, arch/x86/kernel/cpu/hypervisor.c, from
  * about 2.6.30; a kernel of unknown version is taken as such a one): an
  * older guest kernel's cpuinfo lacks it too. */
-static bool bare_metal(const struct cd_ctx *c)
+bool cd_bare_metal(const struct cd_ctx *c)
 {
 	const struct cd_facts *f = c->f;
 	return f->hv.kind == CD_HV_NONE &&
@@ -163,27 +163,22 @@ static bool bare_metal(const struct cd_ctx *c)
  * kernel logged, else a lower bound) in ns. */
 static void unsafe_warp(struct cd_ctx *c)
 {
-	const struct cd_event *w = NULL;
-	for (int i = 0; i < c->f->klog.n_events; i++) {
-		const struct cd_event *e = &c->f->klog.events[i];
-		if (e->kind == CD_EV_TSC_WARP && e->value > 0 && (!w || e->value > w->value))
-			w = e;
-	}
+	const struct cd_event *w = cd_largest_warp(c->f);
 	if (!w)
 		return;
 	double ns = c->tsc_mhz > 0 ? (double)w->value * 1e3 / c->tsc_mhz : (double)w->value / MAX_TSC_GHZ;
 	/* On bare metal nothing preempts the kernel's test: any warp is the
 	 * hardware's (or the firmware's). */
-	if (ns < UNSAFE_WARP_NS && !bare_metal(c))
+	if (ns < UNSAFE_WARP_NS && !cd_bare_metal(c))
 		return;
 	char d[32];
 	cd_fmt_duration_ns(d, sizeof d, ns);
 	c->tsc_unsafe = true;
-	c->unsafe_cure = bare_metal(c) ? "firmware" : "hypervisor";
+	c->unsafe_cure = cd_bare_metal(c) ? "firmware" : "hypervisor";
 	snprintf(c->unsafe_why, sizeof c->unsafe_why,
 	         "the kernel measured the TSCs of CPU#%d and CPU#%d %lld cycles apart (%s%s)%s", w->cpu_a,
 	         w->cpu_b, (long long)w->value, c->tsc_mhz > 0 ? "" : "at least ", d,
-	         bare_metal(c) ? " on bare metal, where nothing preempts its test" : "");
+	         cd_bare_metal(c) ? " on bare metal, where nothing preempts its test" : "");
 	if (c->tsc_mhz > 0)
 		snprintf(c->unsafe_risk, sizeof c->unsafe_risk,
 		         "With tsc=reliable the kernel would keep this TSC, and time read on one CPU and then "
@@ -236,7 +231,7 @@ static void derive_tsc_unsafe(struct cd_ctx *c)
 	/* A CPU without constant_tsc, on bare metal: its TSC follows the clock
 	 * of the core.  (In a VM the missing flag is the vCPU model's choice,
 	 * not evidence about the host's TSC.) */
-	if (!c->tsc_unsafe && rejected && bare_metal(c) && f->cpu.have_cpuinfo && (f->cpu.flags & CD_CPU_TSC) &&
+	if (!c->tsc_unsafe && rejected && cd_bare_metal(c) && f->cpu.have_cpuinfo && (f->cpu.flags & CD_CPU_TSC) &&
 	    !(f->cpu.flags_all & CD_CPU_CONSTANT_TSC)) {
 		c->tsc_unsafe = true;
 		c->unsafe_cure = "frequency";
@@ -254,7 +249,7 @@ static void derive_tsc_unsafe(struct cd_ctx *c)
 	/* The watchdog on bare metal saw the TSC fall behind, and the CPU does
 	 * not promise a TSC that runs through deep C-states. */
 	const struct cd_event *wd = c->wd_skew;
-	if (wd && bare_metal(c) && f->cpu.have_cpuinfo && !(f->cpu.flags_all & CD_CPU_NONSTOP_TSC) &&
+	if (wd && cd_bare_metal(c) && f->cpu.have_cpuinfo && !(f->cpu.flags_all & CD_CPU_NONSTOP_TSC) &&
 	    wd->value > 0 && wd->value2 > 0 && wd->value2 < wd->value) {
 		char d[32];
 		cd_fmt_duration_ns(d, sizeof d, (double)(wd->value - wd->value2));
@@ -330,6 +325,7 @@ void cd_derive(struct cd_ctx *c)
 	c->no_vdso_time = cd_kernel_no_vdso_time(f);
 	derive_tsc_unsafe(c);
 	derive_tick_left(c);
+	cd_gate_derive(c);
 }
 
 /* ---- the questions rules ask of it ---- */

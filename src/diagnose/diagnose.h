@@ -49,6 +49,9 @@ struct cd_finding {
 	char act_switch[CD_NAME_MAX];    /* switch to this clocksource now */
 	char act_add[CD_NAME_MAX * 2];   /* kernel parameters to add for good ("tsc=reliable") */
 	char act_remove[CD_NAME_MAX + 16]; /* a kernel parameter to remove for good ("clocksource=acpi_pm") */
+	/* A parameter that trusts the TSC, advised only once `clockdoctor tsc`
+	 * measures it sound (diagnose/tscgate.c): fix does not write it. */
+	char act_after_tsc[CD_NAME_MAX * 2];
 };
 
 struct cd_report {

@@ -87,6 +87,10 @@ void cd_act_switch_now(struct cd_finding *x, const char *clocksource)
 
 void cd_act_add_params(struct cd_finding *x, const struct cd_facts *f, const char *params)
 {
+	/* Trusting the TSC is advised only as the evidence allows: through
+	 * cd_advise_trust_tsc (tscgate.c), never here. */
+	if (cd_param_trusts_tsc(params))
+		return;
 	cd_fix_add_kernel_params(x->fix_lasting, sizeof x->fix_lasting, f, params);
 	if (!x->act_add[0] && !x->act_remove[0])
 		snprintf(x->act_add, sizeof x->act_add, "%s", params);

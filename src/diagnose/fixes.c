@@ -446,9 +446,10 @@ void cd_fix_hypervisor(char *buf, size_t cap, const struct cd_facts *f)
 	case CD_HV_XEN:
 		cd_appendf(buf, cap,
 		           "On Xen (and AWS Xen instance types) the xen clocksource is often a system "
-		           "call; booting with clocksource=tsc is the usual cure (Netflix and others "
-		           "measured large CPU savings). On AWS, Nitro instance types use kvm-clock, "
-		           "which the vDSO reads.\n");
+		           "call; the guest's own cure is the TSC as its clocksource where the TSC is "
+		           "sound (Netflix and others measured large CPU savings), and the lasting fix "
+		           "says on what evidence. On AWS, Nitro instance types use kvm-clock, which the "
+		           "vDSO reads.\n");
 		break;
 	case CD_HV_HYPERV:
 		cd_appendf(buf, cap,

@@ -125,7 +125,7 @@ static bool kvmclock_kernel(struct cd_ctx *c, struct cd_finding *x)
 		           "No 32-bit kernel reads kvm-clock in its vDSO. A 64-bit x86 kernel does (from "
 		           FC_KV_STR(FC_KV_KVMCLOCK_VDSO) ", while the host gives a stable TSC); it also runs "
 		           "32-bit programs. On a 32-bit kernel " FC_KV_STR(FC_KV_X86_32_VDSO_GETTIME)
-		           " or later, clocksource=tsc is read in the vDSO, if the TSC is stable.\n");
+		           " or later, the vDSO reads the TSC, where the kernel keeps it.\n");
 		return true;
 	}
 	/* A kernel of unknown version is taken as a current one (clocksources.c). */
@@ -184,18 +184,16 @@ static void keep_tsc(struct cd_ctx *c, struct cd_finding *x)
 	if (k->cmd_tsc_ignored[0])
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "The command line has tsc=%s, which the kernel ignores: tsc= takes one "
-		           "option, so write each as its own tsc= (tsc=reliable tsc=noirqtime).\n",
+		           "option, so each option needs a tsc= word of its own.\n",
 		           k->cmd_tsc_ignored);
 	if (!p[0]) {
 		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 		           "No kernel parameter helps on this kernel (see fix-needs-newer-kernel): "
-		           "install a kernel " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) " or later, "
-		           "then add tsc=reliable.\n");
-		c->advised_tsc = true;
+		           "install a kernel " FC_KV_STR(FC_KV_TSC_RELIABLE_SKIPS_SYNC) " or later.\n");
+		cd_advise_trust_tsc(c, x, "tsc=reliable", "a newer kernel");
 		return;
 	}
-	cd_act_add_params(x, c->f, p);
-	cd_tsc_risk(c, x);
+	cd_advise_trust_tsc(c, x, p, NULL);
 }
 
 /* Not an x86 machine: no TSC, and the vDSO reads only the CPU's own
@@ -259,8 +257,7 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 		return;
 	if (cd_paravirt_current(c)) {
 		if (cd_tsc_listed(c) && !(c->rejected_sync || c->rejected_watchdog) && !c->tsc_unsafe) {
-			cd_act_add_clocksource_param(x, c->f, "tsc");
-			cd_tsc_risk(c, x);
+			cd_advise_trust_tsc(c, x, "clocksource=tsc", NULL);
 		} else {
 			cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
 			           "The guest cannot fix its paravirtual clock alone: see the hypervisor's "
@@ -270,39 +267,10 @@ void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x)
 	}
 	if (c->rejected_sync || c->rejected_watchdog)
 		keep_tsc(c, x);
+	else if (cd_better_listed(c) && strncmp(c->best, "tsc", 3) == 0)
+		cd_advise_trust_tsc(c, x, "clocksource=tsc", NULL);
 	else if (cd_better_listed(c))
 		cd_act_add_clocksource_param(x, c->f, c->best);
 	else if (!other_rejection(c, x))
 		tsc_out_unexplained(c, x);
-}
-
-/* The lasting fix when the evidence says the kernel was right to drop the
- * TSC: no parameter that silences the check, but the cause. */
-void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x)
-{
-	cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-	           "Do not add tsc=reliable, tsc=nowatchdog or clocksource=tsc here: %s. The kernel's check "
-	           "was right.\n", c->unsafe_why);
-	const char *cure = c->unsafe_cure ? c->unsafe_cure : "";
-	if (strcmp(cure, "idle") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The cure is to keep the CPUs out of the idle states where the TSC stops: a "
-		           "firmware (BIOS) setting that limits C-states, or the kernel parameters "
-		           "processor.max_cstate=1 intel_idle.max_cstate=0, which cost power and heat; or a "
-		           "CPU with nonstop_tsc.\n");
-	else if (strcmp(cure, "frequency") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "No setting makes this TSC a clock: keep the current clocksource, or move the work "
-		           "to a machine whose CPU has constant_tsc and nonstop_tsc.\n");
-	else if (strcmp(cure, "firmware") == 0)
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The TSCs are set apart by the firmware or the hardware: update the BIOS/UEFI "
-		           "firmware, look for a firmware setting that affects the TSC or CPU power states, "
-		           "and ask the vendor. Kernels from about " FC_KV_STR(FC_KV_TSC_ADJUST_RESTORE) " also undo firmware that writes "
-		           "TSC_ADJUST differently on each CPU (tsc_sync.c), on CPUs that have it.\n");
-	else
-		cd_appendf(x->fix_lasting, sizeof x->fix_lasting,
-		           "The vCPUs' TSCs are set apart by the hypervisor: the cure is on the host (see "
-		           "the hypervisor's side).\n");
-	cd_appendf(x->risk, sizeof x->risk, "%s%s", x->risk[0] ? " " : "", c->unsafe_risk);
 }

@@ -166,6 +166,16 @@ static void why_no_switch(struct cd_plan *p, const struct cd_facts *f)
 	         f->cs.have_available ? list : "unknown");
 }
 
+/* A parameter that waits for the TSC's measurement is said once. */
+static bool after_tsc_noted(const struct cd_plan *p, const char *token)
+{
+	size_t n = strlen(token);
+	for (int i = 0; i < p->n_notes; i++)
+		if (strncmp(p->notes[i], token, n) == 0 && strncmp(p->notes[i] + n, " (from", 6) == 0)
+			return true;
+	return false;
+}
+
 void cd_plan_build(const struct cd_facts *f, const struct cd_report *r, struct cd_plan *p)
 {
 	memset(p, 0, sizeof *p);
@@ -185,6 +195,13 @@ void cd_plan_build(const struct cd_facts *f, const struct cd_report *r, struct c
 			plan_param(p, x, x->act_add[0] ? x->act_add : x->act_remove, x->act_add[0] != 0);
 			acted = true;
 		}
+		if (x->act_after_tsc[0] && !after_tsc_noted(p, x->act_after_tsc)) {
+			note(p, "%s (from %s): not until the TSC is measured: run `clockdoctor tsc` as root on "
+			     "the machine, and once it says sound on this boot, fix --persist writes it",
+			     x->act_after_tsc, x->code);
+		}
+		if (x->act_after_tsc[0])
+			acted = true;
 		if (x->fix_hypervisor[0]) {
 			plan_hypervisor(p, x);
 			acted = true;

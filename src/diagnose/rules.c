@@ -256,8 +256,7 @@ void cd_rule_kvmclock(struct cd_ctx *c)
 		bool invariant = (f->cpu.flags & CD_CPU_CONSTANT_TSC) && (f->cpu.flags & CD_CPU_NONSTOP_TSC);
 		if (cd_tsc_listed(c) && invariant && !c->tsc_unsafe) {
 			cd_act_switch_now(x, "tsc");
-			cd_act_add_params(x, f, "clocksource=tsc");
-			cd_tsc_risk(c, x);
+			cd_advise_trust_tsc(c, x, "clocksource=tsc", NULL);
 			cd_appendf(x->risk, sizeof x->risk,
 			           " In a VM, the TSC can jump on live migration to a host with another "
 			           "TSC rate unless the hypervisor scales it.");
@@ -297,10 +296,12 @@ void cd_rule_xen(struct cd_ctx *c)
 	cd_measured_evidence(c, x, true);
 	if (sev == CD_SEV_INFO)
 		return;
-	if (cd_tsc_listed(c) && !c->tsc_unsafe) {
-		cd_act_switch_now(x, "tsc");
-		cd_act_add_params(x, f, "clocksource=tsc");
-		cd_tsc_risk(c, x);
+	/* A list not read (a snapshot of the log alone) may well hold tsc:
+	 * the measurement the gate asks for first says whether it is sound. */
+	if (cd_tsc_listed(c) || !f->cs.have_available) {
+		if (cd_tsc_listed(c) && !c->tsc_unsafe)
+			cd_act_switch_now(x, "tsc");
+		cd_advise_trust_tsc(c, x, "clocksource=tsc", NULL);
 	}
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
 }
@@ -384,11 +385,13 @@ void cd_rule_better_clocksource(struct cd_ctx *c)
 	                           c->best, c->best_v.typical, f->cs.current, c->cur.typical);
 	cd_evidence(x, "available_clocksource lists %s; %s", c->best, c->best_v.why);
 	cd_act_switch_now(x, c->best);
-	if (!f->kernel.cmd_clocksource[0])
-		cd_act_add_clocksource_param(x, f, c->best);
-	else
+	if (f->kernel.cmd_clocksource[0])
 		cd_act_remove_clocksource_param(x, f);
-	if (strcmp(c->best, "tsc") == 0)
+	else if (strncmp(c->best, "tsc", 3) == 0)
+		cd_advise_trust_tsc(c, x, "clocksource=tsc", NULL);
+	else
+		cd_act_add_clocksource_param(x, f, c->best);
+	if (strcmp(c->best, "tsc") == 0 && !x->risk[0])
 		cd_tsc_risk(c, x);
 }
 

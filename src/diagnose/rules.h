@@ -19,6 +19,17 @@
 
 #define CS_PATH "/sys/devices/system/clocksource/clocksource0/"
 
+/* Whether a finding may advise a kernel parameter that switches the
+ * kernel's checks of the TSC off (tsc=reliable, tsc=nowatchdog) or
+ * overrides its choice of clocksource for the TSC (clocksource=tsc):
+ * tscgate.c decides, for every finding. */
+enum cd_tsc_gate {
+	CD_GATE_MEASURE_FIRST = 0, /* no evidence either way: measure, then the conditional step */
+	CD_GATE_MEASURED_SOUND,    /* clockdoctor tsc measured it sound on this boot */
+	CD_GATE_PLATFORM,          /* the platform documents a reliable TSC */
+	CD_GATE_BAD,               /* the evidence says the TSC is bad: never */
+};
+
 struct cd_ctx {
 	const struct cd_facts *f;
 	const struct cd_measurements *m;  /* NULL: not measured */
@@ -61,6 +72,11 @@ struct cd_ctx {
 	 * time calls are system calls.  only_slow names them ("hpet or
 	 * acpi_pm"); "" when this is not the case. */
 	char only_slow[64];
+
+	/* What the evidence allows a finding to advise about the TSC
+	 * (tscgate.c, set by cd_derive()): gate_basis says why, for people. */
+	enum cd_tsc_gate gate;
+	char gate_basis[CD_EVIDENCE_MAX];
 };
 
 /* ---- context.c ---- */
@@ -75,6 +91,9 @@ bool cd_current_slow(const struct cd_ctx *c);
 bool cd_better_listed(const struct cd_ctx *c);
 bool cd_tsc_listed(const struct cd_ctx *c);
 bool cd_paravirt_current(const struct cd_ctx *c);
+/* Bare metal, as far as the evidence goes (CPUID, or cpuinfo on a kernel
+ * that shows the hypervisor flag). */
+bool cd_bare_metal(const struct cd_ctx *c);
 const char *cd_tsc_params(const struct cd_ctx *c);
 /* The clocksource's name for people: the current one, or what is left. */
 const char *cd_cs_name(const struct cd_ctx *c);
@@ -100,6 +119,28 @@ void cd_act_remove_clocksource_param(struct cd_finding *x, const struct cd_facts
 
 void cd_tsc_risk(struct cd_ctx *c, struct cd_finding *x);
 void cd_lasting_fix(struct cd_ctx *c, struct cd_finding *x);
+
+/* ---- tscgate.c: the one place that advises trusting the TSC ---- */
+
+/* Weigh the evidence (after the rest of cd_derive): the measured verdict,
+ * the platform's guarantee, and the kinds of bad evidence context.c does
+ * not already count (any measured warp, a watchdog skew no read-back delay
+ * explains, a TSC that went backwards): those set tsc_unsafe too. */
+void cd_gate_derive(struct cd_ctx *c);
+/* A parameter that switches a TSC check off or forces the TSC
+ * ("tsc=reliable", "tsc=nowatchdog", "clocksource=tsc", "nowatchdog"). */
+bool cd_param_trusts_tsc(const char *params);
+/* Advise params (one of those) as the lasting fix, as the evidence allows:
+ * the parameter with its risk (measured sound, or the platform's
+ * guarantee); the measurement first and the parameter only if it says
+ * sound (no evidence); or, where the evidence says the TSC is bad, no
+ * parameter but the cure, with the risk in numbers.  first, when not
+ * NULL, is a step to take before (a newer kernel): the parameter is then
+ * always conditional on measuring that kernel. */
+void cd_advise_trust_tsc(struct cd_ctx *c, struct cd_finding *x, const char *params, const char *first);
+/* The largest warp the kernel's boot-time test measured; NULL if none. */
+const struct cd_event *cd_largest_warp(const struct cd_facts *f);
+/* The cure when the evidence says the kernel was right to drop the TSC. */
 void cd_unsafe_tsc_fix(struct cd_ctx *c, struct cd_finding *x);
 
 /* ---- rules.c ---- */

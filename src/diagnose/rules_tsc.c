@@ -336,9 +336,8 @@ static bool sync_check_needs_newer_kernel(struct cd_ctx *c)
 	} else {
 		cd_fix_newer_kernel(x->fix_lasting, sizeof x->fix_lasting, f, FC_KV_TSC_RELIABLE_SKIPS_SYNC, c->bit32);
 	}
-	cd_appendf(x->fix_lasting, sizeof x->fix_lasting, "Then add tsc=reliable to its command line.\n");
+	cd_advise_trust_tsc(c, x, "tsc=reliable", "a newer kernel");
 	cd_fix_hypervisor(x->fix_hypervisor, sizeof x->fix_hypervisor, f);
-	c->advised_tsc = true;
 	return true;
 }
 

@@ -265,6 +265,13 @@ struct cd_facts {
 	struct cd_klog klog;
 	struct cd_ntp ntp;
 	struct cd_os os;
+	/* The TSC verdict `clockdoctor tsc` saved for this boot (verdictfact.c;
+	 * none when of another boot); saved_verdict_from says where it was
+	 * read, for people.  Zero is none: facts made by hand hold no evidence. */
+	enum cd_saved_verdict {
+		CD_SAVED_NONE = 0, CD_SAVED_SOUND, CD_SAVED_UNKNOWN, CD_SAVED_UNSOUND,
+	} saved_verdict;
+	char saved_verdict_from[CD_LINE_MAX / 2];
 	/* What could not be read, one short note each ("cpuinfo: missing", ...),
 	 * so that the output can say what was unknown. */
 	int n_unknown;

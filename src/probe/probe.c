@@ -338,6 +338,7 @@ void cd_probe(const char *root, bool live, struct cd_facts *f)
 	probe_os(f);
 	probe_hypervisor_strings(f);
 	cd_hypervisor_decide(f);
+	cd_probe_saved_verdict(f);
 	if (live)
 		cd_ntp_live(&f->ntp);
 	else

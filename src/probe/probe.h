@@ -64,6 +64,14 @@ const struct cd_cpuid_leaf *cd_cpuid_find(const struct cd_cpuid *c, uint32_t lea
  * written (snprintf semantics). */
 int cd_format_cpuid_txt(const struct cd_cpuid *c, char *buf, size_t cap);
 
+/* ---- verdictfact.c ---- */
+
+/* f->saved_verdict: live, the verdict file `clockdoctor tsc` saved
+ * (verdictfile.h) when it is of this boot; under a root folder (a
+ * snapshot), its run/clockdoctor/tsc-verdict when its boot id is the
+ * snapshot's proc/sys/kernel/random/boot_id. */
+void cd_probe_saved_verdict(struct cd_facts *f);
+
 /* ---- hypervisor.c ---- */
 
 /* Decide f->hv.kind from the CPUID signature, /sys/hypervisor/type, DMI

@@ -181,6 +181,22 @@ def make_root(tmp_path, files=None, current=None, available=None):
     return tmp_path
 
 
+BOOT_ID = "6a1c2b7e-0d4f-4c59-9a53-2f1e8b7c3d10"
+
+
+def plant_verdict(root, verdict="sound", boot_id=BOOT_ID, of_boot=None):
+    """The TSC verdict `clockdoctor tsc` saves for a boot, in a root folder as a
+    snapshot carries it (run/clockdoctor/tsc-verdict beside the boot's id):
+    the measured evidence that lets a finding advise trusting the TSC."""
+    root = pathlib.Path(root)
+    (root / "proc/sys/kernel/random").mkdir(parents=True, exist_ok=True)
+    (root / "proc/sys/kernel/random/boot_id").write_text(boot_id + "\n")
+    (root / "run/clockdoctor").mkdir(parents=True, exist_ok=True)
+    (root / "run/clockdoctor/tsc-verdict").write_text(
+        "boot_id=%s\nverdict=%s\ncounter_hz=2893000000\nclocksource=hpet\ntime=1795381234\n"
+        % (of_boot or boot_id, verdict))
+
+
 def live_clocksource():
     """This machine's clocksource, or None where /sys does not say."""
     try:

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import BINARY, FIXTURES, STRAY_ARGS, FakeSysfs, as_user, check_help, refused
+from conftest import BINARY, FIXTURES, STRAY_ARGS, FakeSysfs, as_user, check_help, plant_verdict, refused
 
 GRUB = ('GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\n'
         'GRUB_CMDLINE_LINUX="console=ttyS0 clocksource=acpi_pm"\n')
@@ -40,10 +40,14 @@ def tree_state(root):
     return out
 
 
-def scratch(tmp_path, fixture, os_release=None, grub=GRUB):
-    """A copy of a fixture, with /etc/default/grub and an os-release."""
+def scratch(tmp_path, fixture, os_release=None, grub=GRUB, verdict="sound"):
+    """A copy of a fixture, with /etc/default/grub and an os-release, and the
+    TSC verdict `clockdoctor tsc` saved for its boot (None: none): only a
+    sound one lets fix persist a parameter that trusts the TSC."""
     root = tmp_path / "root"
     shutil.copytree(FIXTURES / fixture, root, symlinks=True)
+    if verdict:
+        plant_verdict(root, verdict)
     (root / "etc/default").mkdir(parents=True, exist_ok=True)
     if grub is not None:
         (root / "etc/default/grub").write_text(grub)
@@ -103,18 +107,53 @@ def test_plan_every_fixture(cd, fixture, tmp_path):
     assert tree_state(FIXTURES / fixture) == before
 
 
-def test_plan_hpet_guest(cd):
-    """The hpet guest: nothing faster is listed; tsc=reliable is the lasting
-    change, with its drop-in, its command and its risk; the hypervisor's part
-    is said as such."""
+def test_plan_hpet_guest_measures_first(cd):
+    """The hpet guest as its snapshot is, with no measured verdict: nothing
+    that trusts the TSC is planned; the plan says to measure first."""
     r = cd("fix", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"))
+    assert "no kernel command line change is advised" in r.out
+    assert "not until the TSC is measured" in r.out
+    doc = cd("fix", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), "--json").json()
+    assert doc["plan"]["params"] == []
+    assert any(n.startswith("tsc=reliable (from slow-clocksource): not until the TSC is measured: "
+                            "run `clockdoctor tsc`") for n in doc["plan"]["left_out"])
+
+
+@pytest.mark.parametrize("verdict", ["unsound", "unknown"])
+def test_plan_hpet_guest_not_sound(cd, tmp_path, verdict):
+    """A verdict of this boot that is not sound plans nothing that trusts the TSC;
+    an unsound one forbids it outright."""
+    root = scratch(tmp_path, "qemu-tcg-smp2-hpet", verdict=verdict)
+    doc = cd("fix", "--root", str(root), "--json").json()
+    assert doc["plan"]["params"] == []
+    c = cd("check", "--root", str(root), "--json").json()
+    lasting = "\n".join(f["fix"]["lasting"] or "" for f in c["findings"])
+    if verdict == "unsound":
+        assert "Do not add tsc=reliable" in lasting and "Only if it says sound" not in lasting
+    else:
+        assert "Its verdict for this boot was unknown" in lasting
+
+
+def test_plan_hpet_guest_verdict_of_another_boot(cd, tmp_path):
+    """A sound verdict saved on another boot is no evidence for this one."""
+    root = scratch(tmp_path, "qemu-tcg-smp2-hpet")
+    plant_verdict(root, "sound", of_boot="00000000-0000-0000-0000-000000000000")
+    assert cd("fix", "--root", str(root), "--json").json()["plan"]["params"] == []
+
+
+def test_plan_hpet_guest(cd, tmp_path):
+    """The hpet guest, its TSC measured sound on its boot: nothing faster is
+    listed; tsc=reliable is the lasting change, with its drop-in, its command
+    and its risk; the hypervisor's part is said as such."""
+    root = scratch(tmp_path, "qemu-tcg-smp2-hpet")
+    r = cd("fix", "--root", str(root))
     assert "nothing to switch: no faster clocksource than hpet is listed" in r.out
     assert "add tsc=reliable to the kernel command line" in r.out
     assert "90-clockdoctor-tsc-reliable.cfg" in r.out
     assert '    GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT tsc=reliable"' in r.out
     assert "risk of tsc=reliable:" in r.out
     assert "only the hypervisor's owner can do" in r.out
-    doc = cd("fix", "--root", str(FIXTURES / "qemu-tcg-smp2-hpet"), "--json").json()
+    doc = cd("fix", "--root", str(root), "--json").json()
     assert doc["plan"]["switch"] is None
     assert [p["token"] for p in doc["plan"]["params"]] == ["tsc=reliable"]
     assert "slow-clocksource" in doc["plan"]["params"][0]["findings"]

@@ -36,9 +36,14 @@ def test_virtualbox_smp_acpi_pm(cd):
     sync = c["tsc-unstable-sync"]
     assert "66930 cycles" in sync["title"] and "CPU#0" in sync["title"] and "CPU#1" in sync["title"]
     assert "check_tsc_sync_source failed" in evidence_text(sync)
-    # The natural fix (tsc=reliable) does not reach the sync check on 3.2.
+    # A measured warp between the vCPUs: the kernel was right, and no
+    # parameter (nor a kernel that honours one) is the fix; VirtualBox's
+    # settings are.  The newer kernel this 32-bit one needs is for its vDSO.
+    assert "Do not add tsc=reliable" in sync["fix"]["lasting"]
+    assert all("add tsc=reliable" not in (f["fix"]["lasting"] or "").lower().replace("do not add", "")
+               for f in doc["findings"])
     newer = c["fix-needs-newer-kernel"]
-    assert "3.3" in newer["title"] and "3.2.0-4-686-pae" in newer["title"]
+    assert "vDSO has no clock_gettime" in newer["title"]
     assert "wheezy-backports" in newer["fix"]["lasting"]
     # VirtualBox's own settings (paravirt provider, TSC mode) are offered.
     assert "VBoxManage" in c["slow-clocksource"]["fix"]["hypervisor"]

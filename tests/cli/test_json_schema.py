@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import BINARY, FIXTURES, ROOT
+from conftest import BINARY, FIXTURES, ROOT, plant_verdict
 
 try:
     import jsonschema
@@ -85,6 +85,7 @@ def test_fix_persist_and_undo(tmp_path):
     (root / "etc/default").mkdir(parents=True)
     (root / "etc/default/grub").write_text('GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n')
     (root / "etc/os-release").write_text("ID=debian\n")
+    plant_verdict(root, "sound")  # the TSC measured sound on its boot: tsc=reliable is persisted
     r = str(root)
     for args in (["--persist", "--dry-run"], ["--persist"], ["--persist"], ["--undo", "--dry-run"],
                  ["--undo"], ["--undo"]):

@@ -60,7 +60,14 @@ def _step(boot, name):
 
 def test_plan_applied_to_a_boot():
     tools = _tools()
-    first = _boot(tools, "fix-chain-plan", [("fix", "clockdoctor fix --json", 45)])
+    # fix plans a parameter that trusts the TSC only on a sound verdict of
+    # the boot (`clockdoctor tsc` saves it): this guest stands in for a
+    # machine whose measurement said so, and the chain checks that the
+    # parameter planned then does what it says.
+    verdict = ("mkdir -p /run/clockdoctor && printf 'boot_id=%s\\nverdict=sound\\ncounter_hz=0\\n"
+               "clocksource=hpet\\ntime=0\\n' \"$(cat /proc/sys/kernel/random/boot_id)\" "
+               "> /run/clockdoctor/tsc-verdict")
+    first = _boot(tools, "fix-chain-plan", [("verdict", verdict, 10), ("fix", "clockdoctor fix --json", 45)])
     fix = _step(first, "fix")
     try:
         plan = fix.json["plan"]

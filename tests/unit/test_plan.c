@@ -21,10 +21,27 @@ static void plan_fixture(const char *name)
 	cd_plan_build(&facts, &report, &plan);
 }
 
+/* As if `clockdoctor tsc` had measured the TSC sound on the snapshot's boot. */
+static void plan_fixture_measured_sound(const char *name)
+{
+	char root[256];
+	snprintf(root, sizeof root, "tests/fixtures/%s", name);
+	cd_probe(root, false, &facts);
+	facts.saved_verdict = CD_SAVED_SOUND;
+	snprintf(facts.saved_verdict_from, sizeof facts.saved_verdict_from, "the saved verdict says sound");
+	cd_diagnose(&facts, NULL, &report);
+	cd_plan_build(&facts, &report, &plan);
+}
+
 static void test_hpet_guest(void)
 {
-	/* Two TCG vCPUs: TSC refused, hpet current, nothing faster listed. */
+	/* Without a measured verdict, nothing that trusts the TSC is planned:
+	 * a note says it waits for `clockdoctor tsc`. */
 	plan_fixture("qemu-tcg-smp2-hpet");
+	CHECK_INT(plan.n_params, 0);
+	CHECK(plan.n_notes >= 1 && strncmp(plan.notes[0], "tsc=reliable (from slow-clocksource): not until", 47) == 0);
+	/* Two TCG vCPUs: TSC refused, hpet current, nothing faster listed. */
+	plan_fixture_measured_sound("qemu-tcg-smp2-hpet");
 	CHECK(!plan.have_switch);
 	CHECK(strstr(plan.no_switch_why, "no faster clocksource than hpet is listed") != NULL);
 	CHECK(strstr(plan.no_switch_why, "hpet acpi_pm") != NULL);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the diagnosis: facts built by hand in, findings out. */
 #include "diagnose/diagnose.h"
+#include "diagnose/rules.h"
 #include "diagnose/fixes.h"
 #include "probe/probe.h"
 #include "unit.h"
@@ -454,14 +455,16 @@ static void test_unsafe_tsc(void)
 	CHECK(x && has(x->fix_lasting, "hypervisor"));
 	free(f);
 
-	/* A small warp in a VM (about 26 us): the known cure stays. */
+	/* A small warp in a VM (about 26 us): a measured warp all the same,
+	 * whose cure is the hypervisor's (tscgate.c). */
 	f = facts("acpi_pm", "acpi_pm", "4.19.0-20-amd64");
 	f->hv.kind = CD_HV_VIRTUALBOX;
 	log_text(f, "[    0.0] tsc: Detected 2593.992 MHz processor\n"
 	            "[    0.1] Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.\n");
 	cd_diagnose(f, NULL, &r);
 	x = find(&r, "slow-clocksource");
-	CHECK(x && strcmp(x->act_add, "tsc=reliable") == 0);
+	CHECK(x && !x->act_add[0] && has(x->fix_lasting, "Do not add tsc=reliable"));
+	CHECK(x && has(x->fix_lasting, "set apart by the hypervisor") && has(x->risk, "25.8 us"));
 	/* ... but not on bare metal, where nothing preempts the kernel's test. */
 	f->hv.kind = CD_HV_NONE;
 	cd_diagnose(f, NULL, &r);
@@ -479,7 +482,8 @@ static void test_unsafe_tsc(void)
 	            "[    0.1] Measured 66930 cycles TSC warp between CPUs, turning off TSC clock.\n");
 	cd_diagnose(f, NULL, &r);
 	x = find(&r, "tsc-unstable-sync");
-	CHECK(x && !strstr(x->fix_lasting, "Do not add"));
+	CHECK(x && has(x->fix_lasting, "Do not add") && has(x->fix_lasting, "On bare metal") &&
+	      has(x->fix_lasting, "In a VM"));
 	free(f);
 
 	/* A CPU without constant_tsc on bare metal, and a TSC that halts in idle. */
@@ -690,8 +694,105 @@ static void test_only_slow_listed(void)
 	free(f);
 }
 
+/* The one gate for advice that trusts the TSC (tscgate.c): outright only on
+ * a sound verdict or a platform's guarantee; the measurement first without
+ * evidence; never on evidence that the TSC is bad. */
+static const struct cd_finding *gated(struct cd_facts *f, struct cd_report *r)
+{
+	cd_diagnose(f, NULL, r);
+	return found(r, "tsc-unstable-watchdog");
+}
+
+static void test_tsc_gate(void)
+{
+	static const char *const wd =
+		"[ 3007.005852] clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+		"[ 3007.005852] tsc: Marking TSC unstable due to clocksource watchdog\n";
+	struct cd_report r;
+	struct cd_facts *f = facts("hpet", "hpet acpi_pm", NULL);
+	f->hv.kind = CD_HV_KVM;
+	f->saved_verdict = CD_SAVED_NONE;
+	log_text(f, wd);
+	/* No evidence: the measurement first, then the conditional step; no
+	 * action for fix, only the parameter it waits to write. */
+	const struct cd_finding *x = gated(f, &r);
+	CHECK(has(x->fix_lasting, "First measure it on the machine itself"));
+	CHECK(has(x->fix_lasting, "$ clockdoctor tsc\n"));
+	CHECK(strstr(x->fix_lasting, "$ clockdoctor tsc") < strstr(x->fix_lasting, "Add tsc=reliable"));
+	CHECK(has(x->fix_lasting, "Only if it says sound"));
+	CHECK(!x->act_add[0]);
+	CHECK_STR(x->act_after_tsc, "tsc=reliable");
+	/* Live, the same in the words of the machine in front of us. */
+	f->live = true;
+	x = gated(f, &r);
+	CHECK(has(x->fix_lasting, "First measure whether the TSC can be trusted"));
+	f->live = false;
+	/* Measured sound on this boot: the parameter, its basis and its risk. */
+	f->saved_verdict = CD_SAVED_SOUND;
+	snprintf(f->saved_verdict_from, sizeof f->saved_verdict_from, "/run/clockdoctor/tsc-verdict says sound");
+	x = gated(f, &r);
+	CHECK_STR(x->act_add, "tsc=reliable");
+	CHECK(has(x->fix_lasting, "`clockdoctor tsc` measured the TSC sound on this boot"));
+	CHECK(!has(x->fix_lasting, "Only if it says sound") && x->risk[0]);
+	/* Unknown: still the measurement first, saying what it said. */
+	f->saved_verdict = CD_SAVED_UNKNOWN;
+	x = gated(f, &r);
+	CHECK(!x->act_add[0] && has(x->fix_lasting, "was unknown"));
+	/* Unsound: never, with the measurement as the reason. */
+	f->saved_verdict = CD_SAVED_UNSOUND;
+	x = gated(f, &r);
+	CHECK(!x->act_add[0] && !x->act_after_tsc[0]);
+	CHECK(has(x->fix_lasting, "Do not add tsc=reliable") && has(x->fix_lasting, "measured the TSC unsound"));
+	/* The platform's guarantee: VMware documents its TSC. */
+	f->saved_verdict = CD_SAVED_NONE;
+	f->hv.kind = CD_HV_VMWARE;
+	x = gated(f, &r);
+	CHECK_STR(x->act_add, "tsc=reliable");
+	CHECK(has(x->fix_lasting, "Timekeeping in VMware Virtual Machines"));
+	/* ... but not against a sound verdict's opposite in the log: a warp. */
+	free(f);
+
+	/* Bad evidence beats a sound verdict: a warp the kernel measured. */
+	f = facts("hpet", "hpet", "6.1.0-20-amd64");
+	f->hv.kind = CD_HV_KVM;
+	f->saved_verdict = CD_SAVED_SOUND;
+	log_text(f, "[    0.1] Measured 2597 cycles TSC warp between CPUs, turning off TSC clock.\n"
+	            "[    0.1] tsc: Marking TSC unstable due to check_tsc_sync_source failed\n");
+	cd_diagnose(f, NULL, &r);
+	x = found(&r, "tsc-unstable-sync");
+	CHECK(!x->act_add[0] && has(x->fix_lasting, "Do not add tsc=reliable") && has(x->risk, "2597 cycles"));
+	free(f);
+
+	/* The 6.x watchdog's skew, no read-back delay blamed: never. */
+	f = facts("hpet", "hpet", "6.8.0-31-generic");
+	f->hv.kind = CD_HV_NONE;
+	log_text(f, "[ 9.1] clocksource: timekeeping watchdog on CPU6: Marking clocksource 'tsc' as unstable because the skew is too large:\n"
+	            "[ 9.1] clocksource:                       'hpet' wd_nsec: 503484590 wd_now: 26d0ef4a wd_last: 2662ef33 mask: ffffffff\n"
+	            "[ 9.1] clocksource:                       'tsc' cs_nsec: 503993664 cs_now: 9b86fc99fb0 cs_last: 9b806d8306b mask: ffffffffffffffff\n"
+	            "[ 9.1] tsc: Marking TSC unstable due to clocksource watchdog\n");
+	x = gated(f, &r);
+	CHECK(!x->act_add[0] && !x->act_after_tsc[0] && has(x->fix_lasting, "Do not add tsc=reliable"));
+	CHECK(has(x->fix_lasting, "509.1 us ahead of hpet") && has(x->risk, "1011 ppm"));
+	free(f);
+
+	/* The parameters the gate owns, and the one path for them. */
+	CHECK(cd_param_trusts_tsc("tsc=reliable") && cd_param_trusts_tsc("quiet nowatchdog"));
+	CHECK(cd_param_trusts_tsc("clocksource=tsc") && cd_param_trusts_tsc("tsc=nowatchdog"));
+	CHECK(!cd_param_trusts_tsc("clocksource=tsc-early") && !cd_param_trusts_tsc("clocksource=hpet"));
+	CHECK(!cd_param_trusts_tsc("tsc=noirqtime") && !cd_param_trusts_tsc("nowatchdogs"));
+	struct cd_finding y = { 0 };
+	f = facts("hpet", "hpet", NULL);
+	cd_act_add_params(&y, f, "tsc=reliable");
+	cd_act_add_clocksource_param(&y, f, "tsc");
+	CHECK(!y.act_add[0] && !y.fix_lasting[0]);
+	cd_act_add_clocksource_param(&y, f, "hpet");
+	CHECK_STR(y.act_add, "clocksource=hpet");
+	free(f);
+}
+
 int main(void)
 {
+	test_tsc_gate();
 	test_acpi_pm_after_warp();
 	test_measured();
 	test_kvm_clock();

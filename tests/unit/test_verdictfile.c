@@ -9,6 +9,7 @@
  * it could not save.
  */
 #include "persist/verdictfile.h"
+#include "probe/probe.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -164,6 +165,13 @@ static void test_save_and_load(void)
 	CHECK_STR(v.clocksource, "hpet");
 	CHECK(strstr(why, "says sound on this boot") != NULL);
 	CHECK(strstr(unit_get(path), "counter=x86-tsc\n") != NULL);
+	/* ... and the probe takes it as this boot's evidence (verdictfact.c). */
+	static struct cd_facts g;
+	memset(&g, 0, sizeof g);
+	g.live = true;
+	cd_probe_saved_verdict(&g);
+	CHECK_INT(g.saved_verdict, CD_SAVED_SOUND);
+	CHECK(strstr(g.saved_verdict_from, "says sound on this boot") != NULL);
 
 	/* without a measurement, the kernel's frequency */
 	t.src[CD_SRC_MEASURED].have = false;
@@ -172,6 +180,8 @@ static void test_save_and_load(void)
 	CHECK_INT(cd_verdict_load(path, &v, why, sizeof why), CD_VF_THIS_BOOT);
 	CHECK_INT(v.verdict, 1);
 	CHECK(v.counter_hz == 2596130000.0);
+	cd_probe_saved_verdict(&g);
+	CHECK_INT(g.saved_verdict, CD_SAVED_UNKNOWN);
 
 	/* FASTCLOCK_VERDICT, the library's override, is what run reads */
 	char other[200];
@@ -187,6 +197,11 @@ static void test_save_and_load(void)
 	close(fd);
 	CHECK_INT(cd_verdict_load(other, &v, why, sizeof why), CD_VF_OTHER_BOOT);
 	CHECK(strstr(why, "another boot") != NULL);
+	/* a sound verdict of another boot is no evidence for this one */
+	setenv("FASTCLOCK_VERDICT", other, 1);
+	cd_probe_saved_verdict(&g);
+	CHECK_INT(g.saved_verdict, CD_SAVED_NONE);
+	unsetenv("FASTCLOCK_VERDICT");
 	/* malformed, or writable by others: unusable */
 	fd = open(other, O_WRONLY | O_TRUNC);
 	CHECK(fd >= 0 && write(fd, "verdict=sound\n", 14) == 14);
