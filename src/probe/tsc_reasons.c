@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#define NO_PARAMETER "no parameter makes it a clock: forced (tsc=reliable) it would lose time with every deep sleep"
+#define NO_PARAMETER "no parameter makes it a clock: forced into use by one, it would lose time with every deep sleep"
 
 static const struct cd_tsc_reason reasons[] = {
 	/* arch/x86/kernel/tsc_sync.c check_tsc_sync_source() (2.6.18+): after
@@ -67,6 +67,13 @@ static const struct cd_tsc_reason reasons[] = {
 	  "without nonstop_tsc its TSC stops there: the kernel was right, and " NO_PARAMETER ". "
 	  "Keep the current clocksource; turning C1E off in the BIOS setup keeps the TSC "
 	  "running on some boards." },
+	/* arch/x86/kernel/tsc.c cpufreq_register_tsc_scaling() (about 4.8+):
+	 * at boot, a CPU without constant_tsc and more than one CPU present,
+	 * before any frequency change is seen */
+	{ "cpufreq changes on SMP", CD_REASON_CPUFREQ, true,
+	  "this CPU has no constant_tsc, so its TSC's rate follows each CPU's frequency, and with "
+	  "several CPUs they drift apart: it is not a clock on this machine, and no parameter makes "
+	  "it one. Keep the current clocksource; a CPU with constant_tsc is the cure." },
 	/* arch/x86/kernel/tsc.c time_cpufreq_notifier() (2.6.18+): a
 	 * frequency change on a CPU without constant_tsc */
 	{ "cpufreq changes", CD_REASON_CPUFREQ, true,
