@@ -82,20 +82,75 @@ static void host_advice(const struct cd_facts *f, struct cd_finding *x)
 	}
 }
 
-/* A cloud instance: what only the provider's side changes is the instance
- * type, and the provider documents which clock each type gives.  Said
- * where the finding already sends the user to the hypervisor. */
-static void cloud_advice(const struct cd_facts *f, struct cd_finding *x)
+/* Cloud providers, by the DMI they write: sys_vendor (or the log's DMI
+ * line) starting with vendor, and where the vendor's name alone does not
+ * tell the cloud from the product (Microsoft's "Virtual Machine" is any
+ * Hyper-V guest), the chassis asset tag the cloud writes to every VM
+ * (Azure's, as cloud-init's Azure data source checks it).  The advice
+ * names what only the provider's side changes and the provider's own
+ * documentation, by its title. */
+static const struct cloud {
+	const char *vendor;
+	const char *asset_tag;
+	const char *advice;
+} clouds[] = {
+	{ "Amazon EC2", NULL,
+	  "On EC2 the instance type decides the clock: instance types built on the Nitro System "
+	  "give kvm-clock, which the vDSO reads; the older Xen-based types give xen, often a "
+	  "system call; *.metal types run without a hypervisor. AWS lists which types are built "
+	  "on Nitro (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instance-types.html"
+	  "#ec2-nitro-instances): moving to one is the provider-side fix.\n" },
+	{ "Google", NULL,
+	  "On Compute Engine the hypervisor is Google's, KVM-based: the clocksources it offers are "
+	  "kvm-clock and tsc, both read by the vDSO, so a slower one is the guest's choice, not the "
+	  "platform's. Google's documentation \"Configure NTP on a VM\" has the VM take its time "
+	  "only from Google's internal NTP service, never mixed with external servers; \"Configure "
+	  "accurate time for Compute Engine VMs\" syncs the clock to the host's with chrony and "
+	  "ptp_kvm.\n" },
+	{ "Microsoft Corporation", "7783-7084-3265-9085-8269-3286-77",
+	  "On Azure the hypervisor is Hyper-V: its clocksource is hyperv_clocksource_tsc_page (the "
+	  "Hyper-V reference TSC page, read by the vDSO), or tsc where Hyper-V says the TSC is "
+	  "invariant. Microsoft's documentation \"Time sync for Linux VMs in Azure\" describes how "
+	  "a Linux VM there takes its time from the host (the VMICTimeSync integration service) or "
+	  "from time servers, and how to check which it uses.\n" },
+};
+
+static bool field_is(const char *field, size_t cap, const char *want)
+{
+	size_t n = strnlen(field, cap), w = strlen(want);
+	while (n > 0 && strchr(" \t\r\n", field[n - 1]))
+		n--;
+	return n == w && memcmp(field, want, w) == 0;
+}
+
+/* The vendor's name starts s and ends at its end or a blank. */
+static bool vendor_starts(const char *s, const char *vendor)
+{
+	size_t n = strlen(vendor);
+	return strncmp(s, vendor, n) == 0 && (s[n] == '\0' || s[n] == ' ' || s[n] == '\n');
+}
+
+const char *cd_cloud_advice(const struct cd_facts *f)
 {
 	const char *vendor = f->hv.dmi_sys_vendor[0] ? f->hv.dmi_sys_vendor : f->hv.klog_dmi;
-	if (!x->fix_hypervisor[0] || strncmp(vendor, "Amazon EC2", 10) != 0)
-		return;
-	cd_appendf(x->fix_hypervisor, sizeof x->fix_hypervisor,
-	           "On EC2 the instance type decides the clock: instance types built on the Nitro System "
-	           "give kvm-clock, which the vDSO reads; the older Xen-based types give xen, often a "
-	           "system call; *.metal types run without a hypervisor. AWS lists which types are built "
-	           "on Nitro (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instance-types.html"
-	           "#ec2-nitro-instances): moving to one is the provider-side fix.\n");
+	for (size_t i = 0; i < CD_ARRAY_LEN(clouds); i++) {
+		if (!vendor_starts(vendor, clouds[i].vendor))
+			continue;
+		if (clouds[i].asset_tag && !field_is(f->hv.dmi_chassis_asset_tag,
+		                                     sizeof f->hv.dmi_chassis_asset_tag, clouds[i].asset_tag))
+			continue;
+		return clouds[i].advice;
+	}
+	return NULL;
+}
+
+/* A cloud instance: what only the provider's side changes, said where the
+ * finding already sends the user to the hypervisor. */
+static void cloud_advice(const struct cd_facts *f, struct cd_finding *x)
+{
+	const char *advice = x->fix_hypervisor[0] ? cd_cloud_advice(f) : NULL;
+	if (advice)
+		cd_appendf(x->fix_hypervisor, sizeof x->fix_hypervisor, "%s", advice);
 }
 
 /* The user stands where the kernel cannot be changed. */

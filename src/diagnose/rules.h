@@ -157,6 +157,9 @@ void cd_rule_ntp(struct cd_ctx *c);
 
 /* ---- hostfix.c: after every rule, the fixes for where the user stands ---- */
 void cd_rule_where_the_fix_is(struct cd_ctx *c);
+/* The cloud provider's advice for the hypervisor side (hostfix.c's table,
+ * by DMI), or NULL when the DMI names no cloud the table knows. */
+const char *cd_cloud_advice(const struct cd_facts *f);
 
 /* ---- rules_tsc.c ---- */
 void cd_rule_tsc_unstable_sync(struct cd_ctx *c);

@@ -108,6 +108,8 @@ struct cd_hypervisor {
 	char sys_hypervisor_type[CD_NAME_MAX];
 	char dmi_sys_vendor[CD_NAME_MAX];
 	char dmi_product_name[CD_NAME_MAX];
+	/* DMI's chassis asset tag: Azure writes one constant to every VM */
+	char dmi_chassis_asset_tag[CD_NAME_MAX];
 	char klog_detected[CD_NAME_MAX];  /* "Hypervisor detected: NAME" */
 	char klog_dmi[CD_LINE_MAX / 2];   /* the log's "DMI: ..." line, when sysfs has no DMI */
 	/* The paravirtual interface the guest sees when it is another

@@ -288,6 +288,9 @@ static void probe_hypervisor_strings(struct cd_facts *f)
 	cd_printable(f->hv.sys_hypervisor_type);
 	cd_printable(f->hv.dmi_sys_vendor);
 	cd_printable(f->hv.dmi_product_name);
+	read_small(f, "/sys/class/dmi/id/chassis_asset_tag", f->hv.dmi_chassis_asset_tag,
+	           sizeof f->hv.dmi_chassis_asset_tag);
+	cd_printable(f->hv.dmi_chassis_asset_tag);
 	/* The device tree's model (a string property, NUL-terminated) */
 	if (read_small(f, "/proc/device-tree/model", f->hv.machine_model, sizeof f->hv.machine_model) < 0)
 		read_small(f, "/sys/firmware/devicetree/base/model", f->hv.machine_model, sizeof f->hv.machine_model);

@@ -216,3 +216,44 @@ def test_ec2_instance_type_is_the_providers_fix(cd, tmp_path):
     doc = check(cd, log_root(tmp_path / "kvm", log.replace("Amazon EC2 t3.micro", "QEMU Standard PC"),
                              current="hpet\n", available="hpet acpi_pm\n"))
     assert "ec2-nitro-instances" not in "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
+
+
+def hypervisor_fix(doc):
+    return "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
+
+
+def test_gce_names_googles_time_documentation(cd, tmp_path):
+    log = ("[    0.000000] DMI: Google Google Compute Engine/Google Compute Engine, BIOS Google 01/01/2011\n"
+           "[    0.000000] Hypervisor detected: KVM\n"
+           "[    0.000000] clocksource: Switched to clocksource hpet\n")
+    doc = check(cd, log_root(tmp_path, log, current="hpet\n", available="kvm-clock tsc hpet acpi_pm\n"))
+    assert doc["hypervisor"]["name"] == "kvm"
+    hv = hypervisor_fix(doc)
+    assert "Configure NTP on a VM" in hv and "Compute Engine" in hv
+    assert "ec2-nitro-instances" not in hv and "Azure" not in hv
+
+
+AZURE_TAG = "7783-7084-3265-9085-8269-3286-77\n"
+
+
+def azure_root(tmp_path, tag):
+    files = {"sys/class/dmi/id/sys_vendor": "Microsoft Corporation\n",
+             "sys/class/dmi/id/product_name": "Virtual Machine\n"}
+    if tag is not None:
+        files["sys/class/dmi/id/chassis_asset_tag"] = tag
+    return make_root(tmp_path, files, current="hpet\n", available="hyperv_clocksource_tsc_page hpet acpi_pm\n")
+
+
+def test_azure_by_its_asset_tag(cd, tmp_path):
+    doc = check(cd, azure_root(tmp_path, AZURE_TAG))
+    assert doc["hypervisor"]["name"] == "hyperv"
+    hv = hypervisor_fix(doc)
+    assert "Time sync for Linux VMs in Azure" in hv and "hyperv_clocksource_tsc_page" in hv
+
+
+@pytest.mark.parametrize("tag", [None, "None\n", "7783-7084-3265-9085-8269-3286-78\n"])
+def test_hyperv_without_azures_tag_is_no_azure(cd, tmp_path, tag):
+    # the quiet side: a Hyper-V guest on a desk is Hyper-V, not Azure
+    doc = check(cd, azure_root(tmp_path, tag))
+    assert doc["hypervisor"]["name"] == "hyperv"
+    assert "Azure" not in hypervisor_fix(doc)
