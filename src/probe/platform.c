@@ -209,6 +209,23 @@ static void container_from_file(struct cd_facts *f)
 	snprintf(f->hv.container, sizeof f->hv.container, "%s", word);
 }
 
+bool cd_platform_container_from_environ(const char *env, size_t len, char *out, size_t cap)
+{
+	/* NUL-separated NAME=value strings; only container= is kept, and
+	 * nothing else of the environment (it may hold secrets) leaves here. */
+	static const char key[] = "container=";
+	size_t k = sizeof key - 1;
+	for (size_t at = 0; at < len;) {
+		size_t n = strnlen(env + at, len - at);
+		if (n > k && memcmp(env + at, key, k) == 0) {
+			snprintf(out, cap, "%.*s", (int)(n - k), env + at + k);
+			return true;
+		}
+		at += n + 1;
+	}
+	return false;
+}
+
 void cd_platform_where(struct cd_facts *f, bool dockerenv, bool containerenv)
 {
 	struct cd_hypervisor *hv = &f->hv;

@@ -298,6 +298,17 @@ static void probe_hypervisor_strings(struct cd_facts *f)
 	/* Where the user stands: systemd's container type, Docker's and
 	 * Podman's marker files. */
 	read_small(f, "/run/systemd/container", f->hv.container, sizeof f->hv.container);
+	/* Without systemd inside, only init's environment says it: LXC and
+	 * others set container= for the container's first process (systemd
+	 * writes the file above from the same variable). */
+	if (!f->hv.container[0]) {
+		size_t len;
+		char *env = read_file(f, "/proc/1/environ", 65536, &len);
+		if (env) {
+			cd_platform_container_from_environ(env, len, f->hv.container, sizeof f->hv.container);
+			free(env);
+		}
+	}
 	cd_printable(f->hv.container);
 	char mark[8];
 	bool dockerenv = cd_read_small(f->root, "/.dockerenv", mark, sizeof mark) >= 0;

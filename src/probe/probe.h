@@ -106,6 +106,11 @@ int cd_platform_is_x86(const struct cd_facts *f);
  * f->hv.utility_vm from the release and the log; dockerenv, containerenv:
  * /.dockerenv, /run/.containerenv exist beneath the root. */
 void cd_platform_where(struct cd_facts *f, bool dockerenv, bool containerenv);
+/* The value of container= in an environment block (/proc/1/environ:
+ * NUL-separated, len bytes), the variable a container manager sets for the
+ * container's init (LXC: "lxc", systemd-nspawn, Podman, ...), copied into
+ * out; false when it has none. */
+bool cd_platform_container_from_environ(const char *env, size_t len, char *out, size_t cap);
 
 /* ---- kernel.c ---- */
 

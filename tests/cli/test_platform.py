@@ -257,3 +257,29 @@ def test_hyperv_without_azures_tag_is_no_azure(cd, tmp_path, tag):
     doc = check(cd, azure_root(tmp_path, tag))
     assert doc["hypervisor"]["name"] == "hyperv"
     assert "Azure" not in hypervisor_fix(doc)
+
+
+@pytest.mark.parametrize("environ,says", [
+    (b"PATH=/usr/bin\0container=lxc\0TERM=linux\0", "an LXC container"),
+    (b"container=lxc-libvirt\0", "a libvirt LXC container"),
+])
+def test_container_from_inits_environment(cd, tmp_path, environ, says):
+    # no systemd inside: only init's environment names the container
+    root = slow_root(tmp_path, {"proc/1/environ": environ})
+    doc = check(cd, root)
+    assert doc["hypervisor"]["container"] == environ.split(b"container=")[1].split(b"\0")[0].decode()
+    assert says in all_fix_text(doc)
+    assert not any(g in all_fix_text(doc) for g in GRUB)
+
+
+@pytest.mark.parametrize("environ", [b"PATH=/usr/bin\0TERM=linux\0", b"XCONTAINER=lxc\0notcontainer=lxc\0", b""])
+def test_environment_without_container_is_a_machine(cd, tmp_path, environ):
+    doc = check(cd, slow_root(tmp_path, {"proc/1/environ": environ}))
+    assert doc["hypervisor"]["container"] is None
+
+
+def test_hostile_environment_keeps_nothing_else(cd, tmp_path):
+    root = slow_root(tmp_path, {"proc/1/environ": b"SECRET=hunter2\0container=lxc\x1b[31m$(reboot)\0"})
+    out = text(cd, root)
+    assert "hunter2" not in out and "\x1b" not in out and "$(reboot)" not in out
+    assert check(cd, root)["hypervisor"]["container"] == "lxc"

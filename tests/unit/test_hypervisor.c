@@ -4,6 +4,7 @@
  * at a time and in conflict, and on the fixtures' own files; the signature
  * table and the names.
  */
+#include "diagnose/rules.h"
 #include "probe/probe.h"
 #include "unit.h"
 
@@ -672,6 +673,39 @@ static void test_platform_signs(void)
 	CHECK_INT(cd_platform_is_x86(f), 1);
 }
 
+/* init's environment names the container; nothing else of it is kept.
+ * The cloud table: each provider by its DMI, Azure only with its tag. */
+static void test_where_and_cloud(void)
+{
+	char out[CD_NAME_MAX];
+	static const char lxc[] = "PATH=/bin\0container=lxc\0HOME=/";
+	CHECK(cd_platform_container_from_environ(lxc, sizeof lxc - 1, out, sizeof out));
+	CHECK(strcmp(out, "lxc") == 0);
+	static const char none[] = "PATH=/bin\0Xcontainer=lxc\0";
+	CHECK(!cd_platform_container_from_environ(none, sizeof none - 1, out, sizeof out));
+	/* a block cut without its last NUL: the value ends at the cut */
+	static const char cut[] = { 'c', 'o', 'n', 't', 'a', 'i', 'n', 'e', 'r', '=', 'l', 'x', 'c' };
+	CHECK(cd_platform_container_from_environ(cut, sizeof cut, out, sizeof out) && strcmp(out, "lxc") == 0);
+	CHECK(!cd_platform_container_from_environ("", 0, out, sizeof out));
+
+	struct cd_facts *f = blank();
+	CHECK(cd_cloud_advice(f) == NULL);
+	set_dmi(f, "Google", "Google Compute Engine");
+	CHECK(cd_cloud_advice(f) && strstr(cd_cloud_advice(f), "Configure NTP on a VM"));
+	set_dmi(f, "Googleplex Inc.", "X");
+	CHECK(cd_cloud_advice(f) == NULL);
+	set_dmi(f, "Amazon EC2", "m5.large");
+	CHECK(cd_cloud_advice(f) && strstr(cd_cloud_advice(f), "Nitro"));
+	set_dmi(f, "Microsoft Corporation", "Virtual Machine");
+	CHECK(cd_cloud_advice(f) == NULL);
+	snprintf(f->hv.dmi_chassis_asset_tag, CD_NAME_MAX, "7783-7084-3265-9085-8269-3286-77");
+	CHECK(cd_cloud_advice(f) && strstr(cd_cloud_advice(f), "Time sync for Linux VMs in Azure"));
+	/* the log's DMI line when sysfs has none */
+	f = blank();
+	snprintf(f->hv.klog_dmi, sizeof f->hv.klog_dmi, "Google Google Compute Engine/Google Compute Engine");
+	CHECK(cd_cloud_advice(f) && strstr(cd_cloud_advice(f), "Compute Engine"));
+}
+
 int main(void)
 {
 	test_names();
@@ -683,5 +717,6 @@ int main(void)
 	test_fixtures();
 	test_hyperv_signals();
 	test_platform_signs();
+	test_where_and_cloud();
 	return unit_done("hypervisor");
 }
