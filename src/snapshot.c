@@ -387,6 +387,25 @@ static void save_texts(const struct snapshot_opts *o, struct dest *to, struct cd
 	free(log);
 }
 
+/* Init's environment, of which check reads only container= (LXC and
+ * others name the container there when no systemd inside writes
+ * /run/systemd/container): saved as that one variable, never the rest,
+ * which may hold the container's secrets; root's alone, as its source. */
+static void save_init_container(const struct snapshot_opts *o, struct dest *to, struct tally *n)
+{
+	size_t len;
+	int err, trunc;
+	char *env = cd_read_file(o->src ? o->src : "/", "/proc/1/environ", 65536, &len, &err, &trunc);
+	char value[CD_NAME_MAX], kept[CD_NAME_MAX + 16];
+	if (env && cd_platform_container_from_environ(env, len, value, sizeof value)) {
+		int k = snprintf(kept, sizeof kept, "container=%s", value);
+		if (k > 0 && (size_t)k < sizeof kept &&
+		    save(to, "/proc/1/environ", kept, (size_t)k + 1, MODE_OWNER, &n->failed) == 0)
+			n->saved++;
+	}
+	free(env);
+}
+
 /* This machine's facts that are not files: CPUID as `cpuid -r -1` writes
  * it, the NTP state as `adjtimex --print` does. */
 static void save_made(struct dest *to, struct tally *n)
@@ -451,6 +470,7 @@ int cd_cmd_snapshot(int argc, char **argv)
 	}
 	struct tally n = { 0 };
 	save_texts(&o, &to, red, &n);
+	save_init_container(&o, &to, &n);
 	if (!o.src)
 		save_made(&to, &n);
 	if (red) {

@@ -192,3 +192,27 @@ def test_snapshot_root_refusals(cd, tmp_path):
     assert cd("snapshot", "--root", str(src), str(out)).rc == 0
     assert (out / "dmesg.txt").read_bytes() == (src / "dmesg.txt").read_bytes()
     assert not (out / "REDACTED.txt").exists()
+
+
+def test_snapshot_keeps_only_inits_container_variable(cd, tmp_path):
+    # the platform's signs travel (the DMI asset tag, init's container=),
+    # and nothing else of init's environment, which may hold secrets
+    src = tmp_path / "src"
+    for rel, data in {"proc/1/environ": b"DB_PASSWORD=hunter2\0container=lxc\0HOME=/\0",
+                      "sys/class/dmi/id/chassis_asset_tag": b"7783-7084-3265-9085-8269-3286-77\n",
+                      "sys/devices/system/clocksource/clocksource0/current_clocksource": b"hpet\n"}.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(data)
+    dst = tmp_path / "snap"
+    r = cd("snapshot", "--root", str(src), str(dst))
+    assert r.rc == 0, r.err
+    assert (dst / "proc/1/environ").read_bytes() == b"container=lxc\0"
+    assert (dst / "proc/1/environ").stat().st_mode & 0o077 == 0
+    assert (dst / "sys/class/dmi/id/chassis_asset_tag").read_bytes().startswith(b"7783-")
+    doc = cd("check", "--json", "--root", str(dst)).json()
+    assert doc["hypervisor"]["container"] == "lxc"
+    # the quiet side: no container= in init's environment, no file saved
+    (src / "proc/1/environ").write_bytes(b"PATH=/bin\0")
+    dst2 = tmp_path / "snap2"
+    assert cd("snapshot", "--root", str(src), str(dst2)).rc == 0
+    assert not (dst2 / "proc/1/environ").exists()
