@@ -15,6 +15,7 @@
  */
 #include "diagnose/fixes.h"
 #include "diagnose/rules.h"
+#include "probe/probe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,14 @@ static void host_advice(const struct cd_facts *f, struct cd_finding *x)
 		           "restarts the VM with its clock set from the host. A host that slept is the usual "
 		           "cause of a VM clock left behind or on a slow clocksource. Keep Docker Desktop "
 		           "current.\n");
+	} else if (strcmp(hv->utility_vm, CD_MICROVM) == 0) {
+		cd_appendf(buf, cap,
+		           "The kernel is a microVM's, booted by its monitor without GRUB (Firecracker gives "
+		           "its guest its virtio devices on the kernel command line, as here): kernel "
+		           "parameters go in the boot arguments the monitor is given (Firecracker's "
+		           "boot-source boot_args), on the host that starts the microVM. Its clock is KVM's: "
+		           "whether kvm-clock is sound depends on the host's TSC and clocksource, so run "
+		           "`clockdoctor check` on the host too.\n");
 	} else if (strcmp(hv->utility_vm, "WSL 2") == 0) {
 		cd_appendf(buf, cap,
 		           "The kernel is WSL 2's, in a Hyper-V utility VM that Windows boots without GRUB: run "
@@ -183,8 +192,9 @@ void cd_rule_where_the_fix_is(struct cd_ctx *c)
 			cd_appendf(x->fix_now, sizeof x->fix_now,
 			           "(In a container /sys is usually read-only; where it is writable, this switches "
 			           "the host's clocksource, for everything that runs on it.)\n");
-		/* a utility VM's own hypervisor settings are the product's */
-		if (f->hv.utility_vm[0])
+		/* a desktop product's VM's hypervisor settings are the product's;
+		 * a microVM's host is the user's own */
+		if (f->hv.utility_vm[0] && strcmp(f->hv.utility_vm, CD_MICROVM) != 0)
 			x->fix_hypervisor[0] = '\0';
 		host_advice(f, x);
 	}

@@ -226,6 +226,19 @@ bool cd_platform_container_from_environ(const char *env, size_t len, char *out, 
 	return false;
 }
 
+/* A microVM has no DMI and no PCI: Firecracker gives its guest its
+ * virtio devices on the kernel command line ("virtio_mmio.device=4K@
+ * 0xd0000000:5", needing CONFIG_VIRTIO_MMIO_CMDLINE_DEVICES), which no
+ * firmware-booted machine needs. */
+static bool microvm_cmdline(const char *cmdline)
+{
+	static const char word[] = "virtio_mmio.device=";
+	for (const char *p = strstr(cmdline, word); p; p = strstr(p + 1, word))
+		if (p == cmdline || p[-1] == ' ' || p[-1] == '\t')
+			return true;
+	return false;
+}
+
 void cd_platform_where(struct cd_facts *f, bool dockerenv, bool containerenv)
 {
 	struct cd_hypervisor *hv = &f->hv;
@@ -252,4 +265,6 @@ void cd_platform_where(struct cd_facts *f, bool dockerenv, bool containerenv)
 		snprintf(hv->utility_vm, sizeof hv->utility_vm, "Docker Desktop's LinuxKit VM");
 	else if (cd_hv_wsl2_release(rel))
 		snprintf(hv->utility_vm, sizeof hv->utility_vm, "WSL 2");
+	else if (f->kernel.have_cmdline && microvm_cmdline(f->kernel.cmdline))
+		snprintf(hv->utility_vm, sizeof hv->utility_vm, CD_MICROVM);
 }

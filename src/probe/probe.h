@@ -105,6 +105,8 @@ int cd_platform_is_x86(const struct cd_facts *f);
 /* Fill f->hv.container (its file's contents cleaned, else the signs) and
  * f->hv.utility_vm from the release and the log; dockerenv, containerenv:
  * /.dockerenv, /run/.containerenv exist beneath the root. */
+/* utility_vm for a microVM (its devices on the kernel command line) */
+#define CD_MICROVM "a microVM (Firecracker-style)"
 void cd_platform_where(struct cd_facts *f, bool dockerenv, bool containerenv);
 /* The value of container= in an environment block (/proc/1/environ:
  * NUL-separated, len bytes), the variable a container manager sets for the

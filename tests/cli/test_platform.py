@@ -283,3 +283,28 @@ def test_hostile_environment_keeps_nothing_else(cd, tmp_path):
     out = text(cd, root)
     assert "hunter2" not in out and "\x1b" not in out and "$(reboot)" not in out
     assert check(cd, root)["hypervisor"]["container"] == "lxc"
+
+
+FC_LOG = ("[    0.000000] Command line: console=ttyS0 reboot=k panic=1 pci=off  root=/dev/vda "
+          "virtio_mmio.device=4K@0xd0000000:5\n"
+          "[    0.000000] Hypervisor detected: KVM\n"
+          "[    0.000000] clocksource: Switched to clocksource hpet\n")
+
+
+def test_firecracker_microvm_fix_is_the_boot_args(cd, tmp_path):
+    # Firecracker passes its virtio devices on the kernel command line
+    doc = check(cd, log_root(tmp_path, FC_LOG, current="hpet\n", available="kvm-clock tsc hpet acpi_pm\n"))
+    assert doc["hypervisor"]["utility_vm"] == "a microVM (Firecracker-style)"
+    fixes = all_fix_text(doc)
+    assert "boot_args" in fixes
+    assert not any(g in fixes for g in GRUB)
+    assert [p for p in plan_params(cd, tmp_path) if p[0] == "add"] == []
+
+
+@pytest.mark.parametrize("cmdline", ["console=ttyS0 reboot=k panic=1 pci=off root=/dev/vda",
+                                     "console=ttyS0 xvirtio_mmio.device=4K@0xd0000000:5"])
+def test_no_virtio_mmio_on_the_command_line_is_no_microvm(cd, tmp_path, cmdline):
+    log = FC_LOG.replace(FC_LOG.splitlines()[0], "[    0.000000] Command line: " + cmdline)
+    doc = check(cd, log_root(tmp_path, log, current="hpet\n", available="kvm-clock tsc hpet acpi_pm\n"))
+    assert doc["hypervisor"]["utility_vm"] is None
+    assert "boot_args" not in all_fix_text(doc)
