@@ -204,33 +204,33 @@ def test_hostile_container_file(cd, tmp_path):
     assert check(cd, root)["hypervisor"]["container"] == "docker"
 
 
-def test_ec2_instance_type_is_the_providers_fix(cd, tmp_path):
-    log = ("[    0.000000] DMI: Amazon EC2 t3.micro/, BIOS 1.0 10/16/2017\n"
-           "[    0.000000] Hypervisor detected: KVM\n"
-           "[    0.000000] clocksource: Switched to clocksource hpet\n")
-    doc = check(cd, log_root(tmp_path, log, current="hpet\n", available="hpet acpi_pm\n"))
-    assert doc["hypervisor"]["name"] == "kvm"
-    hv = "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
-    assert "instance type" in hv and "ec2-nitro-instances" in hv
-    # the quiet side: another KVM guest gets no EC2 text
-    doc = check(cd, log_root(tmp_path / "kvm", log.replace("Amazon EC2 t3.micro", "QEMU Standard PC"),
-                             current="hpet\n", available="hpet acpi_pm\n"))
-    assert "ec2-nitro-instances" not in "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
-
-
 def hypervisor_fix(doc):
     return "\n".join(f["fix"].get("hypervisor") or "" for f in doc["findings"])
 
 
-def test_gce_names_googles_time_documentation(cd, tmp_path):
-    log = ("[    0.000000] DMI: Google Google Compute Engine/Google Compute Engine, BIOS Google 01/01/2011\n"
-           "[    0.000000] Hypervisor detected: KVM\n"
-           "[    0.000000] clocksource: Switched to clocksource hpet\n")
-    doc = check(cd, log_root(tmp_path, log, current="hpet\n", available="kvm-clock tsc hpet acpi_pm\n"))
+def cloud_log(dmi):
+    return (f"[    0.000000] DMI: {dmi}\n"
+            "[    0.000000] Hypervisor detected: KVM\n"
+            "[    0.000000] clocksource: Switched to clocksource hpet\n")
+
+
+@pytest.mark.parametrize("dmi,says", [
+    ("Amazon EC2 t3.micro/, BIOS 1.0 10/16/2017", ("instance type", "ec2-nitro-instances")),
+    ("Google Google Compute Engine/Google Compute Engine, BIOS Google 01/01/2011",
+     ("Configure NTP on a VM", "Compute Engine")),
+])
+def test_cloud_names_the_providers_fix(cd, tmp_path, dmi, says):
+    log = cloud_log(dmi)
+    doc = check(cd, log_root(tmp_path, log, current="hpet\n", available="kvm-clock hpet acpi_pm\n"))
     assert doc["hypervisor"]["name"] == "kvm"
     hv = hypervisor_fix(doc)
-    assert "Configure NTP on a VM" in hv and "Compute Engine" in hv
-    assert "ec2-nitro-instances" not in hv and "Azure" not in hv
+    assert all(s in hv for s in says)
+    assert "Azure" not in hv
+    # the quiet side: another KVM guest gets no cloud's text
+    doc = check(cd, log_root(tmp_path / "kvm", cloud_log("QEMU Standard PC (i440FX + PIIX, 1996)/"),
+                             current="hpet\n", available="kvm-clock hpet acpi_pm\n"))
+    hv = hypervisor_fix(doc)
+    assert hv and not any(s in hv for s in says)
 
 
 AZURE_TAG = "7783-7084-3265-9085-8269-3286-77\n"
