@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from conftest import BINARY, FIXTURES
+from conftest import BINARY, FIXTURES, plant_verdict
 from test_fix import DEBIAN, GRUB, RECORD, grub_sees
 
 DROPIN = "etc/default/grub.d/90-clockdoctor-tsc-reliable.cfg"
@@ -63,8 +63,11 @@ def fix(root, *args, env=None, timeout=60):
 def make_tree(path, user_file=False):
     """The hpet snapshot with a Debian GRUB configuration.  user_file: grub.d
     holds a file of the drop-in's own name (the operator's), another drop-in,
-    and /var/lib exists already."""
+    and /var/lib exists already.  A sound TSC verdict for its boot is planted,
+    as `clockdoctor tsc` saves it: without one, fix persists nothing that
+    trusts the TSC (tests/cli/test_do_no_harm.py)."""
     shutil.copytree(FIXTURES / "qemu-tcg-smp2-hpet", path, symlinks=True)
+    plant_verdict(path, "sound")
     (path / "etc/default").mkdir(parents=True, exist_ok=True)
     (path / "etc/default/grub").write_text(GRUB)
     (path / "etc/os-release").write_text(DEBIAN)
