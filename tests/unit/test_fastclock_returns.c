@@ -213,9 +213,15 @@ static int held_copy(void)
 			return 1;
 		while (!atomic_load(&holding))
 			sched_yield();
+		/* fc_resync only once fc_info has seen the state held: called
+		 * before the other thread takes the lock, it would take it
+		 * itself (and be the one held up), and the other would get
+		 * the -EBUSY. */
 		while (!atomic_load(&held_done)) {
+			if (fc_info(&in) != -EAGAIN)
+				continue;
+			again = true;
 			busy |= fc_resync() == -EBUSY;
-			again |= fc_info(&in) == -EAGAIN;
 		}
 		pthread_join(th, NULL);
 	}
