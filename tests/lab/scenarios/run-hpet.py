@@ -35,10 +35,10 @@ PY_BIN = os.path.realpath("/usr/bin/python3")      # /usr/bin/python3.11
 PY_NAME = os.path.basename(PY_BIN)
 
 
-
 def flat(text):
     """Text with its line breaks as spaces: `run` wraps its notice to 80 columns."""
     return " ".join(text.split())
+
 
 def _dyn(name, **kw):
     spec = {"src": str(PROGS / (name + ".c")), "dynamic": True,

@@ -35,10 +35,10 @@ STEPS = [
 ]
 
 
-
 def flat(text):
     """Text with its line breaks as spaces: `run` wraps its notice to 80 columns."""
     return " ".join(text.split())
+
 
 def check(r):
     f = r["run"]

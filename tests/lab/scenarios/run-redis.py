@@ -92,10 +92,10 @@ for i in range(ROUNDS):
     STEPS.append(("round%d" % i, ROUND % dict(HALVES[i % 2], accel=ACCEL, n=REQUESTS), 200))
 
 
-
 def flat(text):
     """Text with its line breaks as spaces: `run` wraps its notice to 80 columns."""
     return " ".join(text.split())
+
 
 def parse(out):
     """{"plain": (kv, {test: rps}), "accel": (...)} from a round's lines."""
