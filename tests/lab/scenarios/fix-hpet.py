@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 """fix-hpet: `clockdoctor fix` in the two-vCPU guest on hpet.  Nothing faster
 is listed (the kernel dropped the TSC), so --apply switches nothing and says
-why; the plan's lasting change is tsc=reliable, with its drop-in, command and
-risk, and the hypervisor's part is printed as such.  --persist then --undo on
-the guest's own root (no update-grub in the guest: persist says the boot
-configuration is not regenerated) leave every file as it was.
+why; with no measured verdict the plan carries out no parameter that switches
+the kernel's check off: tsc=reliable is left out until `clockdoctor tsc`
+says sound on this boot, and the hypervisor's part is printed as such.
+With a sound verdict for this boot planted in the state folder, the plan's
+lasting change is tsc=reliable, with its drop-in, command and risk; --persist
+then --undo on the guest's own root (no update-grub in the guest: persist
+says the boot configuration is not regenerated) leave every file as it was.
 (test_fix_chain.py boots a guest with this plan's parameter.)"""
 SMP = 2
 TIMEOUT = 120
@@ -20,8 +23,13 @@ TIMEOUT = 120
 SNAP = ("find / -xdev | grep -v -e '^/tmp$' -e '^/run$' -e '^/run/clockdoctor' | sort | "
         "xargs stat -c '%n %a %F %s'; "
         "find / -xdev -type f | grep -v '^/run/clockdoctor/' | sort | xargs md5sum")
+# A sound verdict for this boot, as `clockdoctor tsc` saves it (root's, 0644).
+VERDICT = ("mkdir -p /run/clockdoctor && printf 'boot_id=%s\\nverdict=sound\\ncounter_hz=2893000000\\n"
+           "clocksource=hpet\\ntime=1795381234\\n' \"$(cat /proc/sys/kernel/random/boot_id)\" "
+           "> /run/clockdoctor/tsc-verdict && chmod 0644 /run/clockdoctor/tsc-verdict")
 STEPS = [
-    ("plan", "clockdoctor fix --json"),
+    ("unmeasured", "clockdoctor fix --json"),
+    ("plan", VERDICT + " && clockdoctor fix --json"),
     ("text", "clockdoctor fix"),
     ("apply", "clockdoctor fix --apply --json"),
     ("persist", """
@@ -34,11 +42,17 @@ clockdoctor fix --undo; echo "undo rc=$?"
 snap > /tmp/after
 cmp /tmp/before /tmp/after && echo "tree: same" || diff /tmp/before /tmp/after
 wc -l < /tmp/before
+rm -f /run/clockdoctor/tsc-verdict
 """ % {"snap": SNAP}, 90),
 ]
 
 
 def check(r):
+    u = r["unmeasured"]
+    assert u.rc == 0, u.stderr
+    assert u.json["plan"]["params"] == [], u.json["plan"]
+    assert any("tsc=reliable" in n and "not until the TSC is measured" in n
+               for n in u.json["plan"]["left_out"]), u.json["plan"]
     p = r["plan"]
     assert p.rc == 0, p.stderr
     j = p.json

@@ -15,7 +15,9 @@ TIMEOUT = 200
 CUR = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 STEPS = [
     ("report", "clockdoctor report -d 0.3 --clocksources all --top 2", 150),
-    ("after", "cat %s; ls /run/clockdoctor" % CUR),
+    # no restore record left in the state folder (fix's lock file may be
+    # there, from a fix run earlier in the same guest)
+    ("after", "cat %s; ls /run/clockdoctor | grep -vx fix.lock; true" % CUR),
     ("cleanup", "echo hpet > %s" % CUR),
 ]
 

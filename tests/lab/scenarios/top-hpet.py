@@ -62,6 +62,9 @@ PROGRAMS = {"/usr/local/bin/tcall": _source()}
 
 STEPS = [
     ("top", """
+# tracefs unmounted first: another scenario in the same guest (report --top)
+# may have mounted it, and top mounting it itself is what is checked
+umount /sys/kernel/tracing 2>/dev/null
 tcall %(rate)d 8 mono >/tmp/mono.out & M=$!
 tcall %(rate)d 8 coarse >/tmp/coarse.out & C=$!
 sleep 1
