@@ -14,7 +14,7 @@ back), and says nothing is missed; tsc with CPU 1 offline says unknown (one
 CPU, nothing to compare with), and sound with both online again."""
 import json
 
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        check_common, workload)
 
 TIMEOUT = 90

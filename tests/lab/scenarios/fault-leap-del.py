@@ -5,7 +5,7 @@ of 2027-06-30 and STA_DEL announced with adjtimex; the kernel skips 23:59:59
 accelerator read through it, as in fault-leap-ins.  Asserted: one REALTIME
 step of +1 s; the library's REALTIME the kernel's around it, TAI never
 backwards and within the bound; MONOTONIC untouched."""
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        Figures, check_leap, leap_steps)
 
 TIMEOUT = 60

@@ -10,7 +10,7 @@ Asserted: the kernel inserted the leap (one REALTIME step of -1 s seen by
 fcprobe, TAI offset 1 after); the library's REALTIME is the kernel's around
 it (every read within the bound: nothing stale across the leap), its TAI
 never backwards and within the bound; MONOTONIC untouched."""
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        Figures, check_leap, leap_steps)
 
 TIMEOUT = 60

@@ -8,7 +8,7 @@ with the VM: the guest does not see the downtime.  Asserted: the migration
 completed (the destination answered), nothing goes backwards, every read of
 the library within the stated bound after the migration, the accelerator's
 within its allowance."""
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        check_common, workload)
 
 TIMEOUT = 60

@@ -25,7 +25,7 @@ then the NTP state is reset, and the kernel's clock left 2 s to settle
     hold in every reading"); the accelerator within max(2 x bound, 1 ms).
 The figures of each phase (worst error, worst excess over the bound, the
 bound, time to converge) are printed."""
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        STEP_CHECK_NS, STEPWATCH_END, check_common, stepwatch_result,
                        stepwatch_start, workload)
 

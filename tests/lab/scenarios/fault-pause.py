@@ -9,7 +9,7 @@ backwards, every read within the stated bound throughout (no read is owed to
 the pause), and the guest's MONOTONIC advanced by far less than the host's
 5 s across the pause (else the TSC saw the pause and the test would say
 nothing about a pause the guest cannot see)."""
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        check_common, workload)
 
 TIMEOUT = 60

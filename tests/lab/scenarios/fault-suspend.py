@@ -8,7 +8,7 @@ the time asleep, as its log says); the library's MONOTONIC and BOOTTIME are
 within the stated bound of the kernel's at every read after the resume (no
 read is owed to the resume: time to converge 0), the accelerator's within
 its allowance (max(2 x bound, 1 ms))."""
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        check_common, workload)
 
 TIMEOUT = 60

@@ -16,7 +16,7 @@ allowance.  As the library leaves the counter, its values stay within
 1 ms of the kernel's too (not up to a line's length ahead).
 fastclock-switch shows the timing of the change itself."""
 from fastclock_lab import CHECK_NS, MAX_INTERVAL_NS
-from fault_lab import (CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
                        check_common, workload)
 
 TIMEOUT = 60
