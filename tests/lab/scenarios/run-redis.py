@@ -13,33 +13,11 @@ under TCG moved rounds run one after the other by up to 1.6x, falls on both
 alike; the two halves of the guest swap between rounds.  The figures are
 printed (docs/run.md), not asserted: a throughput assertion would fail on a
 slow host, not on a wrong program.  The clients run plain, so only the
-servers differ."""
-from lab import clockdoctor_path
+servers differ.  `make bench-lab` (bench-servers) measures the same A/B at
+length, with a second server and the Amdahl bound (docs/run.md)."""
+from server_ab import ACCEL, APPEND, CPU, FILES, HALVES, SMP, VERDICT, flat, median, parse  # noqa: F401
 
-SMP = 4
-CPU = "max,+invtsc,x-force-features=on"   # as run-hpet: the bit forced on, the kernel on hpet
-APPEND = "tsc=unstable"
 TIMEOUT = 300
-
-B = clockdoctor_path().resolve().parent
-FILES = {
-    "/usr/local/lib/libfastclock-preload.so": str(B / "libfastclock-preload.so"),
-    "/usr/bin/redis-server": "/usr/bin/redis-server",
-    "/usr/bin/redis-benchmark": "/usr/bin/redis-benchmark",
-    "/usr/bin/redis-cli": "/usr/bin/redis-cli",
-}
-
-VERDICT = r"""
-hz=$(CLOCKDOCTOR_STATE_DIR=/tmp/tsc-state clockdoctor tsc --json -d 0.2 --quick 2>/dev/null |
-     sed -n 's/.*"measured_hz": *\([0-9][0-9]*\).*/\1/p' | head -n 1)
-printf 'boot_id=%s\nverdict=sound\ncounter_hz=%s\nclocksource=hpet\ntime=%s\n' \
-  "$(cat /proc/sys/kernel/random/boot_id)" "${hz:-0}" "$(date +%s)" > /tmp/verdict-sound
-chmod 644 /tmp/verdict-sound
-ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
-"""
-
-# taskset first: `run` itself says it cannot reach a static taskset's exec
-ACCEL = "env FASTCLOCK_VERDICT=/tmp/verdict-sound FASTCLOCK_INFO=1 clockdoctor run --"
 
 # One round: both servers started (plain on PORT_P pinned to MASK_P, the
 # accelerated one on PORT_A to MASK_A), their behaviour checked, then both
@@ -85,38 +63,9 @@ cat /tmp/redis-plain.log /tmp/redis-accel.log >&2
 
 ROUNDS = 4
 REQUESTS = 20000
-# vCPU masks: server, client of the plain side; server, client of the accelerated side
-HALVES = [dict(sp=1, cp=2, sa=4, ca=8), dict(sp=4, cp=8, sa=1, ca=2)]
 STEPS = [("verdict", VERDICT, 60)]
 for i in range(ROUNDS):
     STEPS.append(("round%d" % i, ROUND % dict(HALVES[i % 2], accel=ACCEL, n=REQUESTS), 200))
-
-
-def flat(text):
-    """Text with its line breaks as spaces: `run` wraps its notice to 80 columns."""
-    return " ".join(text.split())
-
-
-def parse(out):
-    """{"plain": (kv, {test: rps}), "accel": (...)} from a round's lines."""
-    runs = {"plain": ({}, {}), "accel": ({}, {})}
-    for line in out.splitlines():
-        kind, _, rest = line.partition(" ")
-        if kind not in runs:
-            continue
-        kv, rps = runs[kind]
-        if "requests per second" in rest:
-            name, num = rest.split(":", 1)
-            rps[name.strip()] = float(num.split()[0])
-        else:
-            kv.update(x.split("=", 1) for x in rest.split() if "=" in x)
-    return runs
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def check(r):
