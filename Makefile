@@ -304,13 +304,20 @@ tsan:
 # counter, with the library's cost side by side with what it competes with.
 # bench-peers: the same against abseil, quanta and minstant in one process
 # (bench/peers/README.md); needs cargo, crates.io and libabsl-dev.
-.PHONY: bench bench-peers
+# bench-lab: in the lab's four-vCPU guest on hpet, redis-server and a
+# loopback server (tests/lab/guest/tsserve.c) with and without the
+# accelerator, side by side, against the Amdahl bound of their time calls
+# (tests/lab/scenarios/bench-servers.py, docs/run.md; 15-30 min under TCG).
+.PHONY: bench bench-peers bench-lab
 BENCH_WAYS ?= library,monotonic,realtime,monotonic_coarse,counter
 bench: $(B)/clockdoctor
 	$(B)/clockdoctor bench -s --targets -d 4 -c $(BENCH_WAYS)
 
 bench-peers: $(B)/libfastclock.a
 	$(MAKE) --no-print-directory -C bench/peers B=$(CURDIR)/$(B) run
+
+bench-lab: build/clockdoctor build/libfastclock-preload.so
+	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) tests/lab/lab.py run bench-servers
 
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

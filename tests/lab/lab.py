@@ -955,6 +955,7 @@ class Scenario:
         self.host_control = bool(ns.get("HOST_CONTROL", False))
         self.timeout = int(ns.get("TIMEOUT", DEFAULT_SCENARIO_TIMEOUT))
         self.alone = bool(ns.get("ALONE", False))
+        self.bench = bool(ns.get("BENCH", False))
         self.programs = dict(ns.get("PROGRAMS", {}))
         self.files = dict(ns.get("FILES", {}))
         self.steps = []
@@ -994,8 +995,11 @@ def _compile_scenario(src, path):
     return compile(tree, str(path), "exec")
 
 
-def load_scenarios(directory=SCENARIO_DIR):
-    return [Scenario(p) for p in sorted(Path(directory).glob("*.py"))]
+def load_scenarios(directory=SCENARIO_DIR, bench=False):
+    """The scenarios; those with BENCH = True (benchmarks: `make bench-lab`,
+    never `make lab`) only with bench=True."""
+    return [s for s in (Scenario(p) for p in sorted(Path(directory).glob("*.py")))
+            if bench or not s.bench]
 
 
 class ScenarioResult:
@@ -1195,7 +1199,7 @@ def _cli_boot(args, tools):
 
 
 def _cli_run(args, tools):
-    scen = load_scenarios()
+    scen = load_scenarios(bench=bool(args.names))     # a benchmark runs when named
     if args.names:
         scen = [s for s in scen if s.name in args.names]
         unknown = set(args.names) - {s.name for s in scen}
@@ -1250,12 +1254,13 @@ def main(argv=None):
     sub.add_parser("list", help="list scenarios and which boot each shares")
     args = ap.parse_args(argv)
     if args.what == "list":
-        for g in group_scenarios(load_scenarios()):
+        for g in group_scenarios(load_scenarios(bench=True)):
             print("boot smp=%d cpu=%s append=%r%s%s timeout=%ds" % (
                 g.smp, g.cpu, g.append, " qemu_args=%r" % (g.qemu_args,) if g.qemu_args else "",
                 " host-control" if g.host_control else "", g.timeout))
             for s in g.scenarios:
-                print("  %-20s %s" % (s.name, s.doc.splitlines()[0] if s.doc else ""))
+                print("  %-20s %s%s" % (s.name, "(benchmark, run when named) " if s.bench else "",
+                                        s.doc.splitlines()[0] if s.doc else ""))
         return 0
     try:
         tools = find_tools()

@@ -154,7 +154,7 @@ def count_step(server, n, port=7003, accel=False):
             "n=0; until grep -q Tracing /tmp/top.err || [ $n -gt 100 ]; do sleep 0.1; n=$((n+1)); done\n"
             "sleep 0.5\n"
             "taskset 2 timeout 300 %s >/tmp/load-count 2>&1\n"
-            "sleep 0.5; kill -INT $T; wait $T\n"
+            "sleep 0.5; kill $T; wait $T\n"
             "tail -n 1 /tmp/top.json\necho \"count requests=%d\"\n%s"
             % (ACCEL if accel else "", start, _up(server, "P", port), load, server.requests(n),
                _down(server, "P", port)))

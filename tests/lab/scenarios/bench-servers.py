@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: MIT
+"""bench-servers: what the accelerator buys a real server, in run-redis's
+four-vCPU guest on hpet (every time call a system call): redis-server with
+redis-benchmark, and tsserve (guest/tsserve.c: an event-loop server over
+loopback that reads the clock 4 times a request), each A/B side by side
+(server_ab.ab_round), against the Amdahl bound.
+
+A benchmark (BENCH: `make bench-lab`, never `make lab`): it prints a table and
+asserts only that both sides ran and that the accelerator served.
+
+  - requests/s: each load's requests over its duration (the guest's
+    /proc/uptime), summed over the rounds;
+  - server CPU a request: utime + stime of the server over its load, summed;
+  - time calls a request: `clockdoctor top -p` counts the plain server's time
+    system calls exactly (in the kernel) over a load of its own, split by
+    clock id from its samples; and the accelerated server's, which should be
+    only the library's own checks against the kernel;
+  - ns a call: clockloop in the same guest, on the kernel's clock (hpet: a
+    system call) and accelerated, best of 7 batches;
+  - share of the plain server's CPU in time calls = calls a request x ns a
+    call / CPU a request; the bound 1 / (1 - share); the gain, plain over
+    accelerated CPU a request; and the part of the distance from the gain to
+    the bound that the accelerator's own cost (its served calls, and the
+    system calls it still makes) explains.
+
+LAB_BENCH_SCALE (default 1) multiplies the requests."""
+import json
+import os
+from pathlib import Path
+
+from lab import REPO
+from server_ab import (ACCEL, APPEND, CPU, FILES, HALVES, REDIS, SMP, TSSERVE, TSSERVE_PROGRAM, USER_HZ,  # noqa: F401
+                       VERDICT, COSTS, ab_round, amdahl, calls_split, costs, count_step, flat, median, parse)
+
+BENCH = True
+ALONE = True
+
+SCALE = float(os.environ.get("LAB_BENCH_SCALE", "1") or 1)
+ROUNDS = 4
+N = {"redis-server": int(20000 * SCALE), "tsserve": int(20000 * SCALE)}
+SERVERS = (REDIS, TSSERVE)
+
+PROGS = REPO / "tests" / "progs"
+PROGRAMS = dict(TSSERVE_PROGRAM)
+PROGRAMS["/usr/local/bin/clockloop"] = {
+    "src": str(PROGS / "clockloop.c"), "dynamic": True,
+    "cflags": ["-std=c11", "-D_GNU_SOURCE", "-I", str(REPO / "include")], "link": ["-ldl"]}
+FILES = dict(FILES)
+
+STEPS = [("verdict", VERDICT, 60), ("costs", COSTS, 240)]
+for i in range(ROUNDS):
+    for s in SERVERS:
+        STEPS.append(("%s-%d" % (s.name, i), ab_round(s, HALVES[i % 2], N[s.name]), 400))
+for s in SERVERS:
+    STEPS.append(("count-%s" % s.name, count_step(s, N[s.name]), 400))
+    STEPS.append(("count-%s-accel" % s.name, count_step(s, N[s.name], accel=True), 400))
+TIMEOUT = sum(x[2] for x in STEPS)
+
+
+def top_line(out):
+    lines = [x for x in out.splitlines() if x.startswith("{")]
+    assert lines, out
+    return json.loads(lines[-1])
+
+
+def count_requests(out):
+    return int(out.split("count requests=")[1].split()[0])
+
+
+def row(r, s, cost):
+    """One server's figures from its rounds and counts."""
+    tot = {k: dict(req=0, secs=0.0, ticks=0) for k in ("plain", "accel")}
+    gains = []
+    for i in range(ROUNDS):
+        st = r["%s-%d" % (s.name, i)]
+        assert st.rc == 0, (st.stdout, st.stderr)
+        runs = parse(st.stdout)
+        assert "fastclock-preload[" in flat(st.stderr) and "serving" in flat(st.stderr), st.stderr
+        for k in ("plain", "accel"):
+            kv = runs[k][0]
+            assert kv.get("load_rc") == "0", (s.name, i, k, st.stdout)
+            tot[k]["req"] += s.requests(N[s.name])
+            tot[k]["secs"] += float(kv["secs"])
+            tot[k]["ticks"] += int(kv["server_ticks"])
+        gains.append(int(runs["plain"][0]["server_ticks"]) / max(1, int(runs["accel"][0]["server_ticks"])))
+    cpu = {k: tot[k]["ticks"] * 1e9 / USER_HZ / tot[k]["req"] for k in tot}
+    rps = {k: tot[k]["req"] / tot[k]["secs"] for k in tot}
+    c = r["count-%s" % s.name]
+    assert c.rc == 0, (c.stdout, c.stderr)
+    nreq = count_requests(c.stdout)
+    split = calls_split(top_line(c.stdout))
+    per_req = {w: n / nreq for w, n in split.items()}
+    ca = r["count-%s-accel" % s.name]
+    assert ca.rc == 0, (ca.stdout, ca.stderr)
+    left = sum(calls_split(top_line(ca.stdout)).values()) / count_requests(ca.stdout)
+    a = amdahl(cpu["plain"], cpu["accel"], per_req, cost["plain"], cost["accel"])
+    # the system calls the accelerated server still makes (the library's
+    # checks against the kernel, and anything it does not serve) are its cost too
+    own_sys = left * cost["plain"]["monotonic"]
+    a2 = amdahl(cpu["plain"], cpu["accel"], per_req, cost["plain"],
+                {w: v + own_sys / max(1e-9, sum(per_req.values())) for w, v in cost["accel"].items()})
+    return dict(name=s.name, rps=rps, cpu=cpu, per_req=per_req, left=left, a=a2, a_served=a,
+                gains=gains, ids=top_line(c.stdout)["processes"][0].get("clock_ids_per_s", {}) if
+                top_line(c.stdout)["processes"] else {})
+
+
+def table(rows, cost):
+    out = ["| server | requests/s plain | accelerated | x | server CPU a request plain (us) | accelerated "
+           "| x (gain) | time calls a request (plain; accelerated, still system calls) | share of CPU in "
+           "time calls | Amdahl bound | gain / bound | accelerator's own cost, of the gap |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for w in rows:
+        a = w["a"]
+        out.append("| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.3f | %.2f; %.3f | %.1f %% | %.3f | %.1f %% | %s |" % (
+            w["name"], w["rps"]["plain"], w["rps"]["accel"], w["rps"]["accel"] / w["rps"]["plain"],
+            w["cpu"]["plain"] / 1000, w["cpu"]["accel"] / 1000, a["gain"], sum(w["per_req"].values()),
+            w["left"], 100 * a["share"], a["bound"], 100 * a["reached"],
+            "%.0f %%" % (100 * a["own_of_rest"]) if a["gain"] < a["bound"] else "none (gain >= bound)"))
+    out.append("")
+    for w in rows:
+        out.append("%s: calls a request %s; clock ids %s; gain per round %s; expected with the accelerator's "
+                   "cost %.3f (its served calls alone %.3f)" % (
+                       w["name"], " ".join("%s=%.2f" % kv for kv in sorted(w["per_req"].items()) if kv[1]),
+                       " ".join("%s=%.0f/s" % kv for kv in sorted(w["ids"].items())),
+                       " ".join("%.2f" % g for g in w["gains"]), w["a"]["expect"], w["a_served"]["expect"]))
+    out.append("ns a call (clockloop, best of 7 x 20000), kernel (hpet) -> accelerated: " + ", ".join(
+        "%s %.0f -> %.0f" % (k, cost["plain"][k], cost["accel"][k]) for k in cost["plain"]))
+    return "\n".join(out)
+
+
+def check(r):
+    assert r["verdict"].rc == 0
+    cs = r["costs"]
+    assert cs.rc == 0, cs.stderr
+    cost = costs(cs.stdout)
+    assert set(cost["plain"]) == set(cost["accel"]) and cost["plain"], cs.stdout
+    rows = [row(r, s, cost) for s in SERVERS]
+    text = table(rows, cost)
+    print("\nbench-servers (%d rounds side by side; requests a load: %s)\n%s\n" % (
+        ROUNDS, ", ".join("%s %d" % (s.name, s.requests(N[s.name])) for s in SERVERS), text))
+    out = Path(os.environ.get("LAB_BENCH_OUT", "")) if os.environ.get("LAB_BENCH_OUT") else None
+    if out:
+        out.write_text(text + "\n")
