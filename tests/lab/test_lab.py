@@ -103,3 +103,13 @@ def test_harness_reports_failure(the_lab):
         lab.verify(good, cut)
     # ...and shows where the console stopped: its last lines
     assert boot.console.rstrip("\n").split("\n")[-1] in str(ei.value)
+
+
+def test_benchmarks_run_only_when_named():
+    """A BENCH scenario (bench-servers: minutes of load, figures printed) is
+    no test: `make lab` (this file) never boots it; `lab.py run NAME` and
+    `make bench-lab` do."""
+    assert "bench-servers" not in BY_NAME
+    named = {s.name: s for s in lab.load_scenarios(bench=True)}
+    assert named["bench-servers"].bench and not named["run-redis"].bench
+    assert set(named) - set(BY_NAME) == {s for s, x in named.items() if x.bench}
