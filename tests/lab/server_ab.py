@@ -96,8 +96,16 @@ REDIS = Server(
 TSSERVE = Server(
     "tsserve",
     start="tsserve server {port}",
-    ready="tsserve client {port} 1 1 >/dev/null 2>&1",
-    load="tsserve client {port} 4 {n}",
+    ready="tsserve client {port} 1 1 1 >/dev/null 2>&1",
+    load="tsserve client {port} 4 1 {n}",
+    stop="false",
+    requests=lambda n: n)
+# the same server with 16 requests in flight on each connection, sent
+# together (a pipelining client): its system calls a request are fewer
+TSSERVE_P16 = Server(
+    "tsserve-p16",
+    start=TSSERVE.start, ready=TSSERVE.ready,
+    load="tsserve client {port} 4 16 {n}",
     stop="false",
     requests=lambda n: n)
 
@@ -139,6 +147,8 @@ def ab_round(server, half, n, ports=(7001, 7002)):
                   % (kind, kind, TICKS % ("$" + var), var[0].lower()))
         sh.append("tr '\\r' '\\n' </tmp/load-%s | grep -v '^$' | sed 's/^/%s /'\n" % (kind, kind))
     sh += [_down(server, "P", pp), _down(server, "A", pa),
+           # tsserve's own count at its end: "plain server_requests=N time_call_ticks=T"
+           "for k in plain accel; do grep '^requests=' /tmp/srv-$k.log | sed \"s/^/$k server_/\"; done\n",
            "cat /tmp/srv-plain.log /tmp/srv-accel.log >&2\n"]
     return "".join(sh)
 
@@ -164,13 +174,15 @@ def count_step(server, n, port=7003, accel=False):
 WAY_OF_ID = {"MONOTONIC": "monotonic", "REALTIME": "realtime", "MONOTONIC_RAW": "raw",
              "BOOTTIME": "boottime", "TAI": "tai"}
 COST_WAYS = "monotonic realtime raw boottime tai gettimeofday"
-COSTS = ("clockloop -n 20000 -b 7 %s | sed 's/^/plain /'\n"
+COSTS = ("grep counter_hz /tmp/verdict-sound\n"
+         "clockloop -n 20000 -b 7 %s | sed 's/^/plain /'\n"
          "%s clockloop -n 20000 -b 7 %s | sed 's/^/accel /'\n" % (COST_WAYS, ACCEL, COST_WAYS))
 
 
 def costs(out):
-    """{"plain": {way: ns}, "accel": {...}} from the COSTS step."""
-    r = {"plain": {}, "accel": {}}
+    """{"plain": {way: ns}, "accel": {...}, "hz": the counter's Hz} from the
+    COSTS step."""
+    r = {"plain": {}, "accel": {}, "hz": float(out.split("counter_hz=")[1].split()[0])}
     for line in out.splitlines():
         f = line.split()
         if len(f) == 4 and f[0] in r:
@@ -197,26 +209,28 @@ def calls_split(top):
     return out
 
 
-def amdahl(cpu_plain_ns, cpu_accel_ns, calls_per_req, plain_ns, accel_ns):
-    """The figures of one server's row.  calls_per_req: {way: calls a
-    request} on the kernel's clock; plain_ns, accel_ns: {way: ns a call} on
-    the kernel's clock (hpet: a system call) and served.  Returns a dict:
-    share (of the plain server's CPU in time calls), bound (1 / (1 - share):
-    the CPU-per-request speed-up if time calls cost nothing), gain (measured:
-    plain / accelerated CPU per request), reached (gain / bound), own (the
-    accelerator's own cost as a share of the plain server's CPU), expect
-    (1 / (1 - share + own): the gain if the calls cost exactly what the
-    accelerator's do), own_of_rest (of the distance from gain to bound, the
-    part the accelerator's own cost explains)."""
-    t_plain = sum(c * plain_ns.get(w, plain_ns.get("monotonic", 0)) for w, c in calls_per_req.items())
-    t_accel = sum(c * accel_ns.get(w, accel_ns.get("monotonic", 0)) for w, c in calls_per_req.items()
-                  if w != "time")
-    share = t_plain / cpu_plain_ns
-    own = t_accel / cpu_plain_ns
+def time_ns(calls_per_req, ns_a_call, skip=()):
+    """ns a request in time calls: {way: calls} x {way: ns a call}."""
+    return sum(c * ns_a_call.get(w, ns_a_call["monotonic"]) for w, c in calls_per_req.items() if w not in skip)
+
+
+def amdahl(cpu_plain_ns, cpu_accel_ns, time_plain_ns, time_accel_ns):
+    """The figures of one server's row.  cpu_*: the server's CPU a request,
+    plain and accelerated; time_plain_ns: a request's time calls on the
+    kernel's clock; time_accel_ns: the accelerator's own cost a request (its
+    served calls and the system calls it still makes).  Returns: share (of
+    the plain server's CPU in time calls), bound (1 / (1 - share): the
+    speed-up of CPU a request if time calls cost nothing), gain (measured:
+    plain over accelerated CPU a request), reached (gain / bound), own (the
+    accelerator's cost, as a share of the plain server's CPU), expect (1 /
+    (1 - share + own): the gain if nothing but the time calls changed), and
+    own_of_rest (of the distance from the gain to the bound, the part the
+    accelerator's own cost explains; None when the gain is at the bound)."""
+    share = time_plain_ns / cpu_plain_ns
+    own = time_accel_ns / cpu_plain_ns
     bound = 1 / (1 - share) if share < 1 else float("inf")
     gain = cpu_plain_ns / cpu_accel_ns
     expect = 1 / (1 - share + own)
     rest = bound - gain
     return dict(share=share, bound=bound, gain=gain, reached=gain / bound, own=own, expect=expect,
-                own_of_rest=(bound - expect) / rest if rest > 0 else 0.0,
-                time_ns_plain=t_plain, time_ns_accel=t_accel)
+                own_of_rest=(bound - expect) / rest if rest > 0 else None)
