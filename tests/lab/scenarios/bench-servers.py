@@ -23,7 +23,8 @@ asserts only that both sides ran and that the accelerator served.
     the bound that the accelerator's own cost (its served calls, and the
     system calls it still makes) explains.
 
-LAB_BENCH_SCALE (default 1) multiplies the requests."""
+LAB_BENCH_SCALE (default 1) multiplies the requests; LAB_BENCH_ROUNDS (default
+4) sets the rounds; LAB_BENCH_OUT names a file for the table."""
 import json
 import os
 from pathlib import Path
@@ -37,7 +38,7 @@ BENCH = True
 ALONE = True
 
 SCALE = float(os.environ.get("LAB_BENCH_SCALE", "1") or 1)
-ROUNDS = 4
+ROUNDS = int(os.environ.get("LAB_BENCH_ROUNDS", "4") or 4)
 N = {"redis-server": int(20000 * SCALE), "tsserve": int(20000 * SCALE), "tsserve-p16": int(60000 * SCALE)}
 SERVERS = (REDIS, TSSERVE, TSSERVE_P16)
 
@@ -96,14 +97,16 @@ def row(r, s, cost):
     per_req = {w: n / count_requests(c.stdout) for w, n in calls_split(top).items()}
     ca = r["count-%s-accel" % s.name]
     assert ca.rc == 0, (ca.stdout, ca.stderr)
-    left = sum(calls_split(top_line(ca.stdout)).values()) / count_requests(ca.stdout)
+    top_a = top_line(ca.stdout)
+    left = sum(calls_split(top_a).values()) / count_requests(ca.stdout)
     # share from top's count x clockloop's ns a call; the accelerator's own
     # cost: its served calls, and the system calls it still makes (its checks
     # against the kernel: top's count of the accelerated server)
     by_top = amdahl(cpu["plain"], cpu["accel"], time_ns(per_req, cost["plain"]),
                     time_ns(per_req, cost["accel"], skip=("time",)) + left * cost["plain"]["monotonic"])
     w = dict(name=s.name, rps=rps, cpu=cpu, per_req=per_req, left=left, by_top=by_top, a=by_top,
-             gains=gains, ids=top["processes"][0].get("clock_ids_per_s", {}) if top["processes"] else {})
+             gains=gains, ids=top["processes"][0].get("clock_ids_per_s", {}) if top["processes"] else {},
+             ids_left=top_a["processes"][0].get("clock_ids_per_s", {}) if top_a["processes"] else {})
     if tot["plain"]["sreq"] and tot["accel"]["sreq"]:
         # measured in the server itself: the counter's ticks inside its time
         # calls, in the same time as its CPU time (a host's load included)
@@ -121,22 +124,24 @@ def table(rows, cost):
     out = ["| server | requests/s plain | accelerated | x | server CPU a request, plain (us) | accelerated "
            "| gain (plain / accelerated CPU) | time system calls a request, plain (top) | accelerated "
            "| share of CPU in time calls: top x clockloop | timed in the server | Amdahl bound "
-           "| gain / bound | accelerator's own cost, of the gap |",
-           "| --- " * 14 + "|"]
+           "| gain / bound | (gain - 1) / (bound - 1) | accelerator's own cost, of the gap |",
+           "| --- " * 15 + "|"]
     for w in rows:
         a, t = w["a"], w["by_top"]
-        out.append("| %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.3f | %.2f | %.2f | %s | %s | %.3f | %s | %s |" % (
+        out.append("| %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.3f | %.2f | %.2f | %s | %s | %.3f | %s | %s | %s |" % (
             w["name"], w["rps"]["plain"], w["rps"]["accel"], w["rps"]["accel"] / w["rps"]["plain"],
             w["cpu"]["plain"] / 1000, w["cpu"]["accel"] / 1000, a["gain"], sum(w["per_req"].values()),
             w["left"], pct(t["share"]), pct(a["share"]) if "in_server_ns" in w else "-", a["bound"],
-            pct(a["reached"]), pct(a["own_of_rest"]) if a["own_of_rest"] is not None else "- (at the bound)"))
+            pct(a["reached"]), pct((a["gain"] - 1) / (a["bound"] - 1)) if a["bound"] > 1 else "-",
+            pct(a["own_of_rest"]) if a["own_of_rest"] is not None else "- (at the bound)"))
     out.append("")
     for w in rows:
         a = w["a"]
-        out.append("%s: calls a request %s; clock ids %s; gain per round %s; the accelerator's own cost %s of "
-                   "the plain server's CPU%s, so expected gain %.3f" % (
+        out.append("%s: calls a request %s; clock ids %s; accelerated, still system calls %s; gain per round %s; "
+                   "the accelerator's own cost %s of the plain server's CPU%s, so expected gain %.3f" % (
                        w["name"], " ".join("%s=%.2f" % kv for kv in sorted(w["per_req"].items()) if kv[1]),
                        " ".join("%s=%.0f/s" % kv for kv in sorted(w["ids"].items())),
+                       " ".join("%s=%.0f/s" % kv for kv in sorted(w["ids_left"].items())),
                        " ".join("%.2f" % g for g in w["gains"]), pct(a["own"]),
                        "; ns a request in time calls, timed in the server: %.0f plain, %.0f accelerated" % (
                            w["in_server_ns"]["plain"], w["in_server_ns"]["accel"]) if "in_server_ns" in w else "",
