@@ -119,6 +119,17 @@ static size_t answer(const char *req, size_t len, char *out, size_t cap)
 	return w > 0 && (size_t)w < cap ? (size_t)w : 0;
 }
 
+/* A connection: no Nagle delay (one small answer at a time), in the epoll set. */
+static void watch(int ep, struct conn *c, int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	c->fd = fd;
+	c->have = 0;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
 static int listen_on(int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -171,12 +182,7 @@ static int server(int port)
 					close(fd);
 					continue;
 				}
-				int one = 1;
-				setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-				conns[i].fd = fd;
-				conns[i].have = 0;
-				struct epoll_event ce = { .events = EPOLLIN, .data.ptr = &conns[i] };
-				epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ce);
+				watch(ep, &conns[i], fd);
 				continue;
 			}
 			ssize_t r = read(c->fd, c->in + c->have, sizeof c->in - c->have);
@@ -236,12 +242,7 @@ static int client(int port, int nconn, int depth, long total)
 			perror("tsserve: connect");
 			return 1;
 		}
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		conns[i].fd = fd;
-		conns[i].have = 0;
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &conns[i] };
-		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+		watch(ep, &conns[i], fd);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < nconn; i++)
