@@ -329,6 +329,7 @@ static void test_environment(void)
 	fc_trust_gather(&here);
 	enum fc_reason refused = here.counter_usable != 0 ? FC_REASON_NO_COUNTER
 	                         : !here.invariant       ? FC_REASON_NOT_INVARIANT
+	                         : !fc_read_cost_counter_cheaper(&here.cost) ? FC_REASON_COUNTER_SLOW
 	                                                 : FC_REASON_VERIFIED;
 	bool cpu_ok = refused == FC_REASON_VERIFIED;
 	CHECK_INT(child_info(hpet, &in), 0);
@@ -408,7 +409,7 @@ static void test_verdict_rate(void)
 	boot[strcspn(boot, "\n")] = '\0';
 	struct fc_trust_facts here;
 	fc_trust_gather(&here);
-	if (here.counter_usable != 0 || !here.invariant) {
+	if (here.counter_usable != 0 || !here.invariant || !fc_read_cost_counter_cheaper(&here.cost)) {
 		printf("  a counter the library refuses here: the verdict's rate not tried\n");
 		return;
 	}
