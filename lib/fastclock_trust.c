@@ -414,7 +414,10 @@ static void read_verdict(struct fc_trust_facts *f)
 	 * waiting, and no process spends the check's millisecond there. */
 	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
 	bool kernel_on_it = f->have_sysfs && mine && !strcmp(f->clocksource, mine);
-	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF && !kernel_on_it) {
+	/* (nor where its reads trap: refused whatever the verdict, and a
+	 * millisecond of trapped reads is thousands of exceptions) */
+	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF && !kernel_on_it &&
+	    fc_read_cost_counter_cheaper(&f->cost)) {
 		/* the rate the library would take from it: only one that agrees
 		 * with the counter measured here (a stale verdict after a change
 		 * of the counter's rate, or a forged one, is no verdict) */
