@@ -8,6 +8,7 @@
 #include "kclock.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,4 +96,26 @@ bool fc_read_cost_counter_cheaper(const struct fc_read_cost *c)
 bool fc_read_cost_kernel_is_syscall(const struct fc_read_cost *c)
 {
 	return c->measured && c->syscall_ns > 0 && c->kernel_ns * 4 >= c->syscall_ns * 3;
+}
+
+bool fc_read_cost_parse(const char *text, struct fc_read_cost *c)
+{
+	double v[3];
+	const char *p = text;
+	int saved = errno;  /* strtod's ERANGE is not the caller's */
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		v[i] = strtod(p, &end);
+		if (end == p || !(v[i] >= 0 && v[i] < 1e12) || *end != (i < 2 ? ',' : '\0')) {
+			errno = saved;
+			return false;
+		}
+		p = end + 1;
+	}
+	errno = saved;
+	c->measured = true;
+	c->counter_ns = v[0];
+	c->kernel_ns = v[1];
+	c->syscall_ns = v[2];
+	return true;
 }

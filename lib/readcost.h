@@ -57,6 +57,11 @@ bool fc_read_cost_measure(const struct fc_read_cost_ops *ops, struct fc_read_cos
  * raw system call (errno left as it was). */
 bool fc_read_cost_measure_live(struct fc_read_cost *c);
 
+/* "COUNTER,KERNEL,SYSCALL", three costs in ns (FASTCLOCK_TEST_READ_COST,
+ * for tests that make a counter look trapped on any machine): true with
+ * *c measured, or false with *c untouched. */
+bool fc_read_cost_parse(const char *text, struct fc_read_cost *c);
+
 /* True when a counter read is cheaper than the kernel's clock (or nothing
  * was measured: no measurement decides nothing).  The vDSO reading the
  * same counter costs one counter read plus its own work, so a counter
