@@ -269,22 +269,9 @@ static void test_signals(void)
 
 static int child_info(char *const envp[], struct fc_info *out)
 {
-	int fd[2];
-	if (pipe(fd) != 0)
-		return -1;
-	pid_t p = fork();
-	if (p == 0) {
-		dup2(fd[1], 1);
-		char *argv[] = { "test_fastclock", "--info", NULL };
-		execve("/proc/self/exe", argv, envp);
-		_exit(127);
-	}
-	close(fd[1]);
-	ssize_t n = read(fd[0], out, sizeof *out);
-	close(fd[0]);
 	int st;
-	waitpid(p, &st, 0);
-	return n == (ssize_t)sizeof *out && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	int rc = unit_self_output("--info", envp, out, sizeof *out, &st);
+	return rc == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
 static void test_environment(void)

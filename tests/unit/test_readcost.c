@@ -186,24 +186,10 @@ static int trapped_child(void)
 
 static int child(const char *cost, struct fc_info *out, int *status)
 {
-	int fd[2];
-	if (pipe(fd) != 0)
-		return -1;
 	char env[100];
 	snprintf(env, sizeof env, "FASTCLOCK_TEST_READ_COST=%s", cost);
 	char *envp[] = { env, NULL };
-	pid_t p = fork();
-	if (p == 0) {
-		dup2(fd[1], 1);
-		char *argv[] = { "test_readcost", "--trapped", NULL };
-		execve("/proc/self/exe", argv, envp);
-		_exit(127);
-	}
-	close(fd[1]);
-	ssize_t n = read(fd[0], out, sizeof *out);
-	close(fd[0]);
-	waitpid(p, status, 0);
-	return n == (ssize_t)sizeof *out ? 0 : -1;
+	return unit_self_output("--trapped", envp, out, sizeof *out, status);
 }
 
 static void test_library_trapped(void)
