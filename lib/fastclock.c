@@ -324,6 +324,8 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 		 * describe gives a negative delta, which the slow path reads
 		 * again in the other order. */
 		t = ordered ? fc_counter_read() : fc_counter_read_unordered();
+		/* the latch's reader, R1 R2 F2 R3 of fastclock_impl.h: ldar,
+		 * five ldr, dmb ishld, ldr on arm64 */
 		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
 		const struct copy_a *c = &fc_int_latch.c[s & 1];
 		/* one base register for the five loads: otherwise the compiler
@@ -346,6 +348,8 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&fc_int_latch.hw_step, memory_order_relaxed), 0))
 		return false;
 	int64_t x = seg_at(ns0, frac0, mult, d);
+	/* after R1's acquire (and F2): at least every floor raised before the
+	 * copy in hand was published (its W1 or W3 is a release) */
 	int64_t f = atomic_load_explicit(raw ? &fc_int_latch.floor_raw : &fc_int_latch.floor_mono, memory_order_relaxed);
 	*v = x > f ? x : f;
 	return true;

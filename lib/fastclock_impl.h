@@ -235,36 +235,86 @@ static inline void load_copy(const struct copy_a *c, struct line *l)
  * rewrites this one, moves them back, and rewrites the other: each store of
  * seq is a release (the copy readers are sent to is complete) followed by a
  * release fence (a reader that saw any of the following stores sees seq
- * changed at its check, through its acquire fence). */
+ * changed at its check, through its acquire fence).
+ *
+ * On a machine that reorders (arm64; x86 only lets a load pass an earlier
+ * store, which nothing here depends on), as GCC and Clang compile it:
+ *
+ *   writer                              reader
+ *   stlr  seq = s+1        (W1)         ldar  s = seq                (R1)
+ *   dmb   ish              (F1)         ldr   c[s&1]'s twelve words  (R2)
+ *   str   c[s&1]'s words   (W2)         isb; mrs cntvct_el0; isb     (t, if asked)
+ *   stlr  seq = s+2        (W3)         dmb   ishld                  (F2)
+ *   dmb   ish              (F3)         ldr   seq, again             (R3)
+ *   str   c[(s+1)&1]'s     (W4)
+ *
+ *   - W1 and W3 are releases: every store before them, the other copy's
+ *     (W4 of the last write), the floors a writer raised, is visible to a
+ *     reader whose R1 (an acquire: no later load is satisfied before it)
+ *     reads them, so the copy R1 sends it to is complete;
+ *   - a release orders what comes before it only: without F1 the CPU may
+ *     make the W2 stores visible before W1, and a reader would read half a
+ *     new copy under the old seq and pass its check.  F1 (and F3 for W4)
+ *     is the smp_wmb of the kernel's write_seqcount_latch;
+ *   - F2 (the kernel's smp_rmb) keeps the R2 loads from being satisfied
+ *     after R3: if any of them read a W2 or W4 store, F1 or F3 before that
+ *     store synchronizes with F2 (C11's fence-to-fence rule), so R3 reads
+ *     W1 or a later seq, not s, and the reader retries.
+ *
+ * So a reader never keeps a copy mixed from two lines, and, seq only
+ * growing, never takes a copy older than one it took before.  The
+ * counter read inside (read_line's t) is fenced by isb on both sides
+ * (counter.h): it is not taken before R1 and R2 are issued, nor after F2.
+ * tests/unit/test_latch_litmus.c runs this on whatever CPU builds it (and
+ * under qemu-user from tests/arm64/run, which does not reorder as
+ * hardware does).  Under ThreadSanitizer the fences are the copies' own
+ * release and acquire (fenceorder.h). */
+static inline void latch_store(struct fc_latch_state *lt, const struct line *l)
+{
+	unsigned s = atomic_load_explicit(&lt->seq, memory_order_relaxed);  /* the writer's lock held: its own */
+	atomic_store_explicit(&lt->seq, s + 1, memory_order_release);   /* W1 */
+	fc_fence_release();                                               /* F1 */
+	store_copy(&lt->c[s & 1], l);                                     /* W2 */
+	atomic_store_explicit(&lt->seq, s + 2, memory_order_release);   /* W3 */
+	fc_fence_release();                                               /* F3 */
+	store_copy(&lt->c[(s + 1) & 1], l);                               /* W4 */
+}
+
 static inline void latch_write(const struct line *l)
 {
-	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
-	atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_release);
-	fc_fence_release();
-	store_copy(&fc_int_latch.c[s & 1], l);
-	atomic_store_explicit(&fc_int_latch.seq, s + 2, memory_order_release);
-	fc_fence_release();
-	store_copy(&fc_int_latch.c[(s + 1) & 1], l);
+	latch_store(&fc_int_latch, l);
+}
+
+static inline uint64_t latch_counter(const struct fc_latch_state *lt)
+{
+	return atomic_load_explicit(&lt->no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
 }
 
 static inline uint64_t counter_now(void)
 {
-	return atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
+	return latch_counter(&fc_int_latch);
+}
+
+/* The line in force in lt, and in *t (unless NULL) the counter read
+ * inside the same read of the latch; returns the copy's sequence number. */
+static inline unsigned latch_load(const struct fc_latch_state *lt, struct line *l, uint64_t *t)
+{
+	unsigned s;
+	do {
+		s = atomic_load_explicit(&lt->seq, memory_order_acquire);      /* R1 */
+		load_copy(&lt->c[s & 1], l);                                   /* R2 */
+		if (t)
+			*t = latch_counter(lt);
+		fc_fence_acquire();                                              /* F2 */
+	} while (atomic_load_explicit(&lt->seq, memory_order_relaxed) != s);  /* R3 */
+	return s;
 }
 
 /* The line in force, and in *t (unless NULL) the counter read inside the
  * same read of the latch; returns the copy's sequence number. */
 static inline unsigned read_line(struct line *l, uint64_t *t)
 {
-	unsigned s;
-	do {
-		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
-		load_copy(&fc_int_latch.c[s & 1], l);
-		if (t)
-			*t = counter_now();
-		fc_fence_acquire();
-	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
-	return s;
+	return latch_load(&fc_int_latch, l, t);
 }
 
 static inline unsigned current_line(struct line *l)
@@ -376,7 +426,15 @@ static inline struct fc_mm *mm_now(void)
 }
 
 /* Raises a to at least v (a, v in the counter's or MONOTONIC's units,
- * compared as a signed difference: the counter may wrap). */
+ * compared as a signed difference: the counter may wrap).  Relaxed is
+ * enough, on arm64 as anywhere: each of these words (a floor, hw) is only
+ * ever raised, by read-modify-writes, which always read the latest value
+ * in the word's one order of modifications; and per-word coherence (which
+ * arm64 keeps without barriers) gives a thread that raised or read a value
+ * never an older one at its next load.  What a floor must be ordered with,
+ * a line published after it was raised, is ordered by the latch's release
+ * (W1, W3 above), and the readers load the floors after their acquire of
+ * seq (R1). */
 static inline void raise_u64(_Atomic uint64_t *a, uint64_t v)
 {
 	uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);

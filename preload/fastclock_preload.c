@@ -24,7 +24,9 @@
  *     BOOTTIME and TAI then come from fc_gettime(), gettimeofday and
  *     timespec_get from its CLOCK_REALTIME;
  *   - step aside: everything else (a healthy machine, where the vDSO is as
- *     fast as the counter; no sound verdict; FASTCLOCK=off): every call goes
+ *     fast as the counter; no sound verdict; FASTCLOCK=off; a counter whose
+ *     user-space reads trap, as arm64 timer errata's workarounds make them,
+ *     which the library measured no cheaper than the kernel's clock): every call goes
  *     straight to libc's function.
  *
  * The hot path is one predictable branch on `serving` and, when stepping
@@ -337,6 +339,8 @@ __attribute__((constructor)) static void fcp_init(void)
 	const char *why;
 	if (!have) {
 		why = "the library gave no information";
+	} else if (fi.reason == FC_REASON_COUNTER_SLOW) {
+		why = "reading the counter traps into the kernel, no cheaper than the kernel's clock";
 	} else if (!trusted) {
 		why = "the library reads the kernel's clock";
 	} else if (fi.reason == FC_REASON_FORCED || force) {
