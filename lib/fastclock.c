@@ -308,12 +308,22 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 }
 
 /* The fast path, inlined into each entry point: true with *v set, or false
- * when the slow path must answer (due, expired, kernel mode).  No pointer
- * to a local escapes, so the callers need no stack frame. */
+ * when the slow path must answer (due, expired, a check due, kernel mode,
+ * the floor above the line).  No pointer to a local escapes, so the
+ * callers need no stack frame.
+ *
+ * Shaped for the ordered read, where the fence before the counter waits
+ * for everything before it, so that what follows the counter is a call's
+ * cost: the loads overlap the counter's latency, and after it come only a
+ * subtraction, a 64-bit multiply (d < soft keeps d * mult + frac0 within
+ * 64 bits: soft_capped), an add, a shift and an add.  The tests that send
+ * a read elsewhere are branches, predicted, off that chain; the floor too
+ * (above the line only for the few microseconds after a read that served
+ * the kernel's clock plus the bound: the slow path serves it then). */
 static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool raw, uint64_t *tp, int64_t *v)
 {
 	unsigned s;
-	uint64_t tsc0, soft, frac0, mult, t;
+	uint64_t d, soft, frac0, mult, t;
 	int64_t ns0;
 	if (__builtin_expect(atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed), 0))
 		return false;  /* reading it would fault, or there is none */
@@ -324,30 +334,40 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 		 * describe gives a negative delta, which the slow path reads
 		 * again in the other order. */
 		t = ordered ? fc_counter_read() : fc_counter_read_unordered();
+		__asm__("" : "+r"(t));  /* one register from here: none to save */
 		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
-		const struct copy_a *c = &fc_int_latch.c[s & 1];
-		/* one base register for the five loads: otherwise the compiler
-		 * hoists five field addresses into callee-saved registers, and
-		 * saving them costs more than the loads */
-		__asm__("" : "+r"(c));
-		tsc0 = atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
+		/* the copy's offset opaque, so that the loads index one base
+		 * register: otherwise the compiler hoists each field's address
+		 * into a callee-saved register, and saving them costs more than
+		 * the loads */
+		uintptr_t off = (uintptr_t)(s & 1) * sizeof(struct copy_fast);
+		__asm__("" : "+r"(off));
+		const struct copy_fast *c = (const struct copy_fast *)((const char *)fc_int_latch.f + off);
+		d = t - atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
 		soft = atomic_load_explicit(&c->soft, FC_COPY_LOAD);
-		const struct seg_a *sg = raw ? &c->raw : &c->mono;
-		ns0 = atomic_load_explicit(&sg->ns0, FC_COPY_LOAD);
-		frac0 = atomic_load_explicit(&sg->frac0, FC_COPY_LOAD);
-		mult = atomic_load_explicit(&sg->mult, FC_COPY_LOAD);
+		if (!raw) {
+			ns0 = atomic_load_explicit(&c->ns0, FC_COPY_LOAD);
+			frac0 = atomic_load_explicit(&c->frac0, FC_COPY_LOAD);
+			mult = atomic_load_explicit(&c->mult, FC_COPY_LOAD);
+		} else {
+			const struct seg_a *sg = &fc_int_latch.r[s & 1].raw;
+			ns0 = atomic_load_explicit(&sg->ns0, FC_COPY_LOAD);
+			frac0 = atomic_load_explicit(&sg->frac0, FC_COPY_LOAD);
+			mult = atomic_load_explicit(&sg->mult, FC_COPY_LOAD);
+		}
 		fc_fence_acquire();
 	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
 	*tp = t;
-	uint64_t d = t - tsc0;
 	const struct fc_mm *m = atomic_load_explicit(&fc_int_latch.mm, memory_order_relaxed);
 	uint64_t since = t - atomic_load_explicit(&m->hw, memory_order_relaxed);
 	/* due, or a check is due */
 	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&fc_int_latch.hw_step, memory_order_relaxed), 0))
 		return false;
-	int64_t x = seg_at(ns0, frac0, mult, d);
+	int64_t x = ns0 + (int64_t)((d * mult + frac0) >> 32);  /* seg_at, exactly: d < soft */
 	int64_t f = atomic_load_explicit(raw ? &fc_int_latch.floor_raw : &fc_int_latch.floor_mono, memory_order_relaxed);
-	*v = x > f ? x : f;
+	if (__builtin_expect(x < f, 0))
+		return false;
+	*v = x;
 	return true;
 }
 
