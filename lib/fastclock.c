@@ -444,12 +444,35 @@ static inline int64_t boot_of(int64_t m, _Atomic int64_t *off, int64_t *off_valu
  * modes: in kernel mode, MONOTONIC is the kernel's floored at the last
  * line, so the wall clock does not go back either when the library leaves
  * the counter. */
-int64_t fc_realtime_ns(void)
+/* MONOTONIC's slow path for the REALTIME readers: the value and the
+ * counter it was read at, 0 in kernel mode, in two registers (no local
+ * whose address escapes, so the callers need no stack frame). */
+struct mono_read {
+	int64_t v;
+	uint64_t t;
+};
+
+__attribute__((noinline)) static struct mono_read read_mono_slow(void)
 {
 	int km;
-	uint64_t t = 0;
-	int64_t m = read_mono(true, &km, &t);
-	offsets_due(km, t, m);
+	struct mono_read r;
+	r.v = slow(MONO, &km);
+	r.t = km ? 0 : counter_now();
+	return r;
+}
+
+/* Every case: MONOTONIC from either path, the offsets' refresh when due,
+ * the kernel's clock around a leap second. */
+__attribute__((noinline)) static int64_t realtime_slow(void)
+{
+	uint64_t t;
+	int64_t m;
+	if (!fast_mono(true, &t, &m)) {
+		struct mono_read r = read_mono_slow();
+		m = r.v;
+		t = r.t;
+	}
+	offsets_due(t == 0, t, m);
 	int64_t rb;
 	int64_t b = boot_of(m, &fc_int_offsets.rt_boot_off, &rb);
 	if (__builtin_expect(b >= atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) &&
@@ -460,6 +483,30 @@ int64_t fc_realtime_ns(void)
 			return k;
 	}
 	return b + rb;
+}
+
+/* The common case inlined, with no call and so no stack frame: the fast
+ * path, the offsets not due, no leap second near; else realtime_slow,
+ * which reads again (a later value: never less). */
+static inline __attribute__((always_inline)) int64_t realtime_ns(void)
+{
+	uint64_t t;
+	int64_t m;
+	if (__builtin_expect(fast_mono(true, &t, &m), 1) &&
+	    __builtin_expect(t - atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed) <
+	                     atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed), 1)) {
+		int64_t rb;
+		int64_t b = boot_of(m, &fc_int_offsets.rt_boot_off, &rb);
+		if (__builtin_expect(b < atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) ||
+		                     b >= atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed), 1))
+			return b + rb;
+	}
+	return realtime_slow();
+}
+
+int64_t fc_realtime_ns(void)
+{
+	return realtime_ns();
 }
 
 static int64_t read_raw(int *kernel_mode)
@@ -473,7 +520,27 @@ static int64_t read_raw(int *kernel_mode)
 	return slow(RAW, kernel_mode);
 }
 
-int fc_gettime(clockid_t clock, struct timespec *ts)
+/* ns as a timespec.  At or after the epoch (every clock but a REALTIME
+ * set before 1970) an unsigned division by the constant, which the
+ * compiler makes a multiply and shifts, and the remainder by a multiply:
+ * the signed one needs sign fix-ups on top. */
+static inline void to_timespec(int64_t v, struct timespec *ts)
+{
+	if (__builtin_expect(v >= 0, 1)) {
+		uint64_t sec = (uint64_t)v / NS_PER_S;
+		ts->tv_sec = (time_t)sec;
+		ts->tv_nsec = (long)((uint64_t)v - sec * NS_PER_S);
+		return;
+	}
+	ts->tv_sec = v / NS_PER_S;
+	ts->tv_nsec = v % NS_PER_S;
+	if (ts->tv_nsec < 0) {
+		ts->tv_nsec += NS_PER_S;
+		ts->tv_sec--;
+	}
+}
+
+__attribute__((noinline)) static int gettime_other(clockid_t clock, struct timespec *ts)
 {
 	if (!ts)
 		return -EFAULT;
@@ -510,13 +577,37 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 	default:
 		return fc_kclock(clock, ts);
 	}
-	ts->tv_sec = v / NS_PER_S;
-	ts->tv_nsec = v % NS_PER_S;
-	if (ts->tv_nsec < 0) {
-		ts->tv_nsec += NS_PER_S;
-		ts->tv_sec--;
-	}
+	to_timespec(v, ts);
 	return 0;
+}
+
+
+__attribute__((noinline)) static int gettime_realtime(struct timespec *ts)
+{
+	to_timespec(realtime_ns(), ts);
+	return 0;
+}
+
+/* The two ids programs ask for most, MONOTONIC on the fast path and
+ * REALTIME, inlined here without a stack frame of their own; the others,
+ * and MONOTONIC's slow path, in gettime_other. */
+int fc_gettime(clockid_t clock, struct timespec *ts)
+{
+	if (__builtin_expect(ts != NULL, 1)) {
+		uint64_t t;
+		int64_t v;
+		if (clock == CLOCK_MONOTONIC) {
+			if (__builtin_expect(fast_mono(true, &t, &v), 1)) {
+				to_timespec(v, ts);
+				return 0;
+			}
+			/* the id as a constant: its register is free above */
+			return gettime_other(CLOCK_MONOTONIC, ts);
+		} else if (clock == CLOCK_REALTIME) {
+			return gettime_realtime(ts);
+		}
+	}
+	return gettime_other(clock, ts);
 }
 
 int64_t fc_coarse_ns(void)
