@@ -309,7 +309,7 @@ BENCH_WAYS ?= library,monotonic,realtime,monotonic_coarse,counter
 bench: $(B)/clockdoctor
 	$(B)/clockdoctor bench -s --targets -d 4 -c $(BENCH_WAYS)
 
-bench-peers: $(B)/libfastclock.a
+bench-peers: $(B)/libfastclock.a $(B)/libcd.a
 	$(MAKE) --no-print-directory -C bench/peers B=$(CURDIR)/$(B) run
 
 # ---- fuzzing (clang's libFuzzer) ----
