@@ -309,8 +309,17 @@ BENCH_WAYS ?= library,monotonic,realtime,monotonic_coarse,counter
 bench: $(B)/clockdoctor
 	$(B)/clockdoctor bench -s --targets -d 4 -c $(BENCH_WAYS)
 
-bench-peers: $(B)/libfastclock.a
+bench-peers: $(B)/libfastclock.a $(B)/libcd.a
 	$(MAKE) --no-print-directory -C bench/peers B=$(CURDIR)/$(B) run
+
+# bench-served: the accelerator's served clock_gettime and gettimeofday
+# against libc's own, in one process (bench/served.c), with FASTCLOCK=force.
+.PHONY: bench-served
+$(B)/bench/served: bench/served.c $(B)/libcd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -o $@ $< $(B)/libcd.a -ldl
+bench-served: $(B)/bench/served $(B)/libfastclock-preload.so
+	FASTCLOCK=force LD_PRELOAD=$(CURDIR)/$(B)/libfastclock-preload.so $(B)/bench/served
 
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

@@ -22,8 +22,8 @@ static void repair_latch(void)
 {
 	struct line l;
 	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
-	load_copy(&fc_int_latch.c[s & 1], &l);
-	store_copy(&fc_int_latch.c[(s + 1) & 1], &l);
+	load_copy(&fc_int_latch, s, &l);
+	store_copy(&fc_int_latch, s + 1, &l);
 	if (s & 1)
 		atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_relaxed);
 }

@@ -29,10 +29,11 @@
 #define READERS 3
 
 static struct fc_latch_state latch;
-static struct copy_a unlatched;  /* rewritten in place: what the latch prevents */
+static struct fc_latch_state unlatched;  /* its copy 0 rewritten in place: what the latch prevents */
 static atomic_bool done;
 
-/* The line for n: each word its own function of n. */
+/* The line for n: each word its own function of n, within what a copy
+ * keeps (soft and frac0 below 2^32: store_copy) for n below 2^28. */
 static void line_of(uint64_t n, struct line *l)
 {
 	l->tsc0 = n;
@@ -82,7 +83,7 @@ static void *read_loop(void *arg)
 		last = l.tsc0;
 		/* no latch: one copy, read while it is rewritten */
 		struct line u;
-		load_copy(&unlatched, &u);
+		load_copy(&unlatched, 0, &u);
 		r->unlatched_reads++;
 		if (!whole(&u))
 			r->unlatched_mixed++;
@@ -100,7 +101,7 @@ int main(void)
 	memset(&l, 0, sizeof l);
 	line_of(0, &l);
 	latch_store(&latch, &l);
-	store_copy(&unlatched, &l);
+	store_copy(&unlatched, 0, &l);
 
 	struct reader r[READERS];
 	memset(r, 0, sizeof r);
@@ -113,7 +114,7 @@ int main(void)
 		memset(&l, 0, sizeof l);
 		line_of((uint64_t)n, &l);
 		latch_store(&latch, &l);
-		store_copy(&unlatched, &l);
+		store_copy(&unlatched, 0, &l);
 	}
 	atomic_store_explicit(&done, true, memory_order_release);
 	uint64_t reads = 0, torn = 0, back = 0, fresh = 0, ureads = 0, mixed = 0;
