@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+"""arm64-tsc: `clockdoctor tsc` in the healthy arm64 guest: the counter is
+cntvct_el0, its frequency measured against CNTFRQ_EL0 (62.5 MHz on QEMU's
+virt board) and the kernel's, the two vCPUs compared; sound, or unknown
+when the loaded host never ran the two vCPUs at once long enough."""
+from arm64_lab import ARCH, CPU, SMP, TSC  # noqa: F401
+
+TIMEOUT = 150
+STEPS = [TSC]
+
+
+def check(r):
+    t = r["tsc"]
+    j = t.json
+    print("arm64-tsc: %s (exit %d)" % (j["summary"], t.rc))
+    assert t.rc in (0, 1), t.stderr
+    assert j["verdict"] in ("sound", "unknown"), j["summary"]
