@@ -52,10 +52,9 @@ def log_line(desc):
     return "arch_timer: Enabling global workaround for %s" % desc
 
 
-def erratum_steps(prop):
-    """The first step of an erratum guest: the kernel's log says it applied
-    the workaround (and whether it traps the counter for user space)."""
-    return [("erratum", "dmesg | grep -E 'arch_timer|clocksource: Switched'; cat %s" % CUR)]
+# The first step of an erratum guest: the kernel's log says whether it
+# applied the workaround and trapped the counter for user space.
+ERRATUM_LOG = ("erratum", "dmesg | grep -E 'arch_timer|clocksource: Switched'; cat %s" % CUR)
 
 
 def check_erratum_applied(r, prop):
@@ -78,5 +77,63 @@ RUN = ("run", timed("clockdoctor run -- inconsistency -t 1 -x 100 -m 1000000 mon
 
 
 def bench_ways(b):
-    """bench's JSON as {way: its entry}."""
-    return {w["name"]: w for w in b.json["ways"]}
+    """bench's JSON (one run: the current clocksource) as {way: its entry}."""
+    runs = b.json["runs"]
+    assert len(runs) == 1, runs
+    return {w["name"]: w for w in runs[0]["ways"]}
+
+
+def bench_line(name, b):
+    """The figures of a bench step, one line: each way's cost and path, and
+    the ratio to the same call through syscall(2)."""
+    ways = bench_ways(b)
+    return "%s bench (%.1f s): %s" % (name, b.json["duration_s"], ", ".join(
+        "%s %s %.0f ns (x%.2f of the system call)" % (n, w["path"], w["ns_per_call"], w["ratio"] or 0)
+        for n, w in ways.items() if w.get("measured")))
+
+
+# An erratum guest's bench: the ways that tell the story (the kernel's clock
+# through libc and through syscall(2), the counter read in user space),
+# short enough on a trapped counter.
+BENCH_ERRATUM = ("bench", timed("clockdoctor bench -c monotonic,monotonic/syscall,counter "
+                                "-d 0.5 --json", 120), 150)
+
+
+def check_erratum(r, name, prop):
+    """What every erratum guest asserts: the workaround applied (its log
+    line), then check: critical, vdso-fallback, every high-resolution clock a
+    system call, measured.  Returns (trapped, check's JSON)."""
+    from lab import critical_on
+    trapped = check_erratum_applied(r, prop)
+    c, j = critical_on(r, "arch_sys_counter")
+    assert "vdso-fallback" in c.codes, c.codes
+    f = c.finding("vdso-fallback")
+    print("%s: %s, counter %s; check: %s, %s" % (
+        name, arm64.ERRATA[prop], "trapped for user space" if trapped else "not trapped",
+        j["status"], f.get("title") or f.get("summary")))
+    # arm64-lib: check's evidence quotes the erratum's log line
+    return trapped, j
+
+
+def check_erratum_tsc(r, name, prop):
+    """tsc on an erratum guest: unsound, naming the erratum."""
+    t = r["tsc"]
+    j = t.json
+    print("%s tsc: %s (exit %d)" % (name, j["summary"], t.rc))
+    assert t.rc == 2 and j["verdict"] == "unsound", j["summary"]
+    assert arm64.ERRATA[prop] in " ".join(t.stdout.split()), j["summary"]
+    # arm64-lib: the verdict says that user-space reads of the counter trap
+
+
+def check_erratum_bench(r, name, trapped):
+    """bench's short run: the kernel's clocks system calls (the vDSO has
+    no mode for the counter), the counter read in user space; the ratio of
+    a trapped read to the system call."""
+    b = r["bench"]
+    assert b.rc == 0, b.stderr
+    ways = bench_ways(b)
+    print(bench_line(name, b))
+    assert ways["CLOCK_MONOTONIC"]["path"] == "kernel", ways["CLOCK_MONOTONIC"]
+    assert ways["CLOCK_MONOTONIC/syscall"]["path"] == "kernel"
+    assert ways["cntvct_el0"]["measured"] and ways["isb;cntvct_el0"]["measured"]
+    return ways

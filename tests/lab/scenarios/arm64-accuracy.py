@@ -15,3 +15,6 @@ def check(r):
         print("arm64-accuracy: %s max %d ns over_bound %d backward %s" % (
             c["name"], c["max_abs_ns"], c["over_bound"], c["backward"]))
     assert a.rc == 0, a.stderr
+    for c in j["clocks"]:
+        assert c["over_bound"] == 0, c
+        assert c["backward"]["same_thread"] + c["backward"]["across_threads"] == 0, c

@@ -14,10 +14,17 @@ def check(r):
     c = r["check"]
     j = c.json
     print("arm64-check: status %s, clocksource %s, platform %s, system calls %s" % (
-        j["status"], c.clocksource, j.get("platform"), sorted(c.syscall_ids)))
+        j["status"], c.clocksource, j["hypervisor"]["display"], sorted(c.syscall_ids)))
     assert c.clocksource == "arch_sys_counter"
     assert j["measured"] is True
     assert c.syscall_ids == set()
     for cid in HIGH_RES:
         assert j["measurements"][cid]["syscall"] is False, cid
     assert not c.findings("critical"), c.findings("critical")
+    assert j["status"] == "ok", c.findings()
+    assert j["cpu"]["arch"] == "aarch64"
+    # the platform: QEMU's virt board from the device tree, not bare metal
+    hv = j["hypervisor"]
+    assert hv["machine_model"] == "linux,dummy-virt", hv
+    assert hv["from"] == "device tree" and "QEMU" in hv["display"], hv
+    assert c.finding  # every finding code is known to the JSON reader

@@ -13,5 +13,8 @@ def check(r):
     assert s.rc == 0, s.stderr
     files = s.stdout.split()
     print("arm64-snapshot: %d files" % len(files))
+    assert "/tmp/a64snap/sys/devices/system/clocksource/clocksource0/current_clocksource" in files, files
     c = r["root-check"]
     assert c.clocksource == "arch_sys_counter", c.stdout
+    assert c.json["cpu"]["arch"] == "aarch64", c.json["cpu"]
+    assert c.json["hypervisor"]["machine_model"] == "linux,dummy-virt", c.json["hypervisor"]

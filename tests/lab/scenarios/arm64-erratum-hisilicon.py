@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+"""arm64-erratum-hisilicon: the arm64 guest with HiSilicon's erratum
+161010101 switched on in its device tree (`hisilicon,erratum-161010101` on
+/timer): the kernel's workaround ("Enabling global workaround for HiSilicon
+erratum 161010101") takes the counter out of the vDSO and traps user-space
+reads of it.  Asserted: the log line first; check critical (vdso-fallback);
+tsc unsound naming the erratum; bench's short run; run's decision."""
+from arm64_lab import (ARCH, BENCH_ERRATUM, CHECK, CPU, ERRATUM_LOG, FILES, PROGRAMS, RUN,  # noqa: F401
+                       SMP, TSC, check_erratum, check_erratum_bench, check_erratum_tsc)
+
+PROP = "hisilicon,erratum-161010101"
+DT_PROPS = [("/timer", PROP)]
+TIMEOUT = 300
+STEPS = [ERRATUM_LOG, CHECK, TSC, BENCH_ERRATUM, RUN]
+
+
+def check(r):
+    name = "arm64-erratum-hisilicon"
+    trapped, _ = check_erratum(r, name, PROP)
+    assert trapped, r["erratum"].stdout
+    check_erratum_tsc(r, name, PROP)
+    check_erratum_bench(r, name, trapped)
+    x = r["run"]
+    print("%s run: exit %d: %s" % (name, x.rc, " ".join(x.stderr.split())))
+    # arm64-lib: run's one line says why it cannot help on a trapped counter
+    assert x.rc in (0, 124), x.stderr
