@@ -41,9 +41,14 @@ PROGRAMS = {
 FILES = {"/usr/local/lib/libfastclock-preload.so": str(B / "libfastclock-preload.so")}
 
 
+# busybox's `timeout` ends a command with SIGTERM and exits 143 (128 + 15);
+# coreutils' exits 124
+TIMED_OUT = (124, 143)
+
+
 def timed(cmd, secs):
-    """cmd under the guest's `timeout`: exit status 124 when it ran past
-    secs (scaled by LAB_TIMEOUT_SCALE)."""
+    """cmd under the guest's `timeout`: exit status 143 (TIMED_OUT) when it
+    ran past secs (scaled by LAB_TIMEOUT_SCALE)."""
     return "timeout %d %s" % (int(secs * timeout_scale()), cmd)
 
 
@@ -137,3 +142,19 @@ def check_erratum_bench(r, name, trapped):
     assert ways["CLOCK_MONOTONIC/syscall"]["path"] == "kernel"
     assert ways["cntvct_el0"]["measured"] and ways["isb;cntvct_el0"]["measured"]
     return ways
+
+
+# The fault guest (arm64-fault-*): the healthy guest with the harness's hands
+# on QEMU (HOST_CONTROL), and the fault lab's probes (fault_lab.workload):
+# fcprobe linked with the aarch64 libfastclock.a, stepwatch for the
+# accelerator's REALTIME.  The kernel's vDSO is fast here, so the accelerator
+# serves only when forced (FASTCLOCK=force, as the x86 fault scenarios do).
+FAULT_CLOCKSOURCE = "arch_sys_counter"
+
+
+def fault_programs():
+    from fastclock_lab import fcprobe_program
+    p = dict(PROGRAMS)
+    p.update(fcprobe_program(str(B / "libfastclock.a")))
+    p["/usr/local/bin/stepwatch"] = _dyn("stepwatch")
+    return p
