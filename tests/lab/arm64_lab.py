@@ -138,9 +138,11 @@ def check_erratum_bench(r, name, trapped):
     assert b.rc == 0, b.stderr
     ways = bench_ways(b)
     print(bench_line(name, b))
-    assert ways["CLOCK_MONOTONIC"]["path"] == "kernel", ways["CLOCK_MONOTONIC"]
-    assert ways["CLOCK_MONOTONIC/syscall"]["path"] == "kernel"
-    assert ways["cntvct_el0"]["measured"] and ways["isb;cntvct_el0"]["measured"]
+    # the call through libc reached the kernel: counted (seccomp), not
+    # guessed from the timing, which a loaded TCG host blurs
+    m = ways["CLOCK_MONOTONIC"]
+    assert m["path"] == "kernel" and m["verdict_from"] == "seccomp" and m["kernel_calls"] > 0, m
+    assert all(w["measured"] for w in ways.values()), ways
     return ways
 
 
@@ -158,3 +160,16 @@ def fault_programs():
     p.update(fcprobe_program(str(B / "libfastclock.a")))
     p["/usr/local/bin/stepwatch"] = _dyn("stepwatch")
     return p
+
+
+def check_erratum_run(r, name):
+    """run on an erratum guest: the program runs (unchanged, today) and
+    passes; run's one line printed."""
+    x = r["run"]
+    print("%s run: exit %d: %s" % (name, x.rc, " ".join(x.stderr.split())))
+    assert x.rc in (0,) + TIMED_OUT, (x.stdout, x.stderr)
+    if x.rc == 0:
+        assert x.stdout.split()[-1] == "PASS", x.stdout
+    # arm64-lib: run's one line says why it cannot help here (today it says
+    # "nothing to gain: ... arch_sys_counter is read by the vDSO", which the
+    # erratum made untrue: check measured every clock a system call)
