@@ -173,3 +173,13 @@ def check_erratum_run(r, name):
     # arm64-lib: run's one line says why it cannot help here (today it says
     # "nothing to gain: ... arch_sys_counter is read by the vDSO", which the
     # erratum made untrue: check measured every clock a system call)
+
+
+def check_trapping_erratum(r, name, prop):
+    """An erratum guest that traps the counter, with the steps ERRATUM_LOG,
+    CHECK, TSC, BENCH_ERRATUM and RUN: each asserted as above."""
+    trapped, _ = check_erratum(r, name, prop)
+    assert trapped, r["erratum"].stdout
+    check_erratum_tsc(r, name, prop)
+    check_erratum_bench(r, name, trapped)
+    check_erratum_run(r, name)

@@ -97,6 +97,29 @@ def stepwatch_result(f):
     return sw
 
 
+CPU1_ONLINE = "/sys/devices/system/cpu/cpu1/online"
+# CPU 1 offline for 2 s and back, each instant marked
+CPU1_OFFLINE_FAULT = """
+echo 0 > %s || exit 1
+echo "offline $(fcprobe now)"
+sleep 2
+echo 1 > %s || exit 1
+echo "online $(fcprobe now)"
+""" % (CPU1_ONLINE, CPU1_ONLINE)
+
+# The NTP daemon's changes (guest/clockfault.c), each marked with the
+# kernel's MONOTONIC when it was made: "NAME clockfault-args pause-after".
+NTP_MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"
+NTP_PHASES = (("step+", "step 2", 1), ("step-", "step -2", 1), ("slew", "slew 20000", 1.5),
+              ("pll", "pll 100000", 1.5), ("freq", "freq 100", 0))
+
+
+def ntp_fault(phases):
+    """A shell fragment making each phase's change in turn (NTP_PHASES)."""
+    return "".join('echo "%s $(clockfault %s | %s)"\n%s' % (
+        name, args, NTP_MARK, "sleep %g\n" % pause if pause else "") for name, args, pause in phases)
+
+
 def workload(name, secs, fault_at, fault, ways=WAYS, limit=60, clocksource="tsc"):
     """The scenario's STEPS: wait for the clocksource (tsc; an arm64
     guest's arch_sys_counter), run the workload with the fault

@@ -11,8 +11,7 @@ bench's short run, the counter's cost beside the system call's; run's
 decision; and the full `bench -d 1` and `accuracy -d 2`, each bounded by
 the guest's `timeout`."""
 from arm64_lab import (ARCH, BENCH_ERRATUM, CHECK, CPU, ERRATUM_LOG, FILES, PROGRAMS, RUN,  # noqa: F401
-                       SMP, TIMED_OUT, TSC, check_erratum, check_erratum_bench, check_erratum_run, check_erratum_tsc,
-                       timed)
+                       SMP, TIMED_OUT, TSC, check_trapping_erratum, timed)
 
 PROP = "fsl,erratum-a008585"
 DT_PROPS = [("/timer", PROP)]
@@ -24,11 +23,7 @@ STEPS = [ERRATUM_LOG, CHECK, TSC, BENCH_ERRATUM, RUN,
 
 def check(r):
     name = "arm64-erratum-a008585"
-    trapped, _ = check_erratum(r, name, PROP)
-    assert trapped, r["erratum"].stdout
-    check_erratum_tsc(r, name, PROP)
-    check_erratum_bench(r, name, trapped)
-    check_erratum_run(r, name)
+    check_trapping_erratum(r, name, PROP)
     full, acc = r["bench-full"], r["accuracy"]
     print("%s bench -d 1: exit %d in %.1f s; accuracy -d 2: exit %d in %.1f s" % (
         name, full.rc, full.secs, acc.rc, acc.secs))

@@ -6,7 +6,7 @@ erratum 161010101") takes the counter out of the vDSO and traps user-space
 reads of it.  Asserted: the log line first; check critical (vdso-fallback);
 tsc unsound naming the erratum; bench's short run; run's decision."""
 from arm64_lab import (ARCH, BENCH_ERRATUM, CHECK, CPU, ERRATUM_LOG, FILES, PROGRAMS, RUN,  # noqa: F401
-                       SMP, TSC, check_erratum, check_erratum_bench, check_erratum_run, check_erratum_tsc)
+                       SMP, TSC, check_trapping_erratum)
 
 PROP = "hisilicon,erratum-161010101"
 DT_PROPS = [("/timer", PROP)]
@@ -16,8 +16,4 @@ STEPS = [ERRATUM_LOG, CHECK, TSC, BENCH_ERRATUM, RUN]
 
 def check(r):
     name = "arm64-erratum-hisilicon"
-    trapped, _ = check_erratum(r, name, PROP)
-    assert trapped, r["erratum"].stdout
-    check_erratum_tsc(r, name, PROP)
-    check_erratum_bench(r, name, trapped)
-    check_erratum_run(r, name)
+    check_trapping_erratum(r, name, PROP)

@@ -6,19 +6,14 @@ tsc` with CPU 1 offline (one CPU: nothing to compare, unknown) and online
 again.  Asserted: nothing goes backwards, every read within the bound; the
 figures printed."""
 from arm64_lab import ARCH, CPU, FAULT_CLOCKSOURCE, FILES, SMP, fault_programs  # noqa: F401
-from fault_lab import check_common, workload
+from fault_lab import CPU1_OFFLINE_FAULT, CPU1_ONLINE, check_common, workload
 
 HOST_CONTROL = True
 PROGRAMS = fault_programs()
 TIMEOUT = 150
-C1 = "/sys/devices/system/cpu/cpu1/online"
-STEPS = workload("arm64-fault-cpu-offline", 8, 2, """
-echo 0 > %s || exit 1
-echo "offline $(fcprobe now)"
-sleep 2
-echo 1 > %s || exit 1
-echo "online $(fcprobe now)"
-""" % (C1, C1), limit=90, clocksource=FAULT_CLOCKSOURCE) + [
+C1 = CPU1_ONLINE
+STEPS = workload("arm64-fault-cpu-offline", 8, 2, CPU1_OFFLINE_FAULT, limit=90,
+                 clocksource=FAULT_CLOCKSOURCE) + [
     ("tsc-offline", "echo 0 > %s; CLOCKDOCTOR_STATE_DIR=/tmp/tsc-off timeout 60 clockdoctor tsc --json -d 0.3; "
                     "echo \"rc=$?\" >&2; echo 1 > %s" % (C1, C1), 90),
     ("restore", "echo 1 > %s; cat %s" % (C1, C1)),

@@ -7,21 +7,13 @@ MONOTONIC, RAW and BOOTTIME never go backwards; the accelerator passes;
 the figures printed, with how long the accelerator's REALTIME was stale
 after a step."""
 from arm64_lab import ARCH, CPU, FAULT_CLOCKSOURCE, FILES, SMP, fault_programs  # noqa: F401
-from fault_lab import STEPWATCH_END, check_common, stepwatch_result, stepwatch_start, workload
+from fault_lab import NTP_PHASES, STEPWATCH_END, check_common, ntp_fault, stepwatch_result, stepwatch_start, workload
 
 HOST_CONTROL = True
 PROGRAMS = fault_programs()
 TIMEOUT = 150
-MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"
-STEPS = workload("arm64-fault-ntp", 10, 1, """
-%(start)secho "step+ $(clockfault step 2 | %(m)s)"
-sleep 1
-echo "step- $(clockfault step -2 | %(m)s)"
-sleep 1
-echo "slew $(clockfault slew 20000 | %(m)s)"
-sleep 1.5
-%(end)s""" % {"m": MARK, "start": stepwatch_start(4), "end": STEPWATCH_END},
-    ways="monotonic boottime", limit=90, clocksource=FAULT_CLOCKSOURCE) + [
+STEPS = workload("arm64-fault-ntp", 10, 1, stepwatch_start(4) + ntp_fault(NTP_PHASES[:3]) + STEPWATCH_END,
+                 ways="monotonic boottime", limit=90, clocksource=FAULT_CLOCKSOURCE) + [
     ("restore", "clockfault reset && sleep 2"),
 ]
 
