@@ -17,8 +17,8 @@ PROP = "fsl,erratum-a008585"
 DT_PROPS = [("/timer", PROP)]
 TIMEOUT = 420
 STEPS = [ERRATUM_LOG, CHECK, TSC, BENCH_ERRATUM, RUN,
-         ("bench-full", timed("clockdoctor bench -d 1 --json", 45), 60),
-         ("accuracy", timed("clockdoctor accuracy -d 2 --json", 45), 60)]
+         ("bench-full", timed("clockdoctor bench -d 1 --json", 30), 45),
+         ("accuracy", timed("clockdoctor accuracy -d 2 --json", 30), 45)]
 
 
 def check(r):

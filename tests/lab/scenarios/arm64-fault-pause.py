@@ -2,9 +2,11 @@
 """arm64-fault-pause: the arm64 guest stopped for 5 s (QMP stop) and
 continued while the library (fcprobe, `clockdoctor accuracy`) and the
 accelerator (`clockdoctor run -- inconsistency`, forced) read the time, as
-fault-pause does on x86.  Asserted: nothing goes backwards, every read
-within the stated bound, the accelerator within its allowance; the figures
-printed."""
+fault-pause does on x86.  Unlike x86's TSC under TCG, the guest's generic
+timer has been seen to count the pause (its MONOTONIC advanced 6.4 s across
+the 5 s stop in one run, 3.8 s in another: printed, not asserted).
+Asserted: nothing goes backwards, every read within the stated bound, the
+accelerator serving and within its allowance; the figures printed."""
 from arm64_lab import ARCH, CPU, FAULT_CLOCKSOURCE, FILES, SMP, fault_programs  # noqa: F401
 from fault_lab import check_common, workload
 
