@@ -185,8 +185,10 @@ class Figures:
         lib += " (the kernel's own clock backwards: %s)" % " ".join(
             "%s %d" % (c, s[c]["kernel_back"]) for c in ("mono", "raw", "boot"))
         acc = self.acc["clocks"]
-        a = " ".join("%s max %d over_bound %d back %d" % (
-            c["name"], c["max_abs_ns"], c["over_bound"],
+        # max_abs_ns is null where no bracket was narrow enough to keep (a
+        # busy host: every one over the cut)
+        a = " ".join("%s max %s over_bound %d back %d" % (
+            c["name"], "-" if c["max_abs_ns"] is None else "%d" % c["max_abs_ns"], c["over_bound"],
             c["backward"]["same_thread"] + c["backward"]["across_threads"]) for c in acc)
         inc = " ".join("%s outside %d back %d" % (
             k, v["worst_outside_ns"], v["backwards"] + v["cross_thread_backwards"])
