@@ -156,19 +156,25 @@ struct fc_mm {
  * after.  boot_off is only ever raised, so a late store of it is harmless
  * too. */
 struct fc_offsets {
+	/* The first cache line: all that a REALTIME or TAI read on the fast
+	 * path loads (the offsets, when to check them, the leap span), so
+	 * that it touches this line and the latch's, nothing else. */
 	_Alignas(64) _Atomic int64_t rt_boot_off; /* REALTIME - BOOTTIME */
 	_Atomic uint64_t rt_checked;  /* counter at the last check */
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
+	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
+	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
+	                                      in which REALTIME and TAI are the kernel's */
 	_Atomic int64_t tai_boot_off; /* TAI - BOOTTIME, one value (never half a leap) */
 	atomic_bool tai_ok;           /* CLOCK_TAI could be read */
-	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
-	_Atomic int64_t boot_followed;/* kernel mode: MONOTONIC at the last follow... */
+	/* kernel mode and the refreshers only */
+	_Alignas(64) _Atomic int64_t boot_followed; /* kernel mode: MONOTONIC at the last follow... */
 	_Atomic int64_t rt_checked_ns;/* ...and at the last refresh of REALTIME's offset */
 	atomic_uint boot_jumps;       /* resumes a follow took */
 	_Atomic int64_t boot_slack;   /* what a bracket may be off (fc_int_boot_start) */
-	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
-	                                      in which REALTIME and TAI are the kernel's */
 };
+_Static_assert(offsetof(struct fc_offsets, tai_ok) < 64,
+               "a REALTIME or TAI read on the fast path loads one line of the offsets");
 
 extern struct fc_offsets fc_int_offsets;
 
