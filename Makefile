@@ -275,8 +275,21 @@ package-test:
 # The lab always uses the plain build (build/, even under SANITIZE=1): the
 # guests get the binary and the static library without a sanitizer's
 # runtime, which the initramfs does not carry.
-lab: build/clockdoctor build/libfastclock.a
+lab: build/clockdoctor build/libfastclock.a arm64-build
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) -m pytest -q tests/lab
+
+# The aarch64 build the lab's arm64 guests run (tests/lab/arm64.py): these
+# rules, with the cross compiler, into build/aarch64/; the command static
+# (the guest has no C library but for the programs LD_PRELOAD must reach).
+# Without the cross compiler it says so, and the lab skips those guests.
+ARM64_CROSS ?= aarch64-linux-gnu-
+.PHONY: arm64-build
+arm64-build:
+	@if command -v $(ARM64_CROSS)gcc >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory B=build/aarch64 SANITIZE= CC=$(ARM64_CROSS)gcc AR=$(ARM64_CROSS)ar \
+	    LDLIBS="-static -lpthread -lm" build/aarch64/clockdoctor build/aarch64/libfastclock.a \
+	    build/aarch64/libfastclock-preload.so; \
+	else echo "arm64-build: no $(ARM64_CROSS)gcc: the lab's arm64 guests will be skipped"; fi
 
 # The arm64 path, cross-compiled and run under qemu-user (skips loudly
 # without the cross compiler; .ci/run installs it).
@@ -313,11 +326,20 @@ BENCH_WAYS ?= library,monotonic,realtime,monotonic_coarse,counter
 bench: $(B)/clockdoctor
 	$(B)/clockdoctor bench -s --targets -d 4 -c $(BENCH_WAYS)
 
-bench-peers: $(B)/libfastclock.a
+bench-peers: $(B)/libfastclock.a $(B)/libcd.a
 	$(MAKE) --no-print-directory -C bench/peers B=$(CURDIR)/$(B) run
 
 bench-lab: build/clockdoctor build/libfastclock-preload.so
 	CLOCKDOCTOR=$(CURDIR)/build/clockdoctor $(PYTHON) tests/lab/lab.py run bench-servers
+
+# bench-served: the accelerator's served clock_gettime and gettimeofday
+# against libc's own, in one process (bench/served.c), with FASTCLOCK=force.
+.PHONY: bench-served
+$(B)/bench/served: bench/served.c $(B)/libcd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -o $@ $< $(B)/libcd.a -ldl
+bench-served: $(B)/bench/served $(B)/libfastclock-preload.so
+	FASTCLOCK=force LD_PRELOAD=$(CURDIR)/$(B)/libfastclock-preload.so $(B)/bench/served
 
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

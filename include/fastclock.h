@@ -141,6 +141,8 @@ enum fc_reason {
 	FC_REASON_NO_FREQUENCY,     /* no frequency could be obtained for the counter */
 	FC_REASON_KERNEL_CLOCK_FAILED, /* the kernel's clock could not be read to anchor on */
 	FC_REASON_UNSUPPORTED,      /* not x86-64 or arm64 */
+	FC_REASON_COUNTER_SLOW,     /* a counter read costs no less than the kernel's clock: its reads trap
+	                               (an arm64 timer erratum's workaround, a hypervisor trapping rdtsc) */
 };
 
 struct fc_info {
@@ -149,7 +151,8 @@ struct fc_info {
 	char reason_text[200];       /* the reason for people, with the evidence */
 	char counter[16];            /* "tsc", "cntvct_el0", "none" */
 	char kernel_clocksource[32]; /* current_clocksource as read at start ("" unknown) */
-	int kernel_vdso_fast;        /* 1: the kernel's clocksource is read by the vDSO, 0: not, -1: unknown */
+	int kernel_vdso_fast;        /* 1: the kernel's clocksource is read by the vDSO, 0: not (or its
+	                                clock measured as dear as a system call at start), -1: unknown */
 	double counter_hz;           /* the frequency in use (0 when not in use) */
 	char freq_from[24];          /* where it came from: "cpuid-0x15", "hypervisor-leaf", "perf-page",
 	                                "cntfrq", "verdict", "measured" (refined against the kernel) */

@@ -7,8 +7,13 @@
  * execute before earlier loads complete, so a value could predate the load
  * that told us it was our turn (the kernel's rdtsc_ordered() does the same).
  * On arm64 it is the generic timer's virtual count, cntvct_el0, with an isb
- * on both sides for the same reason (the kernel's __arch_counter_get_cntvct
- * orders the read against later accesses too); its frequency is the
+ * on both sides for the same reason: the Arm ARM lets reads of the counter
+ * occur speculatively and out of order relative to other instructions,
+ * and an isb puts them back in program order: the one before, after the
+ * instructions before it; the one after, before the instructions after it
+ * (the latch's acquire fence and check) (the kernel's __arch_counter_get_cntvct orders the read
+ * against later accesses too).  mrs is no memory access: dmb does not
+ * order it, only isb (or a dependency) does.  Its frequency is the
  * register cntfrq_el0, exact by definition.  Elsewhere there is no counter:
  * FC_COUNTER_KIND is FC_COUNTER_NONE and a read returns 0, so that callers
  * compile everywhere and ask fc_counter_probe() before reading.

@@ -308,12 +308,22 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 }
 
 /* The fast path, inlined into each entry point: true with *v set, or false
- * when the slow path must answer (due, expired, kernel mode).  No pointer
- * to a local escapes, so the callers need no stack frame. */
+ * when the slow path must answer (due, expired, a check due, kernel mode,
+ * the floor above the line).  No pointer to a local escapes, so the
+ * callers need no stack frame.
+ *
+ * Shaped for the ordered read, where the fence before the counter waits
+ * for everything before it, so that what follows the counter is a call's
+ * cost: the loads overlap the counter's latency, and after it come only a
+ * subtraction, a 64-bit multiply (d < soft keeps d * mult + frac0 within
+ * 64 bits: soft_capped), an add, a shift and an add.  The tests that send
+ * a read elsewhere are branches, predicted, off that chain; the floor too
+ * (above the line only for the few microseconds after a read that served
+ * the kernel's clock plus the bound: the slow path serves it then). */
 static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool raw, uint64_t *tp, int64_t *v)
 {
 	unsigned s;
-	uint64_t tsc0, soft, frac0, mult, t;
+	uint64_t d, soft, frac0, mult, t;
 	int64_t ns0;
 	if (__builtin_expect(atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed), 0))
 		return false;  /* reading it would fault, or there is none */
@@ -324,30 +334,44 @@ static inline __attribute__((always_inline)) bool fast_read(bool ordered, bool r
 		 * describe gives a negative delta, which the slow path reads
 		 * again in the other order. */
 		t = ordered ? fc_counter_read() : fc_counter_read_unordered();
+		__asm__("" : "+r"(t));  /* one register from here: none to save */
+		/* the latch's reader, R1 R2 F2 R3 of fastclock_impl.h: ldar,
+		 * five ldr, dmb ishld, ldr on arm64 */
 		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
-		const struct copy_a *c = &fc_int_latch.c[s & 1];
-		/* one base register for the five loads: otherwise the compiler
-		 * hoists five field addresses into callee-saved registers, and
-		 * saving them costs more than the loads */
-		__asm__("" : "+r"(c));
-		tsc0 = atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
+		/* the copy's offset opaque, so that the loads index one base
+		 * register: otherwise the compiler hoists each field's address
+		 * into a callee-saved register, and saving them costs more than
+		 * the loads */
+		uintptr_t off = (uintptr_t)(s & 1) * sizeof(struct copy_fast);
+		__asm__("" : "+r"(off));
+		const struct copy_fast *c = (const struct copy_fast *)((const char *)fc_int_latch.f + off);
+		d = t - atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
 		soft = atomic_load_explicit(&c->soft, FC_COPY_LOAD);
-		const struct seg_a *sg = raw ? &c->raw : &c->mono;
-		ns0 = atomic_load_explicit(&sg->ns0, FC_COPY_LOAD);
-		frac0 = atomic_load_explicit(&sg->frac0, FC_COPY_LOAD);
-		mult = atomic_load_explicit(&sg->mult, FC_COPY_LOAD);
+		if (!raw) {
+			ns0 = atomic_load_explicit(&c->ns0, FC_COPY_LOAD);
+			frac0 = atomic_load_explicit(&c->frac0, FC_COPY_LOAD);
+			mult = atomic_load_explicit(&c->mult, FC_COPY_LOAD);
+		} else {
+			const struct seg_a *sg = &fc_int_latch.r[s & 1].raw;
+			ns0 = atomic_load_explicit(&sg->ns0, FC_COPY_LOAD);
+			frac0 = atomic_load_explicit(&sg->frac0, FC_COPY_LOAD);
+			mult = atomic_load_explicit(&sg->mult, FC_COPY_LOAD);
+		}
 		fc_fence_acquire();
 	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
 	*tp = t;
-	uint64_t d = t - tsc0;
 	const struct fc_mm *m = atomic_load_explicit(&fc_int_latch.mm, memory_order_relaxed);
 	uint64_t since = t - atomic_load_explicit(&m->hw, memory_order_relaxed);
 	/* due, or a check is due */
 	if (__builtin_expect(d >= soft || since > atomic_load_explicit(&fc_int_latch.hw_step, memory_order_relaxed), 0))
 		return false;
-	int64_t x = seg_at(ns0, frac0, mult, d);
+	int64_t x = ns0 + (int64_t)((d * mult + frac0) >> 32);  /* seg_at, exactly: d < soft */
+	/* after R1's acquire (and F2): at least every floor raised before the
+	 * copy in hand was published (its W1 or W3 is a release) */
 	int64_t f = atomic_load_explicit(raw ? &fc_int_latch.floor_raw : &fc_int_latch.floor_mono, memory_order_relaxed);
-	*v = x > f ? x : f;
+	if (__builtin_expect(x < f, 0))
+		return false;
+	*v = x;
 	return true;
 }
 
@@ -424,12 +448,35 @@ static inline int64_t boot_of(int64_t m, _Atomic int64_t *off, int64_t *off_valu
  * modes: in kernel mode, MONOTONIC is the kernel's floored at the last
  * line, so the wall clock does not go back either when the library leaves
  * the counter. */
-int64_t fc_realtime_ns(void)
+/* MONOTONIC's slow path for the REALTIME readers: the value and the
+ * counter it was read at, 0 in kernel mode, in two registers (no local
+ * whose address escapes, so the callers need no stack frame). */
+struct mono_read {
+	int64_t v;
+	uint64_t t;
+};
+
+__attribute__((noinline)) static struct mono_read read_mono_slow(void)
 {
 	int km;
-	uint64_t t = 0;
-	int64_t m = read_mono(true, &km, &t);
-	offsets_due(km, t, m);
+	struct mono_read r;
+	r.v = slow(MONO, &km);
+	r.t = km ? 0 : counter_now();
+	return r;
+}
+
+/* Every case: MONOTONIC from either path, the offsets' refresh when due,
+ * the kernel's clock around a leap second. */
+__attribute__((noinline)) static int64_t realtime_slow(void)
+{
+	uint64_t t;
+	int64_t m;
+	if (!fast_mono(true, &t, &m)) {
+		struct mono_read r = read_mono_slow();
+		m = r.v;
+		t = r.t;
+	}
+	offsets_due(t == 0, t, m);
 	int64_t rb;
 	int64_t b = boot_of(m, &fc_int_offsets.rt_boot_off, &rb);
 	if (__builtin_expect(b >= atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) &&
@@ -440,6 +487,30 @@ int64_t fc_realtime_ns(void)
 			return k;
 	}
 	return b + rb;
+}
+
+/* The common case inlined, with no call and so no stack frame: the fast
+ * path, the offsets not due, no leap second near; else realtime_slow,
+ * which reads again (a later value: never less). */
+static inline __attribute__((always_inline)) int64_t realtime_ns(void)
+{
+	uint64_t t;
+	int64_t m;
+	if (__builtin_expect(fast_mono(true, &t, &m), 1) &&
+	    __builtin_expect(t - atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed) <
+	                     atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed), 1)) {
+		int64_t rb;
+		int64_t b = boot_of(m, &fc_int_offsets.rt_boot_off, &rb);
+		if (__builtin_expect(b < atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) ||
+		                     b >= atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed), 1))
+			return b + rb;
+	}
+	return realtime_slow();
+}
+
+int64_t fc_realtime_ns(void)
+{
+	return realtime_ns();
 }
 
 static int64_t read_raw(int *kernel_mode)
@@ -453,7 +524,27 @@ static int64_t read_raw(int *kernel_mode)
 	return slow(RAW, kernel_mode);
 }
 
-int fc_gettime(clockid_t clock, struct timespec *ts)
+/* ns as a timespec.  At or after the epoch (every clock but a REALTIME
+ * set before 1970) an unsigned division by the constant, which the
+ * compiler makes a multiply and shifts, and the remainder by a multiply:
+ * the signed one needs sign fix-ups on top. */
+static inline void to_timespec(int64_t v, struct timespec *ts)
+{
+	if (__builtin_expect(v >= 0, 1)) {
+		uint64_t sec = (uint64_t)v / NS_PER_S;
+		ts->tv_sec = (time_t)sec;
+		ts->tv_nsec = (long)((uint64_t)v - sec * NS_PER_S);
+		return;
+	}
+	ts->tv_sec = v / NS_PER_S;
+	ts->tv_nsec = v % NS_PER_S;
+	if (ts->tv_nsec < 0) {
+		ts->tv_nsec += NS_PER_S;
+		ts->tv_sec--;
+	}
+}
+
+__attribute__((noinline)) static int gettime_other(clockid_t clock, struct timespec *ts)
 {
 	if (!ts)
 		return -EFAULT;
@@ -490,13 +581,37 @@ int fc_gettime(clockid_t clock, struct timespec *ts)
 	default:
 		return fc_kclock(clock, ts);
 	}
-	ts->tv_sec = v / NS_PER_S;
-	ts->tv_nsec = v % NS_PER_S;
-	if (ts->tv_nsec < 0) {
-		ts->tv_nsec += NS_PER_S;
-		ts->tv_sec--;
-	}
+	to_timespec(v, ts);
 	return 0;
+}
+
+
+__attribute__((noinline)) static int gettime_realtime(struct timespec *ts)
+{
+	to_timespec(realtime_ns(), ts);
+	return 0;
+}
+
+/* The two ids programs ask for most, MONOTONIC on the fast path and
+ * REALTIME, inlined here without a stack frame of their own; the others,
+ * and MONOTONIC's slow path, in gettime_other. */
+int fc_gettime(clockid_t clock, struct timespec *ts)
+{
+	if (__builtin_expect(ts != NULL, 1)) {
+		uint64_t t;
+		int64_t v;
+		if (clock == CLOCK_MONOTONIC) {
+			if (__builtin_expect(fast_mono(true, &t, &v), 1)) {
+				to_timespec(v, ts);
+				return 0;
+			}
+			/* the id as a constant: its register is free above */
+			return gettime_other(CLOCK_MONOTONIC, ts);
+		} else if (clock == CLOCK_REALTIME) {
+			return gettime_realtime(ts);
+		}
+	}
+	return gettime_other(clock, ts);
 }
 
 int64_t fc_coarse_ns(void)

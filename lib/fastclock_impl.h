@@ -20,6 +20,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -66,12 +67,26 @@ struct seg_a {
 	_Atomic uint64_t mult;
 };
 
-struct copy_a {
-	_Atomic uint64_t tsc0, soft, hard;
+/* A copy of the line, in two parts.  What a MONOTONIC read on the fast
+ * path loads (the anchor, its end of service, the MONOTONIC segment) is
+ * 32 bytes, so that the first copy's fits the latch's first cache line
+ * beside seq and the floor: at rest (seq even) a read touches that line
+ * and hw's, nothing else.  soft and frac0 fit 32 bits: store_copy keeps
+ * them so (frac0 is below 2^32 by construction; soft is capped, a line
+ * then only re-anchors sooner). */
+struct copy_fast {
+	_Atomic uint64_t tsc0;
+	_Atomic int64_t ns0;     /* MONOTONIC */
+	_Atomic uint64_t mult;   /* MONOTONIC */
+	_Atomic uint32_t frac0;  /* MONOTONIC */
+	_Atomic uint32_t soft;
+};
+
+struct copy_rest {
+	_Atomic uint64_t hard, tail;
 	_Atomic uint32_t flags;
 	_Atomic int64_t err;
-	struct seg_a mono, raw;
-	_Atomic uint64_t tail;  /* last: the fast path's fields stay in the first copy's cache line */
+	struct seg_a raw;
 };
 
 struct seg {
@@ -94,19 +109,25 @@ struct line {
 };
 
 /* The zero state is kernel mode with soft 0: the first read of each kind
- * goes to the slow path, which initializes.  The fields before c[] share
- * the readers' first cache line; the floors and hw are written rarely (a
- * slow-path read, a check every hw_step counts). */
+ * goes to the slow path, which initializes.  The first cache line holds
+ * everything a MONOTONIC read on the fast path loads but hw (the address
+ * space's, below): seq, no_counter, mm, hw_step, floor_mono and the first
+ * copy's fast part (the one in force whenever no re-anchor is under way).
+ * Readers only load; the line is written by a re-anchor (every 10 to 250
+ * ms) and by a slow-path read that raises the floor. */
 struct fc_latch_state {
 	_Alignas(64) atomic_uint seq;
 	atomic_bool no_counter;  /* never execute the counter read (PR_SET_TSC, no TSC) */
 	_Atomic(struct fc_mm *) mm;   /* this address space's part (below) */
 	_Atomic uint64_t hw_step;     /* Y in counts: between checks (0: not started) */
 	_Atomic int64_t floor_mono;   /* the highest value a slow-path read served, and */
+	struct copy_fast f[2];        /* f[0]: bytes 32-63, f[1]: the next line */
 	_Atomic int64_t floor_raw;    /* every read serves at least it */
-	struct copy_a c[2];
+	struct copy_rest r[2];
 };
 extern struct fc_latch_state fc_int_latch;
+_Static_assert(sizeof(struct copy_fast) == 32 && offsetof(struct fc_latch_state, f) == 32,
+               "the first copy's fast part shares the first cache line with seq and floor_mono");
 
 /* What must not survive into a forked child: the locks (their holder is
  * not in the child) and hw.  It lives in a page of its own marked
@@ -135,19 +156,25 @@ struct fc_mm {
  * after.  boot_off is only ever raised, so a late store of it is harmless
  * too. */
 struct fc_offsets {
+	/* The first cache line: all that a REALTIME or TAI read on the fast
+	 * path loads (the offsets, when to check them, the leap span), so
+	 * that it touches this line and the latch's, nothing else. */
 	_Alignas(64) _Atomic int64_t rt_boot_off; /* REALTIME - BOOTTIME */
 	_Atomic uint64_t rt_checked;  /* counter at the last check */
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
+	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
+	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
+	                                      in which REALTIME and TAI are the kernel's */
 	_Atomic int64_t tai_boot_off; /* TAI - BOOTTIME, one value (never half a leap) */
 	atomic_bool tai_ok;           /* CLOCK_TAI could be read */
-	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
-	_Atomic int64_t boot_followed;/* kernel mode: MONOTONIC at the last follow... */
+	/* kernel mode and the refreshers only */
+	_Alignas(64) _Atomic int64_t boot_followed; /* kernel mode: MONOTONIC at the last follow... */
 	_Atomic int64_t rt_checked_ns;/* ...and at the last refresh of REALTIME's offset */
 	atomic_uint boot_jumps;       /* resumes a follow took */
 	_Atomic int64_t boot_slack;   /* what a bracket may be off (fc_int_boot_start) */
-	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
-	                                      in which REALTIME and TAI are the kernel's */
 };
+_Static_assert(offsetof(struct fc_offsets, tai_ok) < 64,
+               "a REALTIME or TAI read on the fast path loads one line of the offsets");
 
 extern struct fc_offsets fc_int_offsets;
 
@@ -199,72 +226,152 @@ extern struct fc_writer fc_int_writer;
 
 /* ---- the latch ---- */
 
-static inline void store_copy(struct copy_a *c, const struct line *l)
+/* The most counts after tsc0 a fast-path read may be at: where the
+ * product d * mult + frac0 of both segments still fits 64 bits (about 4 s
+ * of counter, far beyond MAX_INTERVAL_NS), so that the fast path
+ * multiplies in 64 bits (as the kernel's vDSO does) and serves exactly
+ * what seg_at's 128 bits give; and what soft's 32 bits hold. */
+static inline uint64_t soft_capped(const struct line *l)
 {
-	atomic_store_explicit(&c->tsc0, l->tsc0, FC_COPY_STORE);
-	atomic_store_explicit(&c->soft, l->soft, FC_COPY_STORE);
-	atomic_store_explicit(&c->hard, l->hard, FC_COPY_STORE);
-	atomic_store_explicit(&c->tail, l->tail, FC_COPY_STORE);
-	atomic_store_explicit(&c->flags, l->flags, FC_COPY_STORE);
-	atomic_store_explicit(&c->err, l->err, FC_COPY_STORE);
-	atomic_store_explicit(&c->mono.ns0, l->mono.ns0, FC_COPY_STORE);
-	atomic_store_explicit(&c->mono.frac0, l->mono.frac0, FC_COPY_STORE);
-	atomic_store_explicit(&c->mono.mult, l->mono.mult, FC_COPY_STORE);
-	atomic_store_explicit(&c->raw.ns0, l->raw.ns0, FC_COPY_STORE);
-	atomic_store_explicit(&c->raw.frac0, l->raw.frac0, FC_COPY_STORE);
-	atomic_store_explicit(&c->raw.mult, l->raw.mult, FC_COPY_STORE);
+	uint64_t m = l->mono.mult > l->raw.mult ? l->mono.mult : l->raw.mult;
+	uint64_t cap = m ? (UINT64_MAX - UINT32_MAX) / m : UINT64_MAX;
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
+	return l->soft < cap ? l->soft : cap;
 }
 
-static inline void load_copy(const struct copy_a *c, struct line *l)
+/* A segment's value as ns0 and a fraction below 2^32, the same value
+ * (ns0 * 2^32 + frac0) however it was built. */
+static inline void seg_normal(const struct seg *in, int64_t *ns0, uint64_t *frac0)
 {
-	l->tsc0 = atomic_load_explicit(&c->tsc0, FC_COPY_LOAD);
-	l->soft = atomic_load_explicit(&c->soft, FC_COPY_LOAD);
-	l->hard = atomic_load_explicit(&c->hard, FC_COPY_LOAD);
-	l->tail = atomic_load_explicit(&c->tail, FC_COPY_LOAD);
-	l->flags = atomic_load_explicit(&c->flags, FC_COPY_LOAD);
-	l->err = atomic_load_explicit(&c->err, FC_COPY_LOAD);
-	l->mono.ns0 = atomic_load_explicit(&c->mono.ns0, FC_COPY_LOAD);
-	l->mono.frac0 = atomic_load_explicit(&c->mono.frac0, FC_COPY_LOAD);
-	l->mono.mult = atomic_load_explicit(&c->mono.mult, FC_COPY_LOAD);
-	l->raw.ns0 = atomic_load_explicit(&c->raw.ns0, FC_COPY_LOAD);
-	l->raw.frac0 = atomic_load_explicit(&c->raw.frac0, FC_COPY_LOAD);
-	l->raw.mult = atomic_load_explicit(&c->raw.mult, FC_COPY_LOAD);
+	*ns0 = in->ns0 + (int64_t)(in->frac0 >> 32);
+	*frac0 = in->frac0 & 0xffffffffu;
 }
 
-/* Readers use c[seq & 1].  The writer moves readers to the other copy,
+static inline void store_copy(struct fc_latch_state *lt, unsigned i, const struct line *l)
+{
+	struct copy_fast *f = &lt->f[i & 1];
+	struct copy_rest *r = &lt->r[i & 1];
+	int64_t ns0;
+	uint64_t frac0;
+	atomic_store_explicit(&f->tsc0, l->tsc0, FC_COPY_STORE);
+	atomic_store_explicit(&f->soft, (uint32_t)soft_capped(l), FC_COPY_STORE);
+	seg_normal(&l->mono, &ns0, &frac0);
+	atomic_store_explicit(&f->ns0, ns0, FC_COPY_STORE);
+	atomic_store_explicit(&f->frac0, (uint32_t)frac0, FC_COPY_STORE);
+	atomic_store_explicit(&f->mult, l->mono.mult, FC_COPY_STORE);
+	atomic_store_explicit(&r->hard, l->hard, FC_COPY_STORE);
+	atomic_store_explicit(&r->tail, l->tail, FC_COPY_STORE);
+	atomic_store_explicit(&r->flags, l->flags, FC_COPY_STORE);
+	atomic_store_explicit(&r->err, l->err, FC_COPY_STORE);
+	seg_normal(&l->raw, &ns0, &frac0);
+	atomic_store_explicit(&r->raw.ns0, ns0, FC_COPY_STORE);
+	atomic_store_explicit(&r->raw.frac0, frac0, FC_COPY_STORE);
+	atomic_store_explicit(&r->raw.mult, l->raw.mult, FC_COPY_STORE);
+}
+
+static inline void load_copy(const struct fc_latch_state *lt, unsigned i, struct line *l)
+{
+	const struct copy_fast *f = &lt->f[i & 1];
+	const struct copy_rest *r = &lt->r[i & 1];
+	l->tsc0 = atomic_load_explicit(&f->tsc0, FC_COPY_LOAD);
+	l->soft = atomic_load_explicit(&f->soft, FC_COPY_LOAD);
+	l->mono.ns0 = atomic_load_explicit(&f->ns0, FC_COPY_LOAD);
+	l->mono.frac0 = atomic_load_explicit(&f->frac0, FC_COPY_LOAD);
+	l->mono.mult = atomic_load_explicit(&f->mult, FC_COPY_LOAD);
+	l->hard = atomic_load_explicit(&r->hard, FC_COPY_LOAD);
+	l->tail = atomic_load_explicit(&r->tail, FC_COPY_LOAD);
+	l->flags = atomic_load_explicit(&r->flags, FC_COPY_LOAD);
+	l->err = atomic_load_explicit(&r->err, FC_COPY_LOAD);
+	l->raw.ns0 = atomic_load_explicit(&r->raw.ns0, FC_COPY_LOAD);
+	l->raw.frac0 = atomic_load_explicit(&r->raw.frac0, FC_COPY_LOAD);
+	l->raw.mult = atomic_load_explicit(&r->raw.mult, FC_COPY_LOAD);
+}
+
+/* Readers use copy seq & 1 (f[seq & 1] and r[seq & 1]).  The writer moves readers to the other copy,
  * rewrites this one, moves them back, and rewrites the other: each store of
  * seq is a release (the copy readers are sent to is complete) followed by a
  * release fence (a reader that saw any of the following stores sees seq
- * changed at its check, through its acquire fence). */
+ * changed at its check, through its acquire fence).
+ *
+ * On a machine that reorders (arm64; x86 only lets a load pass an earlier
+ * store, which nothing here depends on), as GCC and Clang compile it:
+ *
+ *   writer                              reader
+ *   stlr  seq = s+1        (W1)         ldar  s = seq                (R1)
+ *   dmb   ish              (F1)         ldr   copy s&1's words       (R2)
+ *   str   copy s&1's words (W2)         isb; mrs cntvct_el0; isb     (t, if asked)
+ *   stlr  seq = s+2        (W3)         dmb   ishld                  (F2)
+ *   dmb   ish              (F3)         ldr   seq, again             (R3)
+ *   str   copy (s+1)&1's   (W4)
+ *
+ *   - W1 and W3 are releases: every store before them, the other copy's
+ *     (W4 of the last write), the floors a writer raised, is visible to a
+ *     reader whose R1 (an acquire: no later load is satisfied before it)
+ *     reads them, so the copy R1 sends it to is complete;
+ *   - a release orders what comes before it only: without F1 the CPU may
+ *     make the W2 stores visible before W1, and a reader would read half a
+ *     new copy under the old seq and pass its check.  F1 (and F3 for W4)
+ *     is the smp_wmb of the kernel's write_seqcount_latch;
+ *   - F2 (the kernel's smp_rmb) keeps the R2 loads from being satisfied
+ *     after R3: if any of them read a W2 or W4 store, F1 or F3 before that
+ *     store synchronizes with F2 (C11's fence-to-fence rule), so R3 reads
+ *     W1 or a later seq, not s, and the reader retries.
+ *
+ * So a reader never keeps a copy mixed from two lines, and, seq only
+ * growing, never takes a copy older than one it took before.  The
+ * counter read inside (read_line's t) is fenced by isb on both sides
+ * (counter.h): it is not taken before R1 and R2 are issued, nor after F2.
+ * tests/unit/test_latch_litmus.c runs this on whatever CPU builds it (and
+ * under qemu-user from tests/arm64/run, which does not reorder as
+ * hardware does).  Under ThreadSanitizer the fences are the copies' own
+ * release and acquire (fenceorder.h). */
+static inline void latch_store(struct fc_latch_state *lt, const struct line *l)
+{
+	unsigned s = atomic_load_explicit(&lt->seq, memory_order_relaxed);  /* the writer's lock held: its own */
+	atomic_store_explicit(&lt->seq, s + 1, memory_order_release);   /* W1 */
+	fc_fence_release();                                               /* F1 */
+	store_copy(lt, s, l);                                             /* W2 */
+	atomic_store_explicit(&lt->seq, s + 2, memory_order_release);   /* W3 */
+	fc_fence_release();                                               /* F3 */
+	store_copy(lt, s + 1, l);                                         /* W4 */
+}
+
 static inline void latch_write(const struct line *l)
 {
-	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
-	atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_release);
-	fc_fence_release();
-	store_copy(&fc_int_latch.c[s & 1], l);
-	atomic_store_explicit(&fc_int_latch.seq, s + 2, memory_order_release);
-	fc_fence_release();
-	store_copy(&fc_int_latch.c[(s + 1) & 1], l);
+	latch_store(&fc_int_latch, l);
+}
+
+static inline uint64_t latch_counter(const struct fc_latch_state *lt)
+{
+	return atomic_load_explicit(&lt->no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
 }
 
 static inline uint64_t counter_now(void)
 {
-	return atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed) ? 0 : fc_counter_read();
+	return latch_counter(&fc_int_latch);
+}
+
+/* The line in force in lt, and in *t (unless NULL) the counter read
+ * inside the same read of the latch; returns the copy's sequence number. */
+static inline unsigned latch_load(const struct fc_latch_state *lt, struct line *l, uint64_t *t)
+{
+	unsigned s;
+	do {
+		s = atomic_load_explicit(&lt->seq, memory_order_acquire);      /* R1 */
+		load_copy(lt, s, l);                                           /* R2 */
+		if (t)
+			*t = latch_counter(lt);
+		fc_fence_acquire();                                              /* F2 */
+	} while (atomic_load_explicit(&lt->seq, memory_order_relaxed) != s);  /* R3 */
+	return s;
 }
 
 /* The line in force, and in *t (unless NULL) the counter read inside the
  * same read of the latch; returns the copy's sequence number. */
 static inline unsigned read_line(struct line *l, uint64_t *t)
 {
-	unsigned s;
-	do {
-		s = atomic_load_explicit(&fc_int_latch.seq, memory_order_acquire);
-		load_copy(&fc_int_latch.c[s & 1], l);
-		if (t)
-			*t = counter_now();
-		fc_fence_acquire();
-	} while (atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed) != s);
-	return s;
+	return latch_load(&fc_int_latch, l, t);
 }
 
 static inline unsigned current_line(struct line *l)

@@ -22,8 +22,8 @@ static void repair_latch(void)
 {
 	struct line l;
 	unsigned s = atomic_load_explicit(&fc_int_latch.seq, memory_order_relaxed);
-	load_copy(&fc_int_latch.c[s & 1], &l);
-	store_copy(&fc_int_latch.c[(s + 1) & 1], &l);
+	load_copy(&fc_int_latch, s, &l);
+	store_copy(&fc_int_latch, s + 1, &l);
 	if (s & 1)
 		atomic_store_explicit(&fc_int_latch.seq, s + 1, memory_order_relaxed);
 }
@@ -132,7 +132,10 @@ static void init_writer(void)
 	fc_kclock_init();
 	fc_trust_gather(&fc_int_writer.facts);
 	fc_trust_judge(&fc_int_writer.facts, &fc_int_writer.trust);
-	if (fc_int_writer.facts.counter_usable != 0)
+	/* a counter that cannot be read, or whose reads trap (each costing
+	 * about a system call): kernel mode never reads it, not even for
+	 * its floors */
+	if (fc_int_writer.facts.counter_usable != 0 || fc_int_writer.trust.reason == FC_REASON_COUNTER_SLOW)
 		atomic_store_explicit(&fc_int_latch.no_counter, true, memory_order_relaxed);
 	fc_int_writer.trusted = fc_int_writer.trust.use_counter;
 	if (fc_int_writer.trusted)

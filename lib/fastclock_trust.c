@@ -125,6 +125,12 @@ static void judge(const struct fc_trust_facts *f, struct fc_trust *t);
 void fc_trust_judge(const struct fc_trust_facts *f, struct fc_trust *t)
 {
 	judge(f, t);
+	if (t->use_counter && f->cost.measured && f->cost.counter_ns > 0) {
+		size_t n = strlen(t->text);
+		snprintf(t->text + n, sizeof t->text - n, "; a counter read costs %.0f ns, the kernel's clock %.0f ns%s",
+		         f->cost.counter_ns, f->cost.kernel_ns,
+		         fc_read_cost_kernel_is_syscall(&f->cost) ? " (a system call)" : "");
+	}
 	if (f->verdict_ignored && !strstr(t->text, "verdict ignored")) {
 		size_t n = strlen(t->text);
 		snprintf(t->text + n, sizeof t->text - n, "; %s", f->verdict_why);
@@ -150,10 +156,23 @@ static void judge(const struct fc_trust_facts *f, struct fc_trust *t)
 		                                : "this CPU has no counter to read%s%s", NULL, NULL);
 		return;
 	}
+	if (f->cost.measured && fc_read_cost_kernel_is_syscall(&f->cost))
+		t->vdso_fast = 0;  /* the vDSO falls back: measured, whatever the table says */
 	if (!f->invariant) {
 		say(t, FC_REASON_NOT_INVARIANT, false,
 		    "the TSC is not invariant (CPUID 0x80000007 EDX[8] clear): its rate changes with power states%s%s",
 		    NULL, NULL);
+		return;
+	}
+	/* A counter no cheaper than the kernel's clock is one whose reads
+	 * trap; the operator's FASTCLOCK=force is still obeyed. */
+	if (!fc_read_cost_counter_cheaper(&f->cost) && f->mode != FC_MODE_FORCE) {
+		char costs[120];
+		snprintf(costs, sizeof costs, "a counter read costs %.0f ns, no less than the kernel's clock (%.0f ns%s)",
+		         f->cost.counter_ns, f->cost.kernel_ns,
+		         fc_read_cost_kernel_is_syscall(&f->cost) ? ", a system call" : "");
+		say(t, FC_REASON_COUNTER_SLOW, false,
+		    "%.100s: user-space reads of the counter trap (a timer erratum's workaround, or a hypervisor)%s", costs, "");
 		return;
 	}
 	bool kernel_on_it = f->have_sysfs && !strcmp(f->clocksource, mine);
@@ -395,7 +414,10 @@ static void read_verdict(struct fc_trust_facts *f)
 	 * waiting, and no process spends the check's millisecond there. */
 	const char *mine = fc_trust_counter_clocksource(f->counter_kind);
 	bool kernel_on_it = f->have_sysfs && mine && !strcmp(f->clocksource, mine);
-	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF && !kernel_on_it) {
+	/* (nor where its reads trap: refused whatever the verdict, and a
+	 * millisecond of trapped reads is thousands of exceptions) */
+	if (v.verdict == 0 && v.counter_hz > 0 && f->counter_usable == 0 && f->mode != FC_MODE_OFF && !kernel_on_it &&
+	    fc_read_cost_counter_cheaper(&f->cost)) {
 		/* the rate the library would take from it: only one that agrees
 		 * with the counter measured here (a stale verdict after a change
 		 * of the counter's rate, or a forged one, is no verdict) */
@@ -441,6 +463,13 @@ void fc_trust_gather(struct fc_trust_facts *f)
 	f->counter_kind = ci.kind;
 	f->counter_usable = ci.usable;
 	f->invariant = ci.usable == 0 && cpu_invariant();
+	/* what a read costs, where the counter could be used at all; tests
+	 * give the three costs instead ("COUNTER,KERNEL,SYSCALL" in ns) */
+	const char *given = secure_getenv("FASTCLOCK_TEST_READ_COST");
+	if (f->mode != FC_MODE_OFF && f->invariant && fc_trust_counter_clocksource(f->counter_kind)) {
+		if (!given || !*given || !fc_read_cost_parse(given, &f->cost))
+			fc_read_cost_measure_live(&f->cost);
+	}
 	sysfs_paths(f->cur_path, f->avail_path, sizeof f->cur_path);
 	f->have_sysfs = fc_read_small(f->cur_path, f->clocksource, sizeof f->clocksource) > 0;
 	if (f->have_sysfs && fc_read_small(f->avail_path, f->available, sizeof f->available) < 0)
@@ -517,6 +546,7 @@ const char *fc_reason_name(enum fc_reason reason)
 	case FC_REASON_NO_FREQUENCY: return "no-frequency";
 	case FC_REASON_KERNEL_CLOCK_FAILED: return "kernel-clock-failed";
 	case FC_REASON_UNSUPPORTED: return "unsupported";
+	case FC_REASON_COUNTER_SLOW: return "counter-slow";
 	}
 	return "unknown";
 }

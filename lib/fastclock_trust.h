@@ -14,6 +14,7 @@
 #define FC_FASTCLOCK_TRUST_H
 
 #include "fastclock.h"
+#include "readcost.h"
 
 #include <stdbool.h>
 
@@ -34,6 +35,9 @@ struct fc_trust_facts {
 	double verdict_hz;
 	double verdict_hz_err_ppm;  /* what verdict_hz may be off: checked at start */
 	int kernel_major, kernel_minor, kernel_patch;
+	/* a counter read against the kernel's clock, measured at start where
+	 * the counter could be used (readcost.h); unmeasured decides nothing */
+	struct fc_read_cost cost;
 	/* first frequency */
 	double declared_hz;
 	double declared_err_ppm;
@@ -49,7 +53,8 @@ struct fc_trust {
 	bool use_counter;
 	enum fc_reason reason;
 	char text[200];
-	int vdso_fast;              /* the kernel's clocksource is read by the vDSO: 1, 0, -1 unknown */
+	int vdso_fast;              /* the kernel's clocksource is read by the vDSO: 1, 0, -1 unknown
+	                               (0 too where its clock measured as dear as a system call) */
 	bool watch_current;         /* leave when current_clocksource stops being the counter */
 	bool watch_available;       /* leave when the counter leaves available_clocksource */
 };

@@ -24,6 +24,19 @@
 #endif
 #endif
 
+/* What each becomes (GCC and Clang; the argument for the latch is at
+ * latch_store in fastclock_impl.h):
+ *
+ *                         x86-64            arm64
+ *   release store         mov               stlr
+ *   acquire load          mov               ldar (ldapr with RCpc, v8.3)
+ *   fc_fence_release()    (compiler only)   dmb ish
+ *   fc_fence_acquire()    (compiler only)   dmb ishld
+ *   relaxed load, store   mov               ldr, str
+ *
+ * x86's order (TSO) already keeps stores in order and loads in order, so
+ * its fences cost nothing; arm64 reorders stores with stores and loads with
+ * loads, and the dmb are what keep a reader from a mixed copy there. */
 #ifdef FC_UNDER_TSAN
 #define FC_COPY_LOAD memory_order_acquire
 #define FC_COPY_STORE memory_order_release

@@ -9,8 +9,10 @@
  * src/shared/seccomp-util.c, SYSCALL_FILTER_SET_SYSTEM_SERVICE).  Every
  * call on a path of a read is inside it:
  *
- *   clock_gettime           only where the vDSO lacks the entry or the
- *                           clocksource (the vDSO falls back itself)
+ *   clock_gettime           where the vDSO lacks the entry or the
+ *                           clocksource (the vDSO falls back itself), and
+ *                           12 times at start-up, to measure what one costs
+ *                           (readcost.h)
  *   openat, read, close     sysfs clocksource files, once a second in a
  *                           re-anchor (start-up: also the verdict file and
  *                           /proc/sys/kernel/random/boot_id)

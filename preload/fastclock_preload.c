@@ -24,7 +24,9 @@
  *     BOOTTIME and TAI then come from fc_gettime(), gettimeofday and
  *     timespec_get from its CLOCK_REALTIME;
  *   - step aside: everything else (a healthy machine, where the vDSO is as
- *     fast as the counter; no sound verdict; FASTCLOCK=off): every call goes
+ *     fast as the counter; no sound verdict; FASTCLOCK=off; a counter whose
+ *     user-space reads trap, as arm64 timer errata's workarounds make them,
+ *     which the library measured no cheaper than the kernel's clock): every call goes
  *     straight to libc's function.
  *
  * The hot path is one predictable branch on `serving` and, when stepping
@@ -138,33 +140,76 @@ static inline int plausible(const void *p, size_t size)
 
 /* ---- the exported functions ---- */
 
+/* fc_gettime answers MONOTONIC, REALTIME, BOOTTIME and MONOTONIC_RAW
+ * with a plausible pointer always (0): a tail call, no frame to keep id
+ * and ts for libc's function.  TAI may find no CLOCK_TAI to take its
+ * offset from: that error goes to libc's function, for its errno (in a
+ * function of its own, so that its frame is not every call's). */
+__attribute__((noinline)) static int serve_tai(struct timespec *ts)
+{
+	if (fc_gettime(CLOCK_TAI, ts) == 0)
+		return 0;
+	return real_clock_gettime(CLOCK_TAI, ts);
+}
+
 EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	if (unlikely(serving) && (unsigned)id < 32 && (SERVED_IDS >> id & 1) && plausible(ts, sizeof *ts) &&
-	    fc_gettime(id, ts) == 0)
-		return 0;
+	if (unlikely(serving) && (unsigned)id < 32 && (SERVED_IDS >> id & 1) && plausible(ts, sizeof *ts))
+		return likely(id != CLOCK_TAI) ? fc_gettime(id, ts) : serve_tai(ts);
 	return real_clock_gettime(id, ts);
 }
 
 /* glibc's own name for it, which its libraries before 2.34 bound to. */
 EXPORT int __clock_gettime(clockid_t id, struct timespec *ts) __attribute__((alias("clock_gettime")));
 
-EXPORT int gettimeofday(struct timeval *tv, void *tz)
+/* The time zone, which nobody should ask for any more, is the kernel's:
+ * libc's function with no tv reads it without a system call (the vDSO
+ * fills it from its data page).  In a function of its own: its frame is
+ * not every call's. */
+__attribute__((noinline)) static int serve_gettimeofday_tz(struct timeval *tv, void *tz)
 {
 	struct timespec ts;
-	if (unlikely(serving) && tv && plausible(tv, sizeof *tv) && fc_gettime(CLOCK_REALTIME, &ts) == 0) {
-		/* The time zone, which nobody should ask for any more, is the
-		 * kernel's: libc's function with no tv reads it without a
-		 * system call (the vDSO fills it from its data page). */
-		if (tz && real_gettimeofday(NULL, tz) != 0)
-			return -1;
-		tv->tv_sec = ts.tv_sec;
-		tv->tv_usec = ts.tv_nsec / 1000;
+	if (fc_gettime(CLOCK_REALTIME, &ts) != 0)
+		return real_gettimeofday(tv, tz);
+	if (real_gettimeofday(NULL, tz) != 0)
+		return -1;
+	tv->tv_sec = ts.tv_sec;
+	tv->tv_usec = ts.tv_nsec / 1000;
+	return 0;
+}
+
+/* REALTIME's ns as a timeval, the microseconds truncated as from a
+ * timespec: at or after the epoch by unsigned divisions by constants
+ * (multiplies and shifts), before it with the sign fixed up. */
+static inline void ns_to_timeval(int64_t v, struct timeval *tv)
+{
+	if (likely(v >= 0)) {
+		uint64_t us = (uint64_t)v / 1000;
+		uint64_t sec = us / 1000000;
+		tv->tv_sec = (time_t)sec;
+		tv->tv_usec = (suseconds_t)(us - sec * 1000000);
+		return;
+	}
+	int64_t sec = v / 1000000000, rem = v % 1000000000;
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	tv->tv_sec = (time_t)sec;
+	tv->tv_usec = (suseconds_t)(rem / 1000);
+}
+
+EXPORT int gettimeofday(struct timeval *tv, void *tz)
+{
+	if (unlikely(serving) && tv && plausible(tv, sizeof *tv)) {
+		if (unlikely(tz != NULL))
+			return serve_gettimeofday_tz(tv, tz);
+		/* fc_gettime's CLOCK_REALTIME, without a timespec between */
+		ns_to_timeval(fc_realtime_ns(), tv);
 		return 0;
 	}
 	return real_gettimeofday(tv, tz);
 }
-
 EXPORT int __gettimeofday(struct timeval *tv, void *tz) __attribute__((alias("gettimeofday")));
 
 /* C11's timespec_get: glibc's calls its clock internally, past our
@@ -337,6 +382,8 @@ __attribute__((constructor)) static void fcp_init(void)
 	const char *why;
 	if (!have) {
 		why = "the library gave no information";
+	} else if (fi.reason == FC_REASON_COUNTER_SLOW) {
+		why = "reading the counter traps into the kernel, no cheaper than the kernel's clock";
 	} else if (!trusted) {
 		why = "the library reads the kernel's clock";
 	} else if (fi.reason == FC_REASON_FORCED || force) {

@@ -18,6 +18,7 @@
 #include "measure/benchrun.h"
 #include "measure/csswitch.h"
 #include "persist/csrestore.h"
+#include "probe/probe.h"
 #include "measure/ways.h"
 #include "output/benchreport.h"
 #include "output/output.h"
@@ -394,6 +395,7 @@ int cd_cmd_bench(int argc, char **argv)
 	rp->targets = o.targets;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	rp->cpus = cpus > 0 ? (int)cpus : 1;
+	cd_cpu_describe_live(rp->cpu, sizeof rp->cpu);
 	rc = prepare(rp, &o, &cs, ways, nways);
 	if (rc < 0) {
 		startup_line(&o, nways, rp->switched ? rp->nruns : 0, rp->cs_name);

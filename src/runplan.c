@@ -318,6 +318,12 @@ static void kernel_source(const struct cd_run_facts *f, char *msg, size_t len)
 			         "kernel's clock", name, i->kernel_vdso_fast == 0 ? slow : "the kernel is not on the TSC",
 			         f->vf_why && *f->vf_why ? f->vf_why : i->reason_text);
 		return;
+	case FC_REASON_COUNTER_SLOW:
+		/* the library's text carries the two costs it measured */
+		snprintf(msg, len, "not accelerating %s: reading the %s from user space traps into the kernel here, so "
+		         "the accelerator cannot beat the kernel's clock (%s); running it on the kernel's clock", name,
+		         i->counter[0] ? i->counter : "counter", i->reason_text);
+		return;
 	case FC_REASON_VERDICT_UNSOUND:
 		snprintf(msg, len, "not accelerating %s: `clockdoctor tsc` found the TSC unsound on this boot (%s): "
 		         "the TSC cannot be trusted here; running it on the kernel's clock", name,

@@ -44,6 +44,7 @@ uint64_t peers_quanta_raw(void);
 uint64_t peers_minstant_now(void);
 uint64_t peers_minstant_unix_ns(void);
 int32_t peers_minstant_tsc(void);
+void cd_cpu_describe_live(char *buf, size_t cap);  // src/probe/cpuid.c, from build/libcd.a
 }
 
 #ifndef PEERS_VERSIONS
@@ -123,7 +124,7 @@ struct Way {
 	const char *name;
 	double (*run)(long n);
 	long n = 0;                  // calls a batch
-	std::vector<double> ns, ratio;
+	std::vector<double> ns, ratio, ordered;  // ordered: over lfence;rdtsc in the round
 	Way(const char *name_, double (*run_)(long)) : name(name_), run(run_) {}
 };
 
@@ -146,6 +147,17 @@ std::vector<Way> ways()
 		WAY("minstant Instant::now", peers_minstant_now()),
 		WAY("minstant now+as_unix_nanos", peers_minstant_unix_ns()),
 	};
+}
+
+// ways()'s lfence;rdtsc: the floor of an ordered read.
+const size_t ORDERED = 2;
+
+size_t way_index(const std::vector<Way> &w, const char *name)
+{
+	for (size_t i = 0; i < w.size(); i++)
+		if (strcmp(w[i].name, name) == 0)
+			return i;
+	return 0;
 }
 
 double median(std::vector<double> v)
@@ -181,8 +193,44 @@ void cost(std::vector<Way> &w, int rounds)
 		for (size_t i = 0; i < k; i++) {
 			w[i].ns.push_back(per[i]);
 			w[i].ratio.push_back(per[i] / per[0]);
+			w[i].ordered.push_back(per[i] / per[ORDERED]);
 		}
 	}
+}
+
+// The ordered reads: each a read that does not take its counter value
+// before the loads and stores before it (lfence;rdtsc, the vDSO's
+// clock_gettime, fc_now_ns, fc_realtime_ns), over lfence;rdtsc and over
+// the kernel's clock in the same round.  abseil, quanta and minstant have
+// none: each reads a bare rdtsc (absl/base/internal/unscaledcycleclock.h,
+// quanta src/clocks/counter.rs, minstant src/tsc_now.rs).
+void ordered_table(const std::vector<Way> &w)
+{
+	static const struct {
+		const char *name, *kernel;
+	} rows[] = {
+		{ "lfence;rdtsc", nullptr },
+		{ "clock_gettime(MONO)", nullptr },
+		{ "clock_gettime(REAL)", nullptr },
+		{ "fc_now_ns", "clock_gettime(MONO)" },
+		{ "fc_realtime_ns", "clock_gettime(REAL)" },
+	};
+	printf("ordered reads (no peer has one: abseil, quanta and minstant read a bare\n"
+	       "rdtsc); medians over the same rounds of the ratio in each round\n\n");
+	printf("  %-27s %8s %12s %16s\n", "call", "ns/call", "x lfence;rdtsc", "x kernel's clock");
+	for (auto &r : rows) {
+		const Way &x = w[way_index(w, r.name)];
+		printf("  %-27s %8.1f %12.2f", x.name, median(x.ns), median(x.ordered));
+		if (r.kernel) {
+			const Way &k = w[way_index(w, r.kernel)];
+			std::vector<double> q;
+			for (size_t i = 0; i < x.ns.size() && i < k.ns.size(); i++)
+				q.push_back(x.ns[i] / k.ns[i]);
+			printf(" %16.2f", median(q));
+		}
+		printf("\n");
+	}
+	printf("\n");
 }
 
 // ---- accuracy ----
@@ -349,7 +397,9 @@ int main(int argc, char **argv)
 	char date[64];
 	strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	printf("peers: %s\n", date);
-	printf("machine: %s; clocksource %s; kernel %s\n", first_line("/proc/cpuinfo", "model name").c_str(),
+	char cpu[200];
+	cd_cpu_describe_live(cpu, sizeof cpu);
+	printf("machine: %s; clocksource %s; kernel %s\n", cpu,
 	       first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", nullptr).c_str(),
 	       first_line("/proc/sys/kernel/osrelease", nullptr).c_str());
 	printf("versions: %s\n", PEERS_VERSIONS);
@@ -388,6 +438,7 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	printf("\n");
+	ordered_table(w);
 	if (seconds <= 0)
 		return 0;
 	printf("accuracy: %.0f s, one thread, all clocks in the same loop; diff = value - the\n"

@@ -32,9 +32,14 @@ static bool klog_has(const struct cd_facts *f, enum cd_event_kind kind)
  * (read_cntvct_el0 set: drivers/clocksource/arm_arch_timer.c) take the vDSO
  * mode away; others, such as ARM erratum 1418040 on Neoverse-N1 (Graviton2),
  * only turn off the 32-bit compat vDSO. */
-static const struct cd_event *arch_timer_loses_vdso(const struct cd_facts *f)
+const struct cd_event *cd_arch_timer_vdso_erratum(const struct cd_facts *f)
 {
-	static const char *const errata[] = { "858921", "a008585", "161010101", "UNKNOWN1", "unstable timer" };
+	/* the kernel's descriptions (arch_timer_erratum_workaround's .desc):
+	 * Freescale's A-008585 is printed "Freescale erratum a005858", the
+	 * digits swapped in the kernel's own string; its device-tree id
+	 * "fsl,erratum-a008585" in 4.10's wording */
+	static const char *const errata[] = { "858921", "a008585", "a005858", "161010101", "UNKNOWN1",
+	                                      "unstable timer" };
 	for (int i = 0; i < f->klog.n_events; i++) {
 		const struct cd_event *e = &f->klog.events[i];
 		if (e->kind != CD_EV_ARCH_TIMER_WORKAROUND)
@@ -148,7 +153,7 @@ static const char *read_taken_away(const char *name, const struct cd_facts *f, b
 		snprintf(buf, cap, "%s", why);
 		return buf;
 	}
-	const struct cd_event *wa = strcmp(name, "arch_sys_counter") == 0 ? arch_timer_loses_vdso(f) : NULL;
+	const struct cd_event *wa = strcmp(name, "arch_sys_counter") == 0 ? cd_arch_timer_vdso_erratum(f) : NULL;
 	if (!wa)
 		return NULL;
 	/* The erratum named as the kernel logged it, for a user to search. */

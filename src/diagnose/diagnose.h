@@ -102,6 +102,10 @@ bool cd_kernel_32bit(const struct cd_facts *f);
  * a 32-bit one before 3.15.  Every time call is then a system call. */
 bool cd_kernel_no_vdso_time(const struct cd_facts *f);
 
+/* The kernel log's workaround of an arm64 timer erratum that replaces the
+ * counter read (and so takes away the vDSO's), or NULL. */
+const struct cd_event *cd_arch_timer_vdso_erratum(const struct cd_facts *f);
+
 /* What this kernel's vDSO does with the named clocksource. */
 void cd_clocksource_state(const char *name, const struct cd_facts *f, struct cd_cs_state *v);
 

@@ -54,6 +54,10 @@ static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
 			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH "): the "
 			            "watchdog that demoted the TSC, which the kernel then switches to as the "
 			            "best-rated clocksource left", f->cs.current);
+		else if (e->kind == CD_EV_ARCH_TIMER_WORKAROUND || e->kind == CD_EV_ARCH_TIMER_TRAP)
+			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH ", no switch "
+			            "line): the architected timer's driver printed this as it set up the counter it "
+			            "registers, the best-rated clocksource an ARM kernel has", f->cs.current);
 		else if (e->kind == CD_EV_CS_REGISTERED)
 			cd_evidence(x, "current clocksource: %s, from the kernel log (no " CS_PATH ", no switch "
 			            "line): registered, and the best-rated clocksource an ARM kernel has",
@@ -64,6 +68,32 @@ static void current_evidence(const struct cd_ctx *c, struct cd_finding *x)
 		cd_evidence_event(x, e);
 	} else {
 		cd_evidence(x, "current_clocksource: %s (" CS_PATH "current_clocksource)", f->cs.current);
+	}
+}
+
+/* On arch_sys_counter, the kernel's log lines of an erratum workaround that
+ * takes the counter out of the vDSO, and of the trap it sets on user-space
+ * reads of the counter, quoted (a line current_evidence quoted already is
+ * not repeated). */
+static void arch_timer_evidence(const struct cd_ctx *c, struct cd_finding *x)
+{
+	const struct cd_facts *f = c->f;
+	if (strcmp(f->cs.current, "arch_sys_counter") != 0)
+		return;
+	const struct cd_event *quoted = f->cs.from_log && f->cs.log_event >= 0 && f->cs.log_event < f->klog.n_events
+	                                ? &f->klog.events[f->cs.log_event] : NULL;
+	const struct cd_event *wa = cd_arch_timer_vdso_erratum(f);
+	if (wa && wa != quoted)
+		cd_evidence_event(x, wa);
+	for (int i = 0; i < f->klog.n_events; i++) {
+		const struct cd_event *e = &f->klog.events[i];
+		if (e->kind != CD_EV_ARCH_TIMER_TRAP)
+			continue;
+		if (e != quoted)
+			cd_evidence_event(x, e);
+		cd_evidence(x, "user-space reads of cntvct_el0 trap into the kernel, which emulates each one: a "
+		            "program or library that reads the counter itself pays about a system call too");
+		break;
 	}
 }
 
@@ -108,6 +138,7 @@ void cd_rule_slow_clocksource(struct cd_ctx *c)
 		                   "Time calls are system calls: the clocksource %s cannot be read by the vDSO",
 		                   f->cs.current);
 	current_evidence(c, x);
+	arch_timer_evidence(c, x);
 	if (f->cs.have_available) {
 		available_evidence(x, f, "");
 	}
@@ -204,6 +235,7 @@ void cd_rule_vdso_fallback(struct cd_ctx *c)
 		x = cd_add_finding(c, "vdso-fallback", CD_SEV_CRITICAL,
 		        "Measured: %d high-resolution clock ids go through the kernel", c->n_fallback);
 	cd_measured_evidence(c, x, true);
+	arch_timer_evidence(c, x);
 	for (int i = 0; c->m && i < c->m->n; i++) {
 		const struct cd_clock_cost *q = &c->m->c[i];
 		if (q->measured && !q->spec->high_res && !q->syscall) {

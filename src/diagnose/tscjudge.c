@@ -73,11 +73,25 @@ double cd_tsc_cycles_ns(const struct cd_tsc_report *t, double cycles)
 static void test_flags(const struct cd_facts *f, struct cd_tsc_report *t)
 {
 	if (t->counter.kind == FC_COUNTER_ARM64_CNTVCT) {
+		const struct cd_event *trap = NULL;
+		for (int i = 0; i < f->klog.n_events; i++)
+			if (f->klog.events[i].kind == CD_EV_ARCH_TIMER_TRAP)
+				trap = &f->klog.events[i];
 		for (int i = 0; i < f->klog.n_events; i++)
 			if (f->klog.events[i].kind == CD_EV_ARCH_TIMER_WORKAROUND) {
-				TEST(t, CD_TSC_T_FLAGS, CD_TSC_FAIL,
-				     "the kernel works around an erratum of this timer (%s): direct reads of "
-				     "cntvct_el0 can be wrong", f->klog.events[i].name);
+				/* the trap first: the summary line carries the start */
+				char cost[96] = "";
+				if (t->read_cost.measured)
+					setf(cost, sizeof cost, "; one read %.0f ns, the kernel's clock %.0f ns",
+					     t->read_cost.counter_ns, t->read_cost.kernel_ns);
+				if (trap)
+					TEST(t, CD_TSC_T_FLAGS, CD_TSC_FAIL,
+					     "user-space reads of cntvct_el0 trap into the kernel (\"%s\"), which works "
+					     "around %s: direct reads can be wrong%s", trap->line, f->klog.events[i].name, cost);
+				else
+					TEST(t, CD_TSC_T_FLAGS, CD_TSC_FAIL,
+					     "the kernel works around an erratum of this timer (%s): direct reads of "
+					     "cntvct_el0 can be wrong%s", f->klog.events[i].name, cost);
 				return;
 			}
 		TEST(t, CD_TSC_T_FLAGS, CD_TSC_PASS,
@@ -373,6 +387,15 @@ static void summarise(struct cd_tsc_report *t)
 		setf(t->summary, sizeof t->summary, "%s: %s", cd_tsc_verdict_name(t->verdict), t->reasons[0]);
 	else
 		setf(t->summary, sizeof t->summary, "%s", cd_tsc_verdict_name(t->verdict));
+	/* A counter no cheaper to read than the kernel's clock traps (a
+	 * hypervisor's TSC exiting, an erratum's workaround): sound or not,
+	 * a program reading it pays about a system call. */
+	const struct fc_read_cost *c = &t->read_cost;
+	if (c->measured && !fc_read_cost_counter_cheaper(c) && !strstr(t->summary, " trap")) {
+		size_t n = strlen(t->summary);
+		setf(t->summary + n, sizeof t->summary - n, "; user-space reads of the counter trap: one costs %.0f ns, "
+		     "the kernel's clock %.0f ns", c->counter_ns, c->kernel_ns);
+	}
 }
 
 void cd_tsc_judge(const struct cd_facts *f, struct cd_tsc_report *t)

@@ -24,6 +24,7 @@
 #include "probe/facts.h"
 
 #include "counter.h"
+#include "readcost.h"
 #include "tscfreq.h"
 #include "tscsync.h"
 
@@ -127,6 +128,8 @@ struct cd_tsc_report {
 	struct fc_perf_time perf;
 	double elapsed_s;
 	bool interrupted;              /* opts->stop ended it before its end */
+	struct fc_read_cost read_cost; /* one counter read against the kernel's clock (libfastclock's
+	                                  measurement: a read that traps costs about a system call) */
 
 	/* ---- judged (cd_tsc_judge) ---- */
 	struct cd_tsc_freq src[CD_N_SRC];

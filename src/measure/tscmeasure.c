@@ -215,6 +215,7 @@ void cd_tsc_measure(const struct cd_facts *f, const struct cd_tsc_opts *o, struc
 		t->elapsed_s = cd_mono_s() - t0;
 		return;
 	}
+	fc_read_cost_measure_live(&t->read_cost);
 	int e = plan_pairs(t, &set, t->cpus_allowed);
 	if (e)
 		t->sync_truncated = true;  /* out of memory: no pairs tested */

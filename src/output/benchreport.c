@@ -167,12 +167,14 @@ static const char *short_name(const char *name)
 	return strncmp(name, "CLOCK_", 6) == 0 ? name + 6 : name;
 }
 
-static void fc_ratio_table(FILE *out, const struct cd_bench_run *r, bool targets)
+static void fc_ratio_table(FILE *out, const struct cd_bench_run *r, bool targets, const char *cpu)
 {
 	if (r->nfc == 0)
 		return;
+	/* a ratio is the CPU's as much as the library's: each vendor's
+	 * counter read and fences cost differently */
 	fprintf(out, "\nlibfastclock against its references (interleaved batches, median of\n"
-	             "%d rounds' ratios):\n", CD_FC_RATIO_ROUNDS);
+	             "%d rounds' ratios) on %s:\n", CD_FC_RATIO_ROUNDS, cpu);
 	fprintf(out, "  %-21s %-16s %6s %6s %5s%s\n", "call", "reference", "ns", "ref ns", "ratio",
 	        targets ? "  target" : "");
 	for (int i = 0; i < r->nfc; i++) {
@@ -228,6 +230,7 @@ void cd_bench_text(FILE *out, const struct cd_bench_report *rp)
 {
 	const struct cd_timer *t = &rp->timer;
 	char a[32];
+	fprintf(out, "CPU: %s\n", rp->cpu);
 	fprintf(out, "%d CPUs; single calls timed with %s", rp->cpus, t->name);
 	if (t->counter)
 		fprintf(out, " at %.2f MHz (measured against\nCLOCK_MONOTONIC_RAW)", t->hz / 1e6);
@@ -254,7 +257,7 @@ void cd_bench_text(FILE *out, const struct cd_bench_report *rp)
 			        r->n, r->elapsed_s, r->interrupted ? ", interrupted" : "");
 		}
 		summary_table(out, r, rp->threads);
-		fc_ratio_table(out, r, rp->targets);
+		fc_ratio_table(out, r, rp->targets, rp->cpu);
 		fputc('\n', out);
 	}
 	if (rp->switched && rp->nruns > 0)
@@ -405,6 +408,7 @@ void cd_bench_json(FILE *out, const struct cd_bench_report *rp)
 		cd_jsonw_null(&j, "calls");
 	cd_jsonw_int(&j, "threads", rp->threads);
 	cd_jsonw_int(&j, "cpus", rp->cpus);
+	cd_jsonw_string(&j, "cpu", rp->cpu);
 	cd_jsonw_begin_object(&j, "timer");
 	cd_jsonw_string(&j, "name", t->name);
 	cd_jsonw_bool(&j, "counter", t->counter);

@@ -23,6 +23,7 @@ struct cd_bench_report {
 	 * (`make bench`); for users, the figures alone. */
 	bool targets;
 	int cpus;
+	char cpu[200];              /* vendor, family, model, model name (cd_cpu_describe_live) */
 	struct cd_timer timer;
 	int nruns;
 	struct cd_bench_run runs[CD_CS_MAX];

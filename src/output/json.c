@@ -37,6 +37,7 @@ static const char *event_kind_name(enum cd_event_kind k)
 	case CD_EV_MACHINE_MODEL: return "machine-model";
 	case CD_EV_ARM_TIMER: return "arm-timer";
 	case CD_EV_SANDBOX: return "sandbox";
+	case CD_EV_ARCH_TIMER_TRAP: return "arch-timer-trap";
 	}
 	return "unknown";
 }

@@ -32,6 +32,13 @@ static void text_facts(FILE *out, const struct cd_facts *f, const struct cd_tsc_
 	         guest ? " guest" : "", t->cpus_online, t->cpus_online == 1 ? "" : "s", t->cpus_allowed,
 	         f->cs.have_current ? f->cs.current : "unknown");
 	cd_wrap_with(out, line, &(struct cd_wrap_opts){ .lead = "  counter: ", .indent = 11 });
+	const struct fc_read_cost *c = &t->read_cost;
+	if (c->measured) {
+		snprintf(line, sizeof line, "%.0f ns a read, the kernel's clock %.0f ns, a system call %.0f ns%s",
+		         c->counter_ns, c->kernel_ns, c->syscall_ns,
+		         fc_read_cost_counter_cheaper(c) ? "" : ": no cheaper than the kernel's clock, its reads trap");
+		cd_wrap_with(out, line, &(struct cd_wrap_opts){ .lead = "  read cost: ", .indent = 13 });
+	}
 	if (t->counter.kind != FC_COUNTER_X86_TSC)
 		return;
 	size_t n = 0;
@@ -280,6 +287,12 @@ void cd_tsc_json(FILE *out, const struct cd_facts *f, const struct cd_tsc_report
 	cd_jsonw_string(&w, "arch", f->cpu.arch[0] ? f->cpu.arch : NULL);
 	cd_jsonw_string(&w, "hypervisor", cd_hv_name(f->hv.kind));
 	cd_jsonw_string(&w, "clocksource", f->cs.have_current ? f->cs.current : NULL);
+	/* one read of the counter and of the kernel's clock, as libfastclock
+	 * measures them at its start (ns; null where not measured) */
+	json_num_or_null(&w, "read_ns", t->read_cost.measured, t->read_cost.counter_ns);
+	json_num_or_null(&w, "kernel_clock_ns", t->read_cost.measured, t->read_cost.kernel_ns);
+	json_num_or_null(&w, "syscall_ns", t->read_cost.measured, t->read_cost.syscall_ns);
+	cd_jsonw_bool(&w, "read_not_cheaper", t->read_cost.measured && !fc_read_cost_counter_cheaper(&t->read_cost));
 	cd_jsonw_end_object(&w);
 	json_flags(&w, f, t);
 	json_frequency(&w, t);

@@ -17,8 +17,11 @@
 #include "probe/probe.h"
 #include "probe/span.h"
 
+#include "util/fsread.h"
+
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HV_FIRST 0x40000000u
@@ -259,6 +262,54 @@ void cd_cpuid_derive(struct cd_cpuid *c)
 	}
 	if ((l = find_in_range(c, 0x16)))
 		c->l16_base_mhz = l->eax & 0xffff; /* bits 31:16 are reserved */
+}
+
+/* ---- the CPU's signature ---- */
+
+int cd_cpuid_signature(const struct cd_cpuid *c, char *buf, size_t cap)
+{
+	const struct cd_cpuid_leaf *l0 = cd_cpuid_find(c, 0, 0), *l1 = cd_cpuid_find(c, 1, 0);
+	if (cap > 0)
+		buf[0] = '\0';
+	if (!l0 || !l1 || l0->eax < 1)
+		return 0;
+	char vendor[13];
+	memcpy(vendor, &l0->ebx, 4);
+	memcpy(vendor + 4, &l0->edx, 4);
+	memcpy(vendor + 8, &l0->ecx, 4);
+	vendor[12] = '\0';
+	for (int i = 0; i < 12; i++)
+		if (vendor[i] < 0x20 || vendor[i] > 0x7e)
+			vendor[i] = '?';  /* a snapshot's leaf: printed to a terminal */
+	uint32_t family = (l1->eax >> 8) & 0xf, model = (l1->eax >> 4) & 0xf, stepping = l1->eax & 0xf;
+	if (family == 0xf)
+		family += (l1->eax >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model += ((l1->eax >> 16) & 0xf) << 4;
+	return snprintf(buf, cap, "%s family %u model %u stepping %u", vendor, family, model, stepping);
+}
+
+void cd_cpu_describe_live(char *buf, size_t cap)
+{
+	struct cd_cpuid c;
+	struct cd_cpu cpu;
+	size_t len = 0;
+	int err, trunc;
+	cd_cpuid_live(&c);
+	int n = cd_cpuid_signature(&c, buf, cap);
+	memset(&cpu, 0, sizeof cpu);
+	char *text = cd_read_file("/", "/proc/cpuinfo", 4u << 20, &len, &err, &trunc);
+	if (text) {
+		(void)cd_parse_cpuinfo(text, len, &cpu);
+		free(text);
+	}
+	size_t used = n < 0 ? 0 : (size_t)n >= cap ? cap : (size_t)n;
+	if (cpu.model[0] && used < cap)
+		snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", cpu.model);
+	else if (!used && cpu.vendor[0])
+		snprintf(buf, cap, "%s", cpu.vendor);
+	if (cap > 0 && !buf[0])
+		snprintf(buf, cap, "unknown CPU");
 }
 
 /* ---- the `cpuid -r -1` text ---- */

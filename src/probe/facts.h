@@ -186,6 +186,8 @@ enum cd_event_kind {
 	CD_EV_MACHINE_MODEL,       /* device tree "Machine model: NAME" (model, else compatible): name = NAME */
 	CD_EV_ARM_TIMER,           /* arm/arm64 "arch_timer: ..." state: name = "running" or "refused" */
 	CD_EV_SANDBOX,             /* a sandbox's own kernel log ("Starting gVisor..."): name = its kind */
+	CD_EV_ARCH_TIMER_TRAP,     /* arm64 "arch_timer: CPU%d: Trapping CNTVCT access": user-space reads
+	                              of the counter trap; the first CPU's line only (cpu_a) */
 };
 
 struct cd_event {

@@ -530,6 +530,21 @@ static bool rec_xen(struct kstate *st, const char *m)
 static bool rec_arch_timer(struct kstate *st, const char *m)
 {
 	const char *p = after(m, "workaround for ");
+	const char *c = lead(m, from_arch_timer, "CPU");
+	int cpu;
+
+	/* arch_counter_set_user_access() (4.10 to 6.x) when a workaround
+	 * replaces the counter read: "CPU%d: Trapping CNTVCT access", EL0's
+	 * access to cntvct_el0 left off (CNTKCTL_EL1.EL0VCTEN), each user-space
+	 * read an exception the kernel emulates.  One line per CPU: the
+	 * first is kept. */
+	if (c && parse_cpu(&c, &cpu) && starts(c, ": Trapping CNTVCT access")) {
+		for (int i = 0; i < st->log->n_events && i < CD_MAX_EVENTS; i++)
+			if (st->log->events[i].kind == CD_EV_ARCH_TIMER_TRAP)
+				return true;
+		add(st, CD_EV_ARCH_TIMER_TRAP)->cpu_a = cpu;
+		return true;
+	}
 
 	if (!p || !starts(m, "arch_timer: Enabling "))
 		return false;

@@ -167,6 +167,7 @@ int cd_platform_is_x86(const struct cd_facts *f)
 		switch (e->kind) {
 		case CD_EV_ARM_TIMER:
 		case CD_EV_ARCH_TIMER_WORKAROUND:
+		case CD_EV_ARCH_TIMER_TRAP:
 			return 0;
 		case CD_EV_PARAVIRT_BOOT:
 		case CD_EV_TSC_SYNC_HEADER:

@@ -221,9 +221,25 @@ static void clocksource_from_log(struct cd_facts *f)
 		if (f->klog.events[i].kind == CD_EV_CS_REGISTERED &&
 		    strcmp(f->klog.events[i].name, "arch_sys_counter") == 0)
 			pick = i;
+	/* Nor that: a workaround of the architected timer's errata, or its
+	 * trapping of user-space counter reads, is printed by the same driver
+	 * as it sets up the counter it then registers as arch_sys_counter
+	 * (arch_timer_enable_workaround, arch_counter_set_user_access): a
+	 * secondary CPU's lines, logged without the boot CPU's. */
+	bool arch_timer = false;
+	for (int i = 0; pick < 0 && i < f->klog.n_events; i++)
+		if (f->klog.events[i].kind == CD_EV_ARCH_TIMER_WORKAROUND || f->klog.events[i].kind == CD_EV_ARCH_TIMER_TRAP)
+			pick = i, arch_timer = true;
 	if (pick < 0)
 		return;
 	const struct cd_event *e = &f->klog.events[pick];
+	if (arch_timer) {
+		snprintf(f->cs.current, sizeof f->cs.current, "arch_sys_counter");
+		f->cs.have_current = true;
+		f->cs.from_log = true;
+		f->cs.log_event = pick;
+		return;
+	}
 	/* A switch to the TSC that the kernel marked unstable after it (or
 	 * whose watchdog report, cut before its watchdog's line, demoted it):
 	 * the kernel has left it, and the line saying for what is not here. */

@@ -60,6 +60,15 @@ void cd_cpuid_live(struct cd_cpuid *c);
 /* Fill the derived fields from c->leaves. */
 void cd_cpuid_derive(struct cd_cpuid *c);
 const struct cd_cpuid_leaf *cd_cpuid_find(const struct cd_cpuid *c, uint32_t leaf, uint32_t subleaf);
+/* "VENDOR family F model M stepping S" (decimal, as /proc/cpuinfo prints
+ * them) from leaves 0 and 1, the display family and model as Intel's SDM
+ * (CPUID leaf 1) and AMD's APM define them; "" without those leaves.
+ * Returns the length written (snprintf semantics). */
+int cd_cpuid_signature(const struct cd_cpuid *c, char *buf, size_t cap);
+/* This machine's CPU in one line for a benchmark's report: the live
+ * signature above, then /proc/cpuinfo's model name ("AuthenticAMD family
+ * 25 model 1 stepping 1, AMD EPYC"); "unknown CPU" when neither is there. */
+void cd_cpu_describe_live(char *buf, size_t cap);
 /* Write c->leaves in the `cpuid -r -1` format (for `snapshot`).  Returns bytes
  * written (snprintf semantics). */
 int cd_format_cpuid_txt(const struct cd_cpuid *c, char *buf, size_t cap);

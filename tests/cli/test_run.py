@@ -315,6 +315,49 @@ def test_auto_on_a_slow_clocksource_with_a_sound_verdict(built, cc, fake_hpet):
     assert "not accelerating" in said(p) and p.stdout == "LD_PRELOAD=(unset)\n"
 
 
+def test_a_counter_whose_reads_trap(built, cc):
+    """The library's start-up measurement made to say what an arm64 guest
+    with a timer erratum measures (FASTCLOCK_TEST_READ_COST: one counter
+    read, one read of the kernel's clock, one system call, in ns): a
+    counter no cheaper than the kernel's clock is refused, the accelerator
+    steps aside and `run` says why in one line; one that still beats the
+    system call the vDSO falls back to is served, and `run` says what it
+    gains."""
+    cs = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    if cs not in ("tsc", "arch_sys_counter"):
+        pytest.skip("this machine's clocksource is %s" % cs)
+    _, err = clockloop("%s %s" % (PRELOAD, SPY), calls=10, FASTCLOCK_INFO="1")
+    if info_line(err)[1]["reason"] != "kernel-uses-counter":
+        pytest.skip("the library refuses this counter: %s" % info_line(err)[0])
+    trapped = "2100,1900,1850"
+    out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_INFO="1", FASTCLOCK_TEST_READ_COST=trapped)
+    line, kv = info_line(err)
+    assert "stepping aside" in line and kv["reason"] == "counter-slow" and kv["vdso"] == "slow", line
+    assert "reading the counter traps into the kernel, no cheaper than the kernel's clock" in line
+    assert "a counter read costs 2100 ns, no less than the kernel's clock (1900 ns, a system call)" in line
+    assert all(out[w][1] == 2 * 20000 for w in SERVED), out
+    prog = cc("show", SHOW_ENV)
+    p = cdrun("--", prog, FASTCLOCK_TEST_READ_COST=trapped)
+    counter = "cntvct_el0" if cs == "arch_sys_counter" else "tsc"
+    assert said(p) == ("clockdoctor run: not accelerating %s: reading the %s from user space traps into the "
+                       "kernel here, so the accelerator cannot beat the kernel's clock (a counter read costs "
+                       "2100 ns, no less than the kernel's clock (1900 ns, a system call): user-space reads of "
+                       "the counter trap (a timer erratum's workaround, or a hypervisor)); running it on the "
+                       "kernel's clock\n" % (prog, counter)), p.stderr
+    assert p.stdout == "LD_PRELOAD=(unset)\n"
+
+    cheaper = "900,1900,1850"
+    out, err = clockloop("%s %s" % (PRELOAD, SPY), FASTCLOCK_INFO="1", FASTCLOCK_TEST_READ_COST=cheaper)
+    line, kv = info_line(err)
+    assert "serving" in line and kv["reason"] == "kernel-uses-counter" and kv["vdso"] == "slow", line
+    assert all(out[w][1] == 0 for w in SERVED), out
+    p = cdrun("--", prog, FASTCLOCK_TEST_READ_COST=cheaper)
+    assert ("accelerating %s: the kernel's clocksource %s makes every time call a system call, and the "
+            "kernel's clocksource is %s; a counter read costs 900 ns, the kernel's clock 1900 ns (a system "
+            "call)" % (prog, cs, cs)) in said(p), p.stderr
+    assert p.stdout == "LD_PRELOAD=%s\n" % os.path.realpath(PRELOAD)
+
+
 def test_a_verdicts_rate_that_disagrees_is_ignored(built, fake_hpet, tmp_path):
     """A sound verdict whose counter_hz is not the counter's (forged, or
     stale after a change of its rate): the accelerator says it ignored it

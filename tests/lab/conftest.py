@@ -9,12 +9,16 @@ import lab  # noqa: E402
 
 
 def pytest_report_header(config):
-    try:
-        t = lab.find_tools()
-    except lab.Missing as e:
-        return "lab: WILL BE SKIPPED: %s" % e
-    return "lab: %s, kernel %s, busybox %s, clockdoctor %s" % (
-        t["qemu"], t["kernel"], t["busybox"], lab.clockdoctor_path())
+    lines = []
+    for arch in ("x86_64", "arm64"):
+        try:
+            t = lab.find_tools(arch)
+        except lab.Missing as e:
+            lines.append("lab %s: WILL BE SKIPPED: %s" % (arch, e))
+            continue
+        lines.append("lab %s: %s, kernel %s, busybox %s, clockdoctor %s" % (
+            arch, t["qemu"], t["kernel"], t["busybox"], lab.clockdoctor_path(arch)))
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter, config):

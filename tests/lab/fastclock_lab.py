@@ -34,11 +34,17 @@ CHECK_NS = 1000000000           # lib/fastclock.c: current_clocksource re-read p
 
 LIBRARY = os.environ.get("LAB_FASTCLOCK_LIB") or str(REPO / "build" / "libfastclock.a")
 
-PROGRAMS = {"/usr/local/bin/fcprobe": {
-    "src": "guest/fcprobe.c",
-    "cflags": ["-I", str(REPO / "include")],
-    "link": [LIBRARY, "-lpthread"],
-}}
+def fcprobe_program(library=LIBRARY):
+    """fcprobe linked with a libfastclock.a (an arm64 guest's: the aarch64
+    build's)."""
+    return {"/usr/local/bin/fcprobe": {
+        "src": "guest/fcprobe.c",
+        "cflags": ["-I", str(REPO / "include")],
+        "link": [library, "-lpthread"],
+    }}
+
+
+PROGRAMS = fcprobe_program()
 
 CUR = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 # A sound verdict for this boot, as `clockdoctor tsc` would leave it (no

@@ -48,6 +48,8 @@ import time
 import traceback
 from pathlib import Path
 
+import arm64
+
 LAB_DIR = Path(__file__).resolve().parent
 REPO = LAB_DIR.parent.parent
 SCENARIO_DIR = LAB_DIR / "scenarios"
@@ -131,9 +133,12 @@ def find_kernel():
     return cands[-1] if cands else None
 
 
-def find_tools():
-    """Returns {"qemu", "kernel", "busybox"} paths, or raises Missing naming
-    everything that is absent and how to install it."""
+def find_tools(arch=arm64.HOST_ARCH):
+    """Returns {"arch", "qemu", "kernel", "busybox", "cc"} (and for arm64
+    guests what arm64.find_tools adds), or raises Missing naming everything
+    that is absent and how to install it."""
+    if arch == arm64.ARCH:
+        return arm64.find_tools(elf_is_static, Missing)
     qemu = shutil.which(os.environ.get("LAB_QEMU", "qemu-system-x86_64"))
     kernel = find_kernel()
     busybox = None
@@ -151,10 +156,15 @@ def find_tools():
         missing.append("a static busybox (apt-get install busybox-static)")
     if missing:
         raise Missing("QEMU lab cannot run, missing: " + "; ".join(missing))
-    return {"qemu": qemu, "kernel": str(kernel), "busybox": busybox}
+    return {"arch": arm64.HOST_ARCH, "qemu": qemu, "kernel": str(kernel), "busybox": busybox,
+            "cc": os.environ.get("LAB_CC", "gcc")}
 
 
-def clockdoctor_path():
+def clockdoctor_path(arch=arm64.HOST_ARCH):
+    """The binary put in the guest: CLOCKDOCTOR (x86), LAB_ARM64_CLOCKDOCTOR
+    or the aarch64 build of this tree (`make arm64-build`)."""
+    if arch == arm64.ARCH:
+        return Path(os.environ.get("LAB_ARM64_CLOCKDOCTOR") or REPO / "build" / "aarch64" / "clockdoctor")
     return Path(os.environ.get("CLOCKDOCTOR", DEFAULT_CLOCKDOCTOR))
 
 
@@ -246,7 +256,7 @@ def shared_libraries(binary):
     return libs
 
 
-def compile_program(src):
+def compile_program(src, tools=None):
     """Compiles a guest helper (static, so it needs no libraries in the
     guest), cached by the hash of its source, of the compiler and of every
     file it is linked with.
@@ -257,7 +267,8 @@ def compile_program(src):
     library such as build/libfastclock.a, -lpthread).  Every argument that
     names an existing file is hashed by its content, so a rebuilt library
     makes a new binary; a "link" input that is a path and is missing fails
-    with its name.  "dynamic": True links it dynamically (a program that
+    with its name.  tools: the guest's (find_tools): its "cc" compiles
+    (aarch64-linux-gnu-gcc for an arm64 guest).  "dynamic": True links it dynamically (a program that
     LD_PRELOAD must reach); build_initramfs then installs its libraries."""
     spec = src if isinstance(src, dict) else {"src": src}
     static = not spec.get("dynamic", False)
@@ -270,11 +281,11 @@ def compile_program(src):
         if not a.startswith("-") and not Path(a).is_file():
             raise RuntimeError("guest program %s: %s is missing (build it first: make lib)"
                                % (src.name, a))
-    gcc = os.environ.get("LAB_CC", "gcc")
+    gcc = (tools or {}).get("cc") or os.environ.get("LAB_CC", "gcc")
     if not shutil.which(gcc):
         raise Missing("gcc (to build the guest helper %s)" % src.name)
     h = hashlib.sha256(src.read_bytes())
-    h.update(subprocess.run([gcc, "--version"], capture_output=True).stdout)
+    h.update(gcc.encode() + subprocess.run([gcc, "--version"], capture_output=True).stdout)
     h.update(b"static" if static else b"dynamic")
     for a in cflags + link:
         h.update(a.encode() + b"\0")
@@ -303,7 +314,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mkdir -p /root && cd /tmp
-R=/dev/ttyS1
+@PORTS@R=${LAB_RESULTS:-/dev/ttyS1}
 stty -F $R raw -echo 2>/dev/null
 [ -c $R ] || R=/dev/null
 cs=/sys/devices/system/clocksource/clocksource0
@@ -350,7 +361,7 @@ HOST_HELPER = r"""#!/bin/sh
 # SECS, wakeup SECS, migrate, ping: tests/lab/lab.py HostControl) through the
 # third serial port, and prints its one-line answer.  Exit 0 on "ok ...".
 # Only in a boot whose scenarios set HOST_CONTROL = True.
-p=/dev/ttyS2
+p=${LAB_HOSTPORT:-/dev/ttyS2}
 exec 3<>$p || exit 2
 stty raw -echo <&3 2>/dev/null
 printf '%s\n' "$*" >&3
@@ -373,16 +384,21 @@ cat $f
 """
 
 
-def copy_libraries(t, binary):
-    """Every library ldd lists for an ELF (and its loader), at the same paths."""
+def copy_libraries(t, binary, tools=None):
+    """Every library ldd lists for an ELF (and its loader), at the same paths;
+    for an arm64 guest, the arm64 C library's (arm64.libraries)."""
     with open(binary, "rb") as f:
         if f.read(4) != b"\x7fELF":
             return
+    if (tools or {}).get("arch") == arm64.ARCH:
+        for gpath, host in arm64.libraries(binary, tools["libdir"]):
+            t.copy(gpath, host, 0o755)
+        return
     for lib in shared_libraries(binary):
         t.copy(lib, os.path.realpath(lib), 0o755)
 
 
-def copy_host(t, gpath, host):
+def copy_host(t, gpath, host, tools=None):
     """A host file at gpath (an ELF with its libraries), or a folder's tree
     (without __pycache__)."""
     if not host.exists():
@@ -393,7 +409,7 @@ def copy_host(t, gpath, host):
                 t.copy("%s/%s" % (gpath.rstrip("/"), f.relative_to(host)), str(f))
         return
     t.copy(gpath, str(host.resolve()), None)
-    copy_libraries(t, str(host.resolve()))
+    copy_libraries(t, str(host.resolve()), tools)
 
 
 def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False, files=None):
@@ -416,11 +432,20 @@ def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False, 
     t.chardev("dev/console", 5, 1)
     t.chardev("dev/null", 1, 3, 0o666)
     t.copy("bin/busybox", tools["busybox"], 0o755)
-    applets = subprocess.run([tools["busybox"], "--list-full"], capture_output=True,
-                             text=True).stdout.split()
-    for a in applets:
-        if a.strip("/") != "bin/busybox":
-            t.symlink(a, "/bin/busybox")
+    foreign = tools.get("arch", arm64.HOST_ARCH) != arm64.HOST_ARCH
+    if foreign:
+        # its applets' links are made by /init (arm64.INIT_APPLETS)
+        for d in ("sbin", "usr/bin", "usr/sbin"):
+            t.dir(d)
+        t.symlink("bin/sh", "/bin/busybox")
+        for m in tools.get("modules", ()):
+            t.copy("lib/modules/lab/%02d-%s" % (tools["modules"].index(m), os.path.basename(m)), m, 0o644)
+    else:
+        applets = subprocess.run([tools["busybox"], "--list-full"], capture_output=True,
+                                 text=True).stdout.split()
+        for a in applets:
+            if a.strip("/") != "bin/busybox":
+                t.symlink(a, "/bin/busybox")
     name, uid, gid = GUEST_USER
     t.file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
            "%s:x:%d:%d:lab user:/tmp:/bin/sh\n" % (name, uid, gid))
@@ -432,16 +457,19 @@ def build_initramfs(tools, steps, programs=None, clockdoctor=None, shell=False, 
              "/usr/local/bin/run-step": GUEST_DIR / "run-step.c"}
     progs.update(programs or {})
     for gpath, src in sorted(progs.items()):
-        binary = compile_program(src)
+        binary = compile_program(src, tools)
         t.copy(gpath, binary, 0o755)
-        copy_libraries(t, binary)      # a dynamic one's (none for static helpers)
+        copy_libraries(t, binary, tools)      # a dynamic one's (none for static helpers)
     for gpath, host in sorted((files or {}).items()):
-        copy_host(t, gpath, Path(host))
+        copy_host(t, gpath, Path(host), tools)
     if clockdoctor:
         t.copy("usr/local/bin/clockdoctor", clockdoctor, 0o755)
-        for lib in shared_libraries(clockdoctor):
-            t.copy(lib, os.path.realpath(lib), 0o755)
-    init = [INIT_HEAD]
+        copy_libraries(t, str(clockdoctor), tools)
+    head = INIT_HEAD.replace("@PORTS@", arm64.INIT_PORTS if foreign else "")
+    if foreign:
+        first, rest = head.split("\n", 1)
+        head = first + "\n" + arm64.INIT_APPLETS + rest
+    init = [head]
     for i, (sname, cmd, limit) in enumerate(steps):
         path = "lab/steps/%02d-%s.sh" % (i, re.sub(r"[^A-Za-z0-9_.-]", "_", sname))
         t.file(path, "# step %s\n%s\n" % (sname, cmd), 0o755)
@@ -475,11 +503,20 @@ def qemu_argv(tools, img, smp=2, cpu="max", append="", mem="512M",
     control: a HostControl's socket directory: QMP on control/qmp.sock and a
     third serial port (ttyS2) on control/req.sock, for the guest's `host`
     requests (see HostControl)."""
-    cmdline = "console=ttyS0 loglevel=4 panic=-1 " + append
-    argv = [tools["qemu"], "-accel", "tcg", "-cpu", cpu, "-smp", str(smp),
-            "-m", mem, "-nographic", "-no-reboot", "-nic", "none",
-            "-kernel", tools["kernel"], "-initrd", str(img),
-            "-append", cmdline.strip()] + list(extra)
+    is_arm64 = tools.get("arch") == arm64.ARCH
+    cmdline = "console=%s loglevel=4 panic=-1 " % (arm64.CONSOLE if is_arm64 else "ttyS0") + append
+    if is_arm64:
+        argv = arm64.qemu_machine(tools, cpu, smp, mem)
+    else:
+        argv = [tools["qemu"], "-accel", "tcg", "-cpu", cpu, "-smp", str(smp), "-m", mem]
+    argv += ["-nographic", "-no-reboot", "-nic", "none",
+             "-kernel", tools["kernel"], "-initrd", str(img),
+             "-append", cmdline.strip()] + list(extra)
+    if is_arm64:
+        # one UART, the console; the results and requests on virtio ports
+        argv += ["-serial", "mon:stdio"] if interactive else ["-monitor", "none", "-serial", "stdio"]
+        argv += ["-qmp", "unix:%s/qmp.sock,server=on,wait=off" % control] if control else []
+        return argv + arm64.port_args(results, control)
     if interactive:
         argv += ["-serial", "mon:stdio"]
     else:
@@ -947,6 +984,13 @@ class Scenario:
         self.doc = (ns.get("__doc__") or "").strip()
         if self.doc.startswith(self.name + ":"):
             self.doc = self.doc[len(self.name) + 1:].strip()
+        self.arch = ns.get("ARCH", arm64.HOST_ARCH)
+        if self.arch not in (arm64.HOST_ARCH, arm64.ARCH):
+            raise ValueError("%s: ARCH must be %r or %r" % (self.path, arm64.HOST_ARCH, arm64.ARCH))
+        # device-tree properties added to QEMU's own tree: [(node, property)]
+        self.dt_props = tuple(tuple(p) for p in ns.get("DT_PROPS", ()))
+        if self.dt_props and self.arch != arm64.ARCH:
+            raise ValueError("%s: DT_PROPS needs ARCH = %r" % (self.path, arm64.ARCH))
         self.smp = int(ns.get("SMP", 2))
         self.cpu = ns.get("CPU", "max")
         self.append = ns.get("APPEND", "")
@@ -974,7 +1018,7 @@ class Scenario:
 
     def guest_key(self):
         """Scenarios with the same key can share one boot."""
-        key = (self.smp, self.cpu, " ".join(self.append.split()), self.mem,
+        key = (self.arch, self.dt_props, self.smp, self.cpu, " ".join(self.append.split()), self.mem,
                self.qemu_args, self.host_control)
         return key + ((self.name,) if self.alone else ())
 
@@ -1085,8 +1129,10 @@ class Group:
         s0 = self.scenarios[0]
         self.smp, self.cpu, self.append, self.mem = s0.smp, s0.cpu, s0.append, s0.mem
         self.qemu_args, self.host_control = s0.qemu_args, s0.host_control
+        self.arch, self.dt_props = s0.arch, s0.dt_props
         self.label = "+".join(s.name for s in self.scenarios)
-        self.timeout = (BOOT_TIMEOUT + sum(s.timeout for s in self.scenarios)) * timeout_scale()
+        boot_s = arm64.BOOT_TIMEOUT if self.arch == arm64.ARCH else BOOT_TIMEOUT
+        self.timeout = (boot_s + sum(s.timeout for s in self.scenarios)) * timeout_scale()
 
     def steps(self):
         return [("%s/%s" % (s.name, n), c, int(lim * timeout_scale()))
@@ -1123,8 +1169,10 @@ class Lab:
     means one smp=2 guest at a time."""
 
     def __init__(self, tools, scenarios, jobs=None, clockdoctor=None, cpus=None):
-        self.tools = tools
-        self.clockdoctor = clockdoctor
+        # tools: one guest's (find_tools), or {arch: tools}; clockdoctor:
+        # a path, or {arch: path}
+        self.tools = {tools.get("arch", arm64.HOST_ARCH): tools} if "qemu" in tools else dict(tools)
+        self.clockdoctor = clockdoctor if isinstance(clockdoctor, dict) else {arm64.HOST_ARCH: clockdoctor}
         if jobs is None:
             jobs = int(os.environ.get("LAB_JOBS", "2"))
         if cpus is None:
@@ -1157,13 +1205,18 @@ class Lab:
 
     def _run(self, g):
         need = any(s.needs_clockdoctor for s in g.scenarios)
-        img = build_initramfs(self.tools, g.steps(), g.programs(),
-                              self.clockdoctor if need else None, files=g.files())
+        tools = self.tools[g.arch]
+        img = build_initramfs(tools, g.steps(), g.programs(),
+                              self.clockdoctor.get(g.arch) if need else None, files=g.files())
         run_dir = cache_dir() / "runs" / re.sub(r"[^A-Za-z0-9_.+-]", "_", g.label)[:120]
-        log("booting %s (smp=%d cpu=%s append=%r%s)" % (
-            g.label, g.smp, g.cpu, g.append, " " + " ".join(g.qemu_args) if g.qemu_args else ""))
-        return boot(self.tools, img, g.smp, g.cpu, g.append, g.mem, g.timeout,
-                    run_dir=run_dir, label=g.label, qemu_args=g.qemu_args,
+        qemu_args = g.qemu_args
+        if g.dt_props:
+            qemu_args += ("-dtb", str(arm64.erratum_dtb(tools, g.cpu, g.smp, g.mem, g.dt_props,
+                                                        cache_dir())))
+        log("booting %s (%s smp=%d cpu=%s append=%r%s)" % (
+            g.label, g.arch, g.smp, g.cpu, g.append, " " + " ".join(qemu_args) if qemu_args else ""))
+        return boot(tools, img, g.smp, g.cpu, g.append, g.mem, g.timeout,
+                    run_dir=run_dir, label=g.label, qemu_args=qemu_args,
                     host_control=g.host_control)
 
     def result(self, scenario):
@@ -1177,19 +1230,24 @@ class Lab:
 
 def _cli_boot(args, tools):
     steps = [("cmd%d" % i, c, STEP_TIMEOUT) for i, c in enumerate(args.cmd or [])]
-    cd = clockdoctor_path()
+    cd = clockdoctor_path(args.arch)
     img = build_initramfs(tools, steps, clockdoctor=cd if cd.exists() else None,
                           shell=args.shell)
     if not cd.exists():
         log("note: %s not found, the guest has no clockdoctor" % cd)
+    extra = ()
+    if args.erratum:
+        extra = ("-dtb", str(arm64.erratum_dtb(tools, args.cpu, args.smp, args.mem,
+                                               [("/timer", e) for e in args.erratum], cache_dir())))
     if args.shell:
         argv = qemu_argv(tools, img, args.smp, args.cpu, args.append or "", args.mem,
-                         interactive=True)
+                         interactive=True, extra=extra)
         log("interactive guest; quit with 'exit' (or Ctrl-A X)")
         log(" ".join(shlex.quote(a) for a in argv))
         return subprocess.call(argv)
     r = boot(tools, img, args.smp, args.cpu, args.append or "", args.mem, args.timeout,
-             run_dir=args.run_dir or cache_dir() / "runs" / "boot", label="boot", echo=not args.quiet)
+             run_dir=args.run_dir or cache_dir() / "runs" / "boot", label="boot", echo=not args.quiet,
+             qemu_args=extra)
     print(r.describe())
     for name, s in r.steps.items():
         print("----- %s rc=%d\n%s" % (name, s.rc, s.stdout), end="")
@@ -1198,17 +1256,28 @@ def _cli_boot(args, tools):
     return 0 if r.done and not r.timed_out else 1
 
 
-def _cli_run(args, tools):
+def _cli_run(args):
     scen = load_scenarios(bench=bool(args.names))     # a benchmark runs when named
     if args.names:
         scen = [s for s in scen if s.name in args.names]
         unknown = set(args.names) - {s.name for s in scen}
         if unknown:
             sys.exit("unknown scenario(s): %s" % ", ".join(sorted(unknown)))
-    cd = clockdoctor_path()
-    lab = Lab(tools, scen, jobs=args.jobs, clockdoctor=cd if cd.exists() else None).start()
+    tools, cds = {}, {}
+    for arch in sorted({s.arch for s in scen}):
+        try:
+            tools[arch] = find_tools(arch)
+        except Missing as e:
+            sys.stderr.write("lab: SKIPPING the %s scenarios: %s\n" % (arch, e))
+        cds[arch] = clockdoctor_path(arch)
+    if not tools:
+        return 77
+    scen = [s for s in scen if s.arch in tools]
+    lab = Lab(tools, scen, jobs=args.jobs,
+              clockdoctor={a: cd for a, cd in cds.items() if cd.exists()}).start()
     failed = 0
     for s in scen:
+        cd = cds[s.arch]
         if s.needs_clockdoctor and not cd.exists():
             print("FAIL %s: clockdoctor binary missing at %s" % (s.name, cd))
             failed += 1
@@ -1238,6 +1307,9 @@ def main(argv=None):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
     b = sub.add_parser("boot", help="boot one guest")
+    b.add_argument("--arch", default=arm64.HOST_ARCH, choices=(arm64.HOST_ARCH, arm64.ARCH))
+    b.add_argument("--erratum", action="append",
+                   help="arm64: a timer erratum property for /timer (%s)" % ", ".join(arm64.ERRATA))
     b.add_argument("--smp", type=int, default=2)
     b.add_argument("--cpu", default="max")
     b.add_argument("--mem", default="512M")
@@ -1255,19 +1327,22 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.what == "list":
         for g in group_scenarios(load_scenarios(bench=True)):
-            print("boot smp=%d cpu=%s append=%r%s%s timeout=%ds" % (
+            print("boot %s%s smp=%d cpu=%s append=%r%s%s timeout=%ds" % (
+                g.arch, " dt=%s" % ",".join(p for _, p in g.dt_props) if g.dt_props else "",
                 g.smp, g.cpu, g.append, " qemu_args=%r" % (g.qemu_args,) if g.qemu_args else "",
                 " host-control" if g.host_control else "", g.timeout))
             for s in g.scenarios:
                 print("  %-20s %s%s" % (s.name, "(benchmark, run when named) " if s.bench else "",
                                         s.doc.splitlines()[0] if s.doc else ""))
         return 0
+    if args.what == "run":
+        return _cli_run(args)
     try:
-        tools = find_tools()
+        tools = find_tools(args.arch)
     except Missing as e:
         sys.stderr.write("lab: %s\n" % e)
         return 77
-    return _cli_boot(args, tools) if args.what == "boot" else _cli_run(args, tools)
+    return _cli_boot(args, tools)
 
 
 if __name__ == "__main__":

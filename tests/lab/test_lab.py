@@ -35,13 +35,6 @@ def _loud(config, msg):
 
 @pytest.fixture(scope="session")
 def the_lab(request):
-    try:
-        tools = lab.find_tools()
-    except lab.Missing as e:
-        _loud(request.config, str(e))
-        if os.environ.get("LAB_REQUIRE") == "1":
-            pytest.fail("LAB_REQUIRE=1 but " + str(e), pytrace=False)
-        pytest.skip(str(e))
     wanted = set()
     for item in request.session.items:
         cs = getattr(item, "callspec", None)
@@ -49,20 +42,39 @@ def the_lab(request):
             wanted.add(cs.params["scenario"].name)
         if item.name.startswith("test_harness_"):
             wanted.add(SELF_TEST)
-    cd = lab.clockdoctor_path()
-    have_cd = cd.is_file()
-    run = [BY_NAME[n] for n in sorted(wanted) if have_cd or not BY_NAME[n].needs_clockdoctor]
-    the = lab.Lab(tools, run, clockdoctor=cd if have_cd else None).start()
+    # each guest architecture's tools (x86-64, arm64): one missing skips
+    # that architecture's scenarios, loudly
+    tools, missing = {}, {}
+    for arch in sorted({BY_NAME[n].arch for n in wanted}):
+        try:
+            tools[arch] = lab.find_tools(arch)
+        except lab.Missing as e:
+            missing[arch] = str(e)
+    if missing:
+        msg = "; ".join(missing.values())
+        _loud(request.config, msg)
+        if os.environ.get("LAB_REQUIRE") == "1":
+            pytest.fail("LAB_REQUIRE=1 but " + msg, pytrace=False)
+        if not tools:
+            pytest.skip(msg)
+    cds = {arch: lab.clockdoctor_path(arch) for arch in tools}
+    run = [BY_NAME[n] for n in sorted(wanted)
+           if BY_NAME[n].arch in tools and (cds[BY_NAME[n].arch].is_file() or not BY_NAME[n].needs_clockdoctor)]
+    the = lab.Lab(tools, run, clockdoctor={a: cd for a, cd in cds.items() if cd.is_file()}).start()
+    the.missing = missing
     yield the
     the.shutdown()
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_scenario(scenario, the_lab):
-    cd = lab.clockdoctor_path()
+    if scenario.arch in the_lab.missing:
+        pytest.skip(the_lab.missing[scenario.arch])
+    cd = lab.clockdoctor_path(scenario.arch)
     if scenario.needs_clockdoctor and not cd.is_file():
-        pytest.fail("clockdoctor binary missing at %s (build it: make build/clockdoctor; "
-                    "or set CLOCKDOCTOR)" % cd, pytrace=False)
+        pytest.fail("clockdoctor binary missing at %s (build it: make %s; or set %s)" % (
+            cd, "arm64-build" if scenario.arch == "arm64" else "build/clockdoctor",
+            "LAB_ARM64_CLOCKDOCTOR" if scenario.arch == "arm64" else "CLOCKDOCTOR"), pytrace=False)
     try:
         lab.verify(scenario, the_lab.result(scenario))
         return

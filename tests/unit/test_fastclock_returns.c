@@ -31,6 +31,7 @@ static const enum fc_reason all_reasons[] = {
 	FC_REASON_NO_COUNTER,          FC_REASON_NOT_INVARIANT, FC_REASON_UNVERIFIED,  FC_REASON_VERDICT_UNSOUND,
 	FC_REASON_KERNEL_LEFT,         FC_REASON_NO_SYSFS,     FC_REASON_NO_FREQUENCY, FC_REASON_KERNEL_CLOCK_FAILED,
 	FC_REASON_UNSUPPORTED,
+	FC_REASON_COUNTER_SLOW,
 };
 
 /* Runs this program again with argv[1] = mode and one more variable in its

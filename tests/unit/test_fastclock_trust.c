@@ -108,6 +108,76 @@ static void test_judge(void)
 	JUDGED(&f, false, FC_REASON_UNSUPPORTED);
 }
 
+/* A measured read of the counter against the kernel's clock: a counter
+ * whose reads trap (an arm64 erratum's workaround: each read an exception
+ * the kernel emulates, and the vDSO's clock a system call) is refused
+ * whatever the clocksource; a healthy one is taken, and says what it
+ * gains; FASTCLOCK=force still reads it. */
+static void set_cost(struct fc_trust_facts *f, double counter, double kernel, double sys)
+{
+	f->cost.measured = true;
+	f->cost.counter_ns = counter;
+	f->cost.kernel_ns = kernel;
+	f->cost.syscall_ns = sys;
+}
+
+static void test_judge_cost(void)
+{
+	struct fc_trust_facts f;
+	const struct fc_trust *t;
+
+	/* arm64, A-008585 or 161010101: the kernel still on arch_sys_counter */
+	base_facts(&f, "arch_sys_counter", "arch_sys_counter");
+	f.counter_kind = FC_COUNTER_ARM64_CNTVCT;
+	set_cost(&f, 2100, 1900, 1850);
+	t = JUDGED(&f, false, FC_REASON_COUNTER_SLOW);
+	CHECK_HAS(t->text, "a counter read costs 2100 ns, no less than the kernel's clock (1900 ns, a system call)");
+	CHECK_HAS(t->text, "user-space reads of the counter trap");
+	CHECK_INT(t->vdso_fast, 0);  /* measured: the table says fast */
+
+	/* as dear as the kernel's clock, to the ns: still not cheaper */
+	set_cost(&f, 1900, 1900, 1850);
+	JUDGED(&f, false, FC_REASON_COUNTER_SLOW);
+
+	/* trapped, but cheaper than the system call the vDSO falls back to:
+	 * served, and the text says what a read gains */
+	set_cost(&f, 900, 1900, 1850);
+	t = JUDGED(&f, true, FC_REASON_KERNEL_USES_COUNTER);
+	CHECK_HAS(t->text, "a counter read costs 900 ns, the kernel's clock 1900 ns (a system call)");
+	CHECK_INT(t->vdso_fast, 0);
+
+	/* healthy: the vDSO reads the same counter, plus its own work */
+	set_cost(&f, 19.6, 24.6, 307);
+	t = JUDGED(&f, true, FC_REASON_KERNEL_USES_COUNTER);
+	CHECK_HAS(t->text, "a counter read costs 20 ns, the kernel's clock 25 ns");
+	CHECK_LACKS(t->text, "system call");
+	CHECK_INT(t->vdso_fast, 1);
+
+	/* below the kernel's clock's resolution: cheap */
+	set_cost(&f, 0, 0, 0);
+	JUDGED(&f, true, FC_REASON_KERNEL_USES_COUNTER);
+
+	/* not measured (the kernel's clock unreadable): decides nothing */
+	base_facts(&f, "arch_sys_counter", "arch_sys_counter");
+	f.counter_kind = FC_COUNTER_ARM64_CNTVCT;
+	t = JUDGED(&f, true, FC_REASON_KERNEL_USES_COUNTER);
+	CHECK_LACKS(t->text, "costs");
+
+	/* x86 under a hypervisor that traps rdtsc, a sound verdict: refused */
+	base_facts(&f, "kvm-clock", "kvm-clock tsc");
+	f.verdict = 0;
+	set_cost(&f, 1500, 40, 300);
+	t = JUDGED(&f, false, FC_REASON_COUNTER_SLOW);
+	CHECK_HAS(t->text, "(40 ns)");
+	CHECK_INT(t->vdso_fast, 1);
+	f.mode = FC_MODE_FORCE;  /* the operator's word: the verdict's reason */
+	JUDGED(&f, true, FC_REASON_VERIFIED);
+	f.verdict = -1;
+	JUDGED(&f, true, FC_REASON_FORCED);
+	f.mode = FC_MODE_OFF;
+	JUDGED(&f, false, FC_REASON_OFF);
+}
+
 static void test_lists(void)
 {
 	CHECK(fc_trust_listed("tsc hpet acpi_pm", "tsc"));
@@ -180,6 +250,7 @@ static void test_names(void)
 	} reasons[] = {
 		{ FC_REASON_UNVERIFIED, "unverified" },
 		{ FC_REASON_KERNEL_LEFT, "kernel-left" },
+		{ FC_REASON_COUNTER_SLOW, "counter-slow" },
 		{ (enum fc_reason)999, "unknown" },
 	};
 	for (size_t i = 0; i < UNIT_COUNT(reasons); i++)
@@ -254,6 +325,7 @@ static void test_verdict_hz(void)
 int main(void)
 {
 	test_judge();
+	test_judge_cost();
 	test_lists();
 	test_verdict();
 	test_verdict_hz();

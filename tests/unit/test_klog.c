@@ -617,14 +617,37 @@ static void test_platforms(void)
 	e = only("xen: VDSO_CLOCKMODE_PVCLOCK not supported", CD_EV_XEN_NO_VDSO);   /* cut */
 	CHECK(e->name[0] == 0);
 
-	/* arm64 errata (lkml boot logs) */
-	CHECK_STR(only("[    0.000000] arch_timer: Enabling global workaround for Allwinner erratum UNKNOWN1",
-		       CD_EV_ARCH_TIMER_WORKAROUND)->name, "Allwinner erratum UNKNOWN1");
-	CHECK_STR(only("arch_timer: Enabling local workaround for ARM erratum 1418040",
-		       CD_EV_ARCH_TIMER_WORKAROUND)->name, "ARM erratum 1418040");
-	CHECK_STR(only("arch_timer: Enabling workaround for fsl,erratum-a008585",
-		       CD_EV_ARCH_TIMER_WORKAROUND)->name, "fsl,erratum-a008585");
-	CHECK_INT(parse("arch_timer: CPU0: Trapping CNTVCT access\n")->n_events, 0);
+	/* arm64 errata (lkml boot logs), and the kernel's descriptions as
+	 * arch_timer_enable_workaround prints them */
+	static const struct {
+		const char *line, *name;
+	} errata[] = {
+		{ "[    0.000000] arch_timer: Enabling global workaround for Allwinner erratum UNKNOWN1",
+		  "Allwinner erratum UNKNOWN1" },
+		{ "arch_timer: Enabling local workaround for ARM erratum 1418040", "ARM erratum 1418040" },
+		{ "arch_timer: Enabling workaround for fsl,erratum-a008585", "fsl,erratum-a008585" },
+		{ "[    0.000000] arch_timer: Enabling global workaround for Freescale erratum a005858",
+		  "Freescale erratum a005858" },
+		{ "arch_timer: Enabling global workaround for HiSilicon erratum 161010101", "HiSilicon erratum 161010101" },
+		{ "[    0.688442] arch_timer: Enabling local workaround for ARM erratum 858921", "ARM erratum 858921" },
+	};
+	for (size_t i = 0; i < UNIT_COUNT(errata); i++)
+		CHECK_STR(only(errata[i].line, CD_EV_ARCH_TIMER_WORKAROUND)->name, errata[i].name);
+	/* user-space reads of the counter trap: the first CPU's line is kept */
+	const struct cd_event *trap = only("[    0.000000] arch_timer: CPU0: Trapping CNTVCT access", CD_EV_ARCH_TIMER_TRAP);
+	CHECK_INT(trap->cpu_a, 0);
+	CHECK_STR(trap->line, "arch_timer: CPU0: Trapping CNTVCT access");
+	CHECK_INT(only("6,101,52,-;arch_timer: CPU4: Trapping CNTVCT access", CD_EV_ARCH_TIMER_TRAP)->cpu_a, 4);
+	const struct cd_klog *l = parse("[    0.000000] arch_timer: Enabling global workaround for Freescale erratum a005858\n"
+	                                "[    0.000000] arch_timer: CPU0: Trapping CNTVCT access\n"
+	                                "[    0.083206] arch_timer: CPU1: Trapping CNTVCT access\n"
+	                                "[    0.083694] arch_timer: CPU2: Trapping CNTVCT access\n");
+	CHECK_INT(l->n_events, 2);
+	CHECK_INT(l->events[1].kind, CD_EV_ARCH_TIMER_TRAP);
+	CHECK_INT(l->events[1].cpu_a, 0);
+	/* not the driver's: no event */
+	CHECK_INT(parse("foo: CPU0: Trapping CNTVCT access\n")->n_events, 0);
+	CHECK_INT(parse("arch_timer: CPU0: Trapping CNTPCT access\n")->n_events, 0);
 	/* the timer's state, which tells an arm kernel too */
 	CHECK_STR(only("arch_timer: cp15 timer(s) running at 24.00MHz (phys).", CD_EV_ARM_TIMER)->name, "running");
 	CHECK_STR(only("[    0.000000] arch_timer: cp15 and mmio timer(s) running at 50.00MHz (virt/virt).",

@@ -320,6 +320,37 @@ static void test_decide_kernel_clock(void)
 	CHECK_HAS(d.msg, "no information");
 }
 
+/* arm64 with a timer erratum's workaround: the counter traps.  Refused by
+ * the library (its reason and the costs it measured, in one line), or,
+ * where a trapped read still beats the system call the vDSO falls back
+ * to, served with what it gains. */
+static void test_decide_trapped_counter(void)
+{
+	struct decision d;
+	on_kernel_clock(&d, FC_REASON_COUNTER_SLOW);
+	strcpy(d.info.counter, "cntvct_el0");
+	strcpy(d.info.kernel_clocksource, "arch_sys_counter");
+	strcpy(d.info.reason_text, "a counter read costs 2100 ns, no less than the kernel's clock (1900 ns, a system "
+	       "call): user-space reads of the counter trap (a timer erratum's workaround, or a hypervisor)");
+	CHECK(!decide(&d));
+	CHECK_HAS(d.msg, "not accelerating server: reading the cntvct_el0 from user space traps into the kernel here, "
+	          "so the accelerator cannot beat the kernel's clock (a counter read costs 2100 ns");
+	CHECK_HAS(d.msg, "; running it on the kernel's clock");
+	CHECK(!strchr(d.msg, '\n'));
+
+	machine(&d);
+	d.info.reason = FC_REASON_KERNEL_USES_COUNTER;
+	strcpy(d.info.counter, "cntvct_el0");
+	strcpy(d.info.kernel_clocksource, "arch_sys_counter");
+	d.info.kernel_vdso_fast = 0;  /* measured: the vDSO falls back */
+	strcpy(d.info.reason_text, "the kernel's clocksource is arch_sys_counter; a counter read costs 900 ns, the "
+	       "kernel's clock 1900 ns (a system call)");
+	CHECK(decide(&d));
+	CHECK_HAS(d.msg, "accelerating server: the kernel's clocksource arch_sys_counter makes every time call a "
+	          "system call, and the kernel's clocksource is arch_sys_counter; a counter read costs 900 ns, the "
+	          "kernel's clock 1900 ns (a system call)");
+}
+
 /* the program: static, Go, setuid, foreign, unreadable, malformed, no
  * preload; each wins over a machine that would be accelerated.  A case
  * changes the program (or the preload) where its fields are set, and the
@@ -392,6 +423,7 @@ int main(void)
 	test_decide_nothing_to_gain();
 	test_decide_verdicts();
 	test_decide_kernel_clock();
+	test_decide_trapped_counter();
 	test_decide_program();
 	return unit_done("test_runplan");
 }

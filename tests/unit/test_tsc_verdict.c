@@ -405,6 +405,42 @@ static void test_arm64(void)
 	cd_tsc_judge(f, t);
 	CHECK_INT(t->test[CD_TSC_T_FLAGS].status, CD_TSC_FAIL);
 	CHECK_INT(t->verdict, CD_TSC_UNSOUND);
+	CHECK_LACKS(t->summary, "trap");
+	done(f, t);
+
+	/* Freescale's A-008585 as the kernel logs it, with the trap and the
+	 * read's cost measured: the verdict's line says that reads trap */
+	f = facts(0, "[    0.000000] arch_timer: Enabling global workaround for Freescale erratum a005858\n"
+	             "[    0.000000] arch_timer: CPU0: Trapping CNTVCT access\n"
+	             "[    0.083206] arch_timer: CPU1: Trapping CNTVCT access\n");
+	t = report();
+	t->counter.kind = FC_COUNTER_ARM64_CNTVCT;
+	t->counter.freq_register_hz = 62500000;
+	t->raw.hz = t->mono.hz = 62500000;
+	t->read_cost = (struct fc_read_cost){ true, 2100, 1900, 1850 };
+	cd_tsc_judge(f, t);
+	CHECK_INT(t->verdict, CD_TSC_UNSOUND);
+	CHECK_HAS(t->test[CD_TSC_T_FLAGS].detail, "user-space reads of cntvct_el0 trap into the kernel (\"arch_timer: "
+	          "CPU0: Trapping CNTVCT access\"), which works around Freescale erratum a005858: direct reads can be "
+	          "wrong; one read 2100 ns, the kernel's clock 1900 ns");
+	CHECK_HAS(t->summary, "unsound: flags: user-space reads of cntvct_el0 trap into the kernel");
+	CHECK(reasons_have(t, "; one read 2100 ns, the kernel's clock 1900 ns"));
+	done(f, t);
+
+	/* a counter that traps with no erratum in the log (a hypervisor's TSC
+	 * exiting): sound, and its line says reads trap */
+	f = facts(ALL_TSC, DETECTED);
+	t = report();
+	t->read_cost = (struct fc_read_cost){ true, 1500, 40, 300 };
+	cd_tsc_judge(f, t);
+	CHECK_INT(t->verdict, CD_TSC_SOUND);
+	CHECK_HAS(t->summary, "; user-space reads of the counter trap: one costs 1500 ns, the kernel's clock 40 ns");
+	done(f, t);
+	f = facts(ALL_TSC, DETECTED);
+	t = report();
+	t->read_cost = (struct fc_read_cost){ true, 20, 25, 300 };
+	cd_tsc_judge(f, t);
+	CHECK_LACKS(t->summary, "trap");
 	done(f, t);
 }
 

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int unit_passed, unit_failed;
@@ -278,4 +279,25 @@ void unit_cs_fresh(const struct unit_cs_tree *t, const char *current, const char
 	unit_mkdirs(dir);
 	unit_put(t->cur, current);
 	unit_put(t->avail, available);
+}
+
+int unit_self_output(const char *arg, char *const envp[], void *out, size_t len, int *status)
+{
+	int fd[2];
+	*status = -1;
+	if (pipe(fd) != 0)
+		return -1;
+	pid_t p = fork();
+	if (p == 0) {
+		dup2(fd[1], 1);
+		char *argv[] = { "unit-child", (char *)arg, NULL };
+		execve("/proc/self/exe", argv, envp);
+		_exit(127);
+	}
+	close(fd[1]);
+	ssize_t n = p < 0 ? -1 : read(fd[0], out, len);
+	close(fd[0]);
+	if (p > 0)
+		waitpid(p, status, 0);
+	return n == (ssize_t)len ? 0 : -1;
 }

@@ -62,6 +62,11 @@ void unit_case(const char *fmt, ...) UNIT_PRINTF(1, 2);
  * removing the folders unit_tempdir made (a check each). */
 int unit_done(const char *name);
 
+/* This test program run again as /proc/self/exe ARG with the environment
+ * envp, its stdout read into out: 0 when it wrote len bytes, else -1;
+ * *status is waitpid's (exit 127: it could not exec itself). */
+int unit_self_output(const char *arg, char *const envp[], void *out, size_t len, int *status);
+
 /* ---- files ---- */
 
 /* Writes text to path (the tests' fake sysfs and state files); exits 2 when

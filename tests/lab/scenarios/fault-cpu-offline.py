@@ -14,18 +14,12 @@ back), and says nothing is missed; tsc with CPU 1 offline says unknown (one
 CPU, nothing to compare with), and sound with both online again."""
 import json
 
-from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
-                       check_common, workload)
+from fault_lab import (APPEND, CPU, CPU1_OFFLINE_FAULT, CPU1_ONLINE, FILES, HOST_CONTROL,  # noqa: F401
+                       PROGRAMS, QEMU_ARGS, SMP, check_common, workload)
 
 TIMEOUT = 90
-C1 = "/sys/devices/system/cpu/cpu1/online"
-STEPS = workload("fault-cpu-offline", 8, 2, """
-echo 0 > %s || exit 1
-echo "offline $(fcprobe now)"
-sleep 2
-echo 1 > %s || exit 1
-echo "online $(fcprobe now)"
-""" % (C1, C1)) + [
+C1 = CPU1_ONLINE
+STEPS = workload("fault-cpu-offline", 8, 2, CPU1_OFFLINE_FAULT) + [
     ("top", """
 clockdoctor top --json 1 7 > /tmp/top.json 2> /tmp/top.err & T=$!
 clockdoctor top --no-bpf --json 1 7 > /tmp/topnb.json 2> /tmp/topnb.err & U=$!

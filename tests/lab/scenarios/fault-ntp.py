@@ -25,26 +25,16 @@ then the NTP state is reset, and the kernel's clock left 2 s to settle
     hold in every reading"); the accelerator within max(2 x bound, 1 ms).
 The figures of each phase (worst error, worst excess over the bound, the
 bound, time to converge) are printed."""
-from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
-                       STEP_CHECK_NS, STEPWATCH_END, check_common, stepwatch_result,
+from fault_lab import (APPEND, CPU, FILES, HOST_CONTROL, NTP_PHASES, PROGRAMS, QEMU_ARGS, SMP,  # noqa: F401
+                       STEP_CHECK_NS, STEPWATCH_END, check_common, ntp_fault, stepwatch_result,
                        stepwatch_start, workload)
 
 TIMEOUT = 80
 # The probes run this long: the five phases take about 6 s on a quiet host
 # and took 9 s on a loaded one (the last phase then came after a 10 s follow).
 FOLLOW_S = 16
-MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"
-STEPS = workload("fault-ntp", FOLLOW_S, 1, """
-%(start)secho "step+ $(clockfault step 2 | %(m)s)"
-sleep 1
-echo "step- $(clockfault step -2 | %(m)s)"
-sleep 1
-echo "slew $(clockfault slew 20000 | %(m)s)"
-sleep 1.5
-echo "pll $(clockfault pll 100000 | %(m)s)"
-sleep 1.5
-echo "freq $(clockfault freq 100 | %(m)s)"
-%(end)s""" % {"m": MARK, "start": stepwatch_start(4), "end": STEPWATCH_END}, ways="monotonic boottime") + [
+STEPS = workload("fault-ntp", FOLLOW_S, 1, stepwatch_start(4) + ntp_fault(NTP_PHASES) + STEPWATCH_END,
+                 ways="monotonic boottime") + [
     ("restore", "clockfault reset && sleep 2"),
 ]
 CLOCKS = ("mono", "rt", "raw", "boot", "tai")

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * readcost.c: a counter read against the kernel's clock (readcost.h).
+ */
+#include "readcost.h"
+
+#include "counter.h"
+#include "kclock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One try: a = K, n counter reads, b = K, n kernel reads (the last is c),
+ * n system calls, d = K.  From one kernel sample to the next lies one
+ * kernel read's cost besides what is between them, so: kernel = (c - b) / n,
+ * counter = (b - a - kernel) / n, syscall = (d - c - kernel) / n. */
+static bool one_try(const struct fc_read_cost_ops *o, double *counter, double *kernel, double *sys)
+{
+	int64_t a = o->kclock(o->ctx);
+	for (int i = 0; i < FC_READ_COST_BATCH; i++)
+		o->counter(o->ctx);
+	int64_t b = o->kclock(o->ctx), c = b;
+	for (int i = 0; i < FC_READ_COST_BATCH; i++)
+		c = o->kclock(o->ctx);
+	for (int i = 0; i < FC_READ_COST_BATCH; i++)
+		o->syscall(o->ctx);
+	int64_t d = o->kclock(o->ctx);
+	if (a == INT64_MIN || b == INT64_MIN || c == INT64_MIN || d == INT64_MIN || b < a || c < b || d < c)
+		return false;
+	*kernel = (double)(c - b) / FC_READ_COST_BATCH;
+	*counter = ((double)(b - a) - *kernel) / FC_READ_COST_BATCH;
+	*sys = ((double)(d - c) - *kernel) / FC_READ_COST_BATCH;
+	if (*counter < 0)
+		*counter = 0;  /* below the clock's resolution */
+	if (*sys < 0)
+		*sys = 0;
+	return true;
+}
+
+bool fc_read_cost_measure(const struct fc_read_cost_ops *ops, struct fc_read_cost *c)
+{
+	c->measured = false;
+	c->counter_ns = c->kernel_ns = c->syscall_ns = 0;
+	for (int t = 0; t < FC_READ_COST_TRIES; t++) {
+		double counter, kernel, sys;
+		if (!one_try(ops, &counter, &kernel, &sys))
+			continue;
+		if (!c->measured || counter < c->counter_ns)
+			c->counter_ns = counter;
+		if (!c->measured || kernel < c->kernel_ns)
+			c->kernel_ns = kernel;
+		if (!c->measured || sys < c->syscall_ns)
+			c->syscall_ns = sys;
+		c->measured = true;
+	}
+	return c->measured;
+}
+
+static void live_counter(void *ctx)
+{
+	(void)ctx;
+	(void)fc_counter_read();
+}
+
+static int64_t live_kclock(void *ctx)
+{
+	(void)ctx;
+	return fc_kclock_ns(CLOCK_MONOTONIC);
+}
+
+static void live_syscall(void *ctx)
+{
+	(void)ctx;
+	struct timespec ts;
+	int saved = errno;
+	(void)syscall(SYS_clock_gettime, (long)CLOCK_MONOTONIC, &ts);
+	errno = saved;
+}
+
+bool fc_read_cost_measure_live(struct fc_read_cost *c)
+{
+	const struct fc_read_cost_ops ops = { live_counter, live_kclock, live_syscall, NULL };
+	return fc_read_cost_measure(&ops, c);
+}
+
+bool fc_read_cost_counter_cheaper(const struct fc_read_cost *c)
+{
+	/* a counter below the clock's resolution is cheap whatever the
+	 * kernel's clock measured (a coarse clock may measure 0 for both) */
+	return !c->measured || c->counter_ns <= 0 || c->counter_ns < c->kernel_ns;
+}
+
+bool fc_read_cost_kernel_is_syscall(const struct fc_read_cost *c)
+{
+	return c->measured && c->syscall_ns > 0 && c->kernel_ns * 4 >= c->syscall_ns * 3;
+}
+
+bool fc_read_cost_parse(const char *text, struct fc_read_cost *c)
+{
+	double v[3];
+	const char *p = text;
+	int saved = errno;  /* strtod's ERANGE is not the caller's */
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		v[i] = strtod(p, &end);
+		if (end == p || !(v[i] >= 0 && v[i] < 1e12) || *end != (i < 2 ? ',' : '\0')) {
+			errno = saved;
+			return false;
+		}
+		p = end + 1;
+	}
+	errno = saved;
+	c->measured = true;
+	c->counter_ns = v[0];
+	c->kernel_ns = v[1];
+	c->syscall_ns = v[2];
+	return true;
+}
