@@ -35,7 +35,7 @@ static const char *path_of(const struct cd_bench_way *w)
 {
 	if (on_cpu(w))
 		return "CPU";
-	return w->cost.syscall ? "kernel" : "vDSO";
+	return w->cost.syscall || cd_way_forced(w->spec) ? "kernel" : "vDSO";
 }
 
 /* The kernel's clock a library call stands in for (its forced twin). */
@@ -308,9 +308,10 @@ static void json_way(struct cd_jsonw *j, const struct cd_bench_way *w)
 	cd_jsonw_number(j, "syscall_ns", c->syscall_ns);
 	cd_jsonw_number(j, "ratio", c->ratio);
 	cd_jsonw_number(j, "sys_share", w->sys_share >= 0 ? w->sys_share : NAN);
-	cd_jsonw_bool(j, "syscall", c->syscall);
+	/* syscall(2) enters the kernel, whatever its timing says */
+	cd_jsonw_bool(j, "syscall", c->syscall || cd_way_forced(w->spec));
 	cd_jsonw_string(j, "path", path_of(w));
-	cd_jsonw_string(j, "verdict_from", c->exact ? "seccomp" : "timing");
+	cd_jsonw_string(j, "verdict_from", cd_way_forced(w->spec) ? "forced" : c->exact ? "seccomp" : "timing");
 	cd_jsonw_int(j, "calls", c->calls);
 	if (w->spec->kind == CD_CALL_COUNTER)
 		cd_jsonw_bool(j, "trapped", c->syscall);
