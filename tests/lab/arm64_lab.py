@@ -157,13 +157,16 @@ def check_erratum_bench(r, name, trapped):
     m = ways["CLOCK_MONOTONIC"]
     assert m["path"] == "kernel" and m["verdict_from"] == "seccomp" and m["kernel_calls"] > 0, m
     assert all(w["measured"] for w in ways.values()), ways
-    # the counter read as such: an instruction the kernel traps costs what
-    # a system call does (a ratio to it, not a time: TCG's host is busy),
-    # said of at least one of its two reads
+    # the counter read as such: an instruction the kernel traps and
+    # emulates costs a good part of a system call (a ratio to it, not a
+    # time: TCG's host is busy; 0.55-0.9 here, where an untrapped read
+    # costs a hundredth), which bench calls trapped from 0.6 (HiSilicon's
+    # workaround straddles that, so it is printed, not asserted)
     counter = {n: w for n, w in ways.items() if w["call"] == "counter"}
-    print("%s bench: counter trapped: %s" % (name, {n: w["trapped"] for n, w in counter.items()}))
+    print("%s bench: counter trapped: %s" % (name, {n: (w["trapped"], round(w["ratio"], 2))
+                                                    for n, w in counter.items()}))
     if trapped:
-        assert any(w["trapped"] for w in counter.values()), counter
+        assert all(w["ratio"] >= 0.2 for w in counter.values()), counter
     return ways
 
 
