@@ -90,7 +90,11 @@ bool fc_read_cost_counter_cheaper(const struct fc_read_cost *c)
 {
 	/* a counter below the clock's resolution is cheap whatever the
 	 * kernel's clock measured (a coarse clock may measure 0 for both) */
-	return !c->measured || c->counter_ns <= 0 || c->counter_ns < c->kernel_ns;
+	if (!c->measured || c->counter_ns <= 0)
+		return true;
+	if (fc_read_cost_kernel_is_syscall(c) && c->counter_ns * 2 >= c->syscall_ns)
+		return false;
+	return c->counter_ns < c->kernel_ns;
 }
 
 bool fc_read_cost_kernel_is_syscall(const struct fc_read_cost *c)

@@ -37,8 +37,14 @@
  * a machine where the kernel's clock is a vDSO read, so the bound is sampled
  * a couple of thousand times a second at a cost of well under 1%. */
 #define BLOCK 4096
-/* Readings taken before the run to find the usual bracket. */
-#define CALIB_READS 20001
+/* Readings taken before the run to find the usual bracket: CALIB_READS, or
+ * as many as fit in CALIB_SHARE of the run's duration (at least
+ * CALIB_MIN_READS), each clock.  Where the kernel's clock is a system call
+ * that reads a trapped counter (an arm64 timer erratum), one bracket costs
+ * hundreds of microseconds and 20001 of them would outlast the run. */
+#define CALIB_READS CD_ACC_CALIB_READS
+#define CALIB_MIN_READS 101
+#define CALIB_SHARE 0.05
 /* The spacing of thread 0's points for the frequency error, and how many it
  * keeps: 128 at 100 ms reach back 12.8 s, past the 10 s tail. */
 #define POINT_SPACING_NS 100000000LL
@@ -186,7 +192,8 @@ static void *work(void *arg)
 	note_bound(w, before);
 	for (;;) {
 		int n = 0;
-		for (; n < BLOCK; n++) {
+		bool past = false;
+		for (; n < BLOCK && !past; n++) {
 			/* The shared latest value is loaded before the bracket, so
 			 * that a cache miss on it does not widen the bracket; what
 			 * any thread published before this load must not exceed
@@ -196,6 +203,10 @@ static void *work(void *arg)
 			int64_t f = fc_now_ns();
 			int64_t k2 = kread(CLOCK_MONOTONIC);
 			w->bm[n] = (struct cd_acc_sample){ k1, f, k2 };
+			/* the run's end, seen within an iteration: a block of slow
+			 * reads (system calls on a trapped counter) must not
+			 * outlast it */
+			past = k2 >= sh->deadline_ns;
 			backward(w, 0, f, prev_m, g);
 			prev_m = f;
 			publish(&sh->latest_mono, g, f);
@@ -249,31 +260,42 @@ static int cmp_i64(const void *a, const void *b)
 /* The median bracket of one clock before the run: it sets the cut.  The
  * library is read in it as in the run, so the bracket is what the run's
  * readings will see. */
-static int64_t calib_bracket(clockid_t id, int64_t *scratch)
+static int64_t calib_bracket(clockid_t id, int64_t *scratch, int64_t budget_ns, int *reads)
 {
-	for (int i = 0; i < CALIB_READS; i++) {
+	int64_t end = kread(CLOCK_MONOTONIC) + budget_ns;
+	int i = 0;
+	while (i < CALIB_READS) {
 		int64_t k1 = kread(id);
 		int64_t f = id == CLOCK_MONOTONIC ? fc_now_ns() : fc_realtime_ns();
 		int64_t k2 = kread(id);
 		(void)f;
-		scratch[i] = k2 - k1;
+		scratch[i++] = k2 - k1;
+		if (i >= CALIB_MIN_READS && (i & 15) == 0 && kread(CLOCK_MONOTONIC) > end)
+			break;
 	}
-	qsort(scratch, CALIB_READS, sizeof scratch[0], cmp_i64);
-	return scratch[CALIB_READS / 2];
+	*reads = i;
+	qsort(scratch, (size_t)i, sizeof scratch[0], cmp_i64);
+	return scratch[i / 2];
 }
 
 /* The cost of one kernel read, from a batch: what widens every bracket. */
 static volatile int64_t sink;
 
-static double kernel_read_cost(void)
+static double kernel_read_cost(int64_t budget_ns)
 {
 	enum { N = 100000 };
-	int64_t acc = 0, t0 = kread(CLOCK_MONOTONIC);
-	for (int i = 0; i < N; i++)
-		acc += kread(CLOCK_MONOTONIC);
-	int64_t t1 = kread(CLOCK_MONOTONIC);
+	int64_t acc = 0, t0 = kread(CLOCK_MONOTONIC), t1 = t0;
+	int i = 0;
+	/* the batch's own reads tell when it has lasted long enough */
+	while (i < N) {
+		t1 = kread(CLOCK_MONOTONIC);
+		acc += t1;
+		i++;
+		if (i >= 64 && t1 - t0 > budget_ns)
+			break;
+	}
 	sink = acc;
-	return (double)(t1 - t0) / N;
+	return (double)(t1 - t0) / i;
 }
 
 /* The frequency error from thread 0's points. */
@@ -367,9 +389,11 @@ void cd_accuracy_run(const struct cd_acc_params *p, struct cd_acc_result *r)
 		free_workers(w, p->threads);
 		return;
 	}
-	r->kernel_read_ns = kernel_read_cost();
-	r->mono.calib_bracket_ns = calib_bracket(CLOCK_MONOTONIC, scratch);
-	r->real.calib_bracket_ns = calib_bracket(CLOCK_REALTIME, scratch);
+	/* the calibration's share of the run, each clock */
+	int64_t calib_ns = (int64_t)(p->duration_s * CALIB_SHARE * 1e9);
+	r->kernel_read_ns = kernel_read_cost(calib_ns / 4);
+	r->mono.calib_bracket_ns = calib_bracket(CLOCK_MONOTONIC, scratch, calib_ns, &r->mono.calib_reads);
+	r->real.calib_bracket_ns = calib_bracket(CLOCK_REALTIME, scratch, calib_ns, &r->real.calib_reads);
 	free(scratch);
 	r->mono.cut_ns = sh.cut_mono = cd_acc_cut(r->mono.calib_bracket_ns);
 	r->real.cut_ns = sh.cut_real = cd_acc_cut(r->real.calib_bracket_ns);

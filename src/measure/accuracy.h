@@ -148,12 +148,17 @@ struct cd_acc_slice {
 void cd_acc_slices_add(struct cd_acc_slice *slices, const struct cd_acc_sample *s, int n, int64_t start_ns,
                        int64_t slice_ns, int64_t cut_ns, int64_t bound_ns);
 
+/* The brackets taken before the run to set the cut, when they are cheap;
+ * fewer when they are slow (accuracy.c). */
+#define CD_ACC_CALIB_READS 20001
+
 struct cd_acc_clock {
 	const char *name;        /* "fc_now_ns", "fc_realtime_ns" */
 	const char *kernel;      /* "CLOCK_MONOTONIC", "CLOCK_REALTIME" */
 	int64_t start_ns;        /* the kernel clock when the threads started */
 	int64_t cut_ns;          /* the widest bracket kept */
 	int64_t calib_bracket_ns; /* median bracket before the run, which set the cut */
+	int calib_reads;          /* brackets it took: fewer than 20001 when they were slow */
 	struct cd_acc_stats st;  /* all threads */
 	struct cd_acc_summary sum;
 	uint64_t backward_thread;  /* a value below the same thread's previous one */

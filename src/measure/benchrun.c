@@ -99,6 +99,30 @@ static void measure_way(struct cd_bench_run *r, struct cd_bench_way *w, double s
 		cd_scaling_measure(w->spec, p->threads, w->cost.ns_per_call, thr_s, p->calls, p->stop, &w->scal);
 }
 
+/* The call whose path cd_kernel_path counts for a way: the way itself, or
+ * for a library call the kernel's clock it reads when it does not serve
+ * from the counter (through the vDSO's entry, as libc's call does), so
+ * that its path too is counted, not guessed from its cost. */
+static const struct cd_clock_spec *kernel_spec(const struct cd_clock_spec *w)
+{
+	if (w->kind != CD_CALL_FASTCLOCK || w->clockid == CD_FC_CYCLES)
+		return w;
+	int id = cd_fc_kernel_clockid(w->clockid);
+	for (int i = 0; i < CD_N_CHECK_CLOCKS; i++)
+		if (cd_check_clocks[i].kind == CD_CALL_CLOCK_GETTIME && cd_check_clocks[i].clockid == id)
+			return &cd_check_clocks[i];
+	return w;
+}
+
+/* The counted path of a way: a library call's only when it read the
+ * kernel's clock. */
+static int counted_path(const struct cd_bench_way *w)
+{
+	if (w->spec->kind == CD_CALL_FASTCLOCK && (w->fc_source == FC_SOURCE_COUNTER || w->spec->clockid == CD_FC_CYCLES))
+		return -ENOSYS;
+	return w->kernel_calls;
+}
+
 /* The share of the budget that goes to the library's side-by-side ratios,
  * when there are any. */
 #define FC_RATIO_SHARE 0.2
@@ -118,7 +142,7 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 		int k = r->n - i < CD_KERNEL_PATH_MAX ? r->n - i : CD_KERNEL_PATH_MAX;
 		const struct cd_clock_spec *specs[CD_KERNEL_PATH_MAX];
 		for (int j = 0; j < k; j++)
-			specs[j] = r->w[i + j].spec;
+			specs[j] = kernel_spec(r->w[i + j].spec);
 		if (cd_kernel_path(specs, k, reached) < 0)
 			for (int j = 0; j < k; j++)
 				reached[j] = -ENOSYS;
@@ -139,7 +163,7 @@ void cd_bench_measure(struct cd_bench_run *r, const struct cd_bench_params *p, u
 		if (share < ways_budget / r->n / 4)
 			share = ways_budget / r->n / 4;
 		measure_way(r, &r->w[i], share, p, buf, cap);
-		cd_apply_kernel_path(&r->w[i].cost, r->w[i].kernel_calls);
+		cd_apply_kernel_path(&r->w[i].cost, counted_path(&r->w[i]));
 		r->w[i].done = true;
 		r->done = i + 1;
 	}

@@ -127,9 +127,7 @@ static long fastclock_loop(int which, long n)
 	return 0;
 }
 
-/* The clock a library call stands in for: its forced twin reads it through
- * syscall(2). */
-static int fastclock_kernel_clock(int which)
+int cd_fc_kernel_clockid(int which)
 {
 	switch (which) {
 	case CD_FC_REALTIME: return CLOCK_REALTIME;
@@ -156,7 +154,7 @@ static enum cd_call_kind base_kind(const struct cd_clock_spec *spec, bool *force
 	case CD_CALL_FASTCLOCK:
 		if (!*forced)
 			return CD_CALL_FASTCLOCK;
-		*clockid = fastclock_kernel_clock(spec->clockid);
+		*clockid = cd_fc_kernel_clockid(spec->clockid);
 		return CD_CALL_CLOCK_GETTIME;
 	default: return spec->kind;
 	}
@@ -408,6 +406,7 @@ static void measure_batches(const struct cd_clock_spec *spec, long n_lib, long n
 		}
 		if (lib_done == 0 || sys_done == 0)
 			break; /* stopped before this batch measured anything */
+		out->calls += lib_done;
 		lib[nb] = t / (double)lib_done;
 		sys[nb] = f / (double)sys_done;
 		nb++;

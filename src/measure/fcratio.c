@@ -8,6 +8,7 @@
  * last about as long, from a first estimate of each call's cost.
  */
 #include "measure/fcratio.h"
+#include "util/monotime.h"
 #include "measure/timer.h"
 #include "measure/ways.h"
 
@@ -67,6 +68,9 @@ int cd_fc_ratio_pairs(const struct cd_clock_spec *const *ways, int n, struct cd_
 	return k;
 }
 
+/* The shortest batch, in ns of calls. */
+#define MIN_BATCH_NS 1e6
+
 /* ns a call from enough calls to last about 0.2 ms; < 0: -errno. */
 static double per_call(const struct cd_clock_spec *spec)
 {
@@ -93,15 +97,27 @@ void cd_fc_ratio_measure(struct cd_fc_ratio *r, double budget_s, long calls, con
 		size[0] = size[1] = calls / CD_FC_RATIO_ROUNDS;
 	else
 		cd_batch_pair_split(budget_s, CD_FC_RATIO_ROUNDS, per, size);
-	/* At least 1000 calls: the batch's two CPU-clock reads (a system call
-	 * each) must stay far below the batch. */
-	for (int i = 0; i < 2; i++)
-		if (size[i] < 1000)
-			size[i] = 1000;
+	/* At least 1000 calls, or 1 ms of them: the batch's two CPU-clock
+	 * reads (a system call each) must stay far below the batch.  A call
+	 * that costs tens of microseconds (a counter read that traps into
+	 * the kernel) gets fewer. */
+	for (int i = 0; i < 2; i++) {
+		long least = (long)(MIN_BATCH_NS / per[i]) + 1;
+		if (least > 1000)
+			least = 1000;
+		if (least < 16)
+			least = 16;
+		if (size[i] < least)
+			size[i] = least;
+	}
 	long nw = size[0], nr = size[1];
 	double ratio[CD_FC_RATIO_ROUNDS], wns[CD_FC_RATIO_ROUNDS], rns[CD_FC_RATIO_ROUNDS];
+	/* By time as well as by rounds: past three times its budget (the
+	 * batches are sized from a first estimate), it ends with the rounds
+	 * done, at least 3. */
+	double end = cd_mono_ns() + (3 * budget_s + 0.2) * 1e9;
 	int n = 0;
-	while (n < CD_FC_RATIO_ROUNDS && !(n >= 3 && stop && *stop)) {
+	while (n < CD_FC_RATIO_ROUNDS && !(n >= 3 && stop && *stop) && !(n >= 3 && calls <= 0 && cd_mono_ns() > end)) {
 		double tw, tr;
 		/* Swapped every round, so that neither always runs on a cache or
 		 * a predictor the other warmed. */

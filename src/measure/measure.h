@@ -73,6 +73,7 @@ struct cd_clock_cost {
 	 * and then the verdict rests on timing (cd_verdict_syscall). */
 	int kernel_calls;
 	bool exact;             /* the verdict came from kernel_calls, not timing */
+	long calls;             /* calls through libc the batches timed: few when each is slow */
 };
 
 struct cd_measurements {
@@ -121,6 +122,11 @@ double cd_batch_cost(double wall_ns, double cpu_ns);
 /* The verdict rule, apart so that it can be tested: ratio to the forced
  * system call, and the system share (< 0 when unknown). */
 bool cd_verdict_syscall(double ratio, double sys_share);
+
+/* The kernel's clock a library call (enum cd_fc_call) stands in for, which
+ * it reads when it cannot serve from the counter: its forced twin reads it
+ * through syscall(2). */
+int cd_fc_kernel_clockid(int which);
 
 /* ---- kernelpath.c: does a call reach the kernel, exactly ---- */
 

@@ -13,6 +13,7 @@
  */
 #include "measure/timer.h"
 #include "tscfreq.h" /* lib/tscfreq.h */
+#include "util/monotime.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,12 @@
 #define CALIB_TRIES 15
 #define CALIB_MAX_SPREAD 0.005
 #define OVERHEAD_PAIRS 20001
+/* ...or fewer, when the pairs would last longer than this: where reading the
+ * counter traps into the kernel (an arm64 timer erratum's workaround), one
+ * read costs tens of microseconds and 20001 pairs would take seconds.  The
+ * median of a few hundred pairs is as good an overhead. */
+#define OVERHEAD_MAX_NS 30e6
+#define OVERHEAD_MIN_PAIRS 101
 
 static void sleep_ns(long ns)
 {
@@ -47,11 +54,14 @@ static void timer_pairs(const struct cd_timer *t, double *median, double *step)
 	if (!d)
 		return;
 	int n = 0;
+	double end = cd_mono_ns() + OVERHEAD_MAX_NS;
 	for (int i = 0; i < OVERHEAD_PAIRS; i++) {
 		uint64_t a = cd_timer_now(t);
 		uint64_t b = cd_timer_now(t);
 		if (b >= a)
 			d[n++] = b - a;
+		if (i >= OVERHEAD_MIN_PAIRS && (i & 63) == 0 && cd_mono_ns() > end)
+			break;
 	}
 	if (n > 0) {
 		qsort(d, (size_t)n, sizeof d[0], cmp_u64);

@@ -93,6 +93,12 @@ static void setup_lines(FILE *out, const struct cd_acc_report *rp)
 	         r->threads, r->threads == 1 ? "" : "s", r->elapsed_s, r->mono.st.reads, r->kernel_read,
 	         r->kernel_read_ns);
 	cd_wrap(out, line, 2, WIDTH);
+	if (r->mono.calib_reads < CD_ACC_CALIB_READS || r->real.calib_reads < CD_ACC_CALIB_READS) {
+		snprintf(line, sizeof line,
+		         "note: the reads are slow here: the cut was set from %d and %d brackets (of %d) in the time "
+		         "the run gives it", r->mono.calib_reads, r->real.calib_reads, CD_ACC_CALIB_READS);
+		cd_wrap(out, line, 2, WIDTH);
+	}
 	bool slow = r->kernel_read_ns > SLOW_READ_NS || (rp->info_ok && rp->info->kernel_vdso_fast == 0);
 	if (slow) {
 		snprintf(line, sizeof line,
@@ -344,6 +350,7 @@ static void json_clock(struct cd_jsonw *j, const struct cd_acc_clock *c, bool fr
 	cd_jsonw_number(j, "wide_share", s->wide_share);
 	cd_jsonw_int(j, "cut_ns", c->cut_ns);
 	cd_jsonw_int(j, "calibration_bracket_ns", c->calib_bracket_ns);
+	cd_jsonw_int(j, "calibration_reads", c->calib_reads);
 	cd_jsonw_numbers(j, (const struct cd_jsonw_num[]){
 		{ "bracket_median_ns", s->bracket_median_ns }, { "max_abs_ns", s->max_abs_ns },
 		{ "mean_ns", s->mean_ns }, { "mean_abs_ns", s->mean_abs_ns }, { "median_abs_ns", s->median_ns },

@@ -437,3 +437,30 @@ def test_library_json_has_no_target_for_users(cd):
     assert r.rc == 0, r.err
     for x in r.json()["runs"][0]["library"]:
         assert "target" not in x and "met" not in x
+
+
+def test_a_slow_way_ends_in_its_time(cd):
+    """A way whose every call costs a millisecond (libc's clock_gettime
+    slowed by the test spy, CDSPY_SLOW_US, as a read that traps into the
+    kernel is on an arm64 timer erratum) is measured with fewer calls, and
+    the run, the library's ratios against it included, ends in about its
+    duration: the limit here is only generous (unbounded, the ratios' 21
+    rounds of 1000 calls would take 21 s).  Its path is the one counted:
+    the spin never enters the kernel."""
+    spy = os.path.join(os.path.dirname(os.path.abspath(BINARY)), "progs", "libcdspy.so")
+    if not os.path.exists(spy):
+        pytest.fail("%s is not built: run make cli" % spy)
+    r = cd("bench", "-c", "monotonic,fc_now_ns", "-d", "0.5", "--json", timeout=20,
+           env={"LD_PRELOAD": spy, "CDSPY_SLOW_US": "1000"})
+    assert r.rc == 0, r.err
+    run = r.json()["runs"][0]
+    ways = {w["name"]: w for w in run["ways"]}
+    mono = ways["CLOCK_MONOTONIC"]
+    assert mono["measured"] and 16 <= mono["calls"] < 1000, mono
+    assert mono["ns_per_call"] >= 1e6 * 0.9, mono       # the spin is in it, at least
+    if mono["verdict_from"] == "seccomp":
+        assert mono["path"] == "vDSO" and mono["kernel_calls"] == 0, mono
+    lib = {f["reference"]: f for f in run["library"]}
+    assert 3 <= lib["CLOCK_MONOTONIC"]["rounds"] <= 21, lib
+    print("CLOCK_MONOTONIC: %d calls, %.0f ns; fc_now_ns against it: %d rounds" % (
+        mono["calls"], mono["ns_per_call"], lib["CLOCK_MONOTONIC"]["rounds"]))

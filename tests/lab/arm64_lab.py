@@ -14,6 +14,8 @@ such read costs a trap and an emulation.
 Every command runs under `timeout` in the guest (timed()), so a hang fails
 its step fast with exit status 124 instead of eating the boot's time.
 """
+import re
+
 import arm64
 from lab import REPO, clockdoctor_path, timeout_scale
 
@@ -72,8 +74,7 @@ def check_erratum_applied(r, prop):
     return "Trapping CNTVCT access" in out
 
 
-# The commands of every guest, each bounded.  bench and accuracy run long
-# on a trapped counter (each read a trap); their limits say how long is too long.
+# The commands of every guest, each bounded by the guest's `timeout`.
 CHECK = ("check", timed("clockdoctor check --json", 90), 120)
 TSC = ("tsc", "CLOCKDOCTOR_STATE_DIR=/tmp/tsc-state " + timed("clockdoctor tsc --json -d 0.3", 90), 120)
 BENCH = ("bench", timed("clockdoctor bench -d 1 --json", 150), 180)
@@ -116,7 +117,15 @@ def check_erratum(r, name, prop):
     print("%s: %s, counter %s; check: %s, %s" % (
         name, arm64.ERRATA[prop], "trapped for user space" if trapped else "not trapped",
         j["status"], f.get("title") or f.get("summary")))
-    # arm64-lib: check's evidence quotes the erratum's log line
+    # the evidence quotes the kernel's own lines: the workaround, the trap,
+    # and what the trap means (in vdso-fallback's or slow-clocksource's)
+    evidence = [e for x in c.findings() if x["code"] in ("vdso-fallback", "slow-clocksource")
+                for e in x.get("evidence") or []]
+    text = "\n".join(evidence)
+    assert re.search(r"kernel log \[[^\]]*\]: " + re.escape(log_line(arm64.ERRATA[prop])), text), text
+    if trapped:
+        assert "Trapping CNTVCT access" in text, text
+        assert "user-space reads of cntvct_el0 trap into the kernel, which emulates each one" in text, text
     return trapped, j
 
 
@@ -127,7 +136,12 @@ def check_erratum_tsc(r, name, prop):
     print("%s tsc: %s (exit %d)" % (name, j["summary"], t.rc))
     assert t.rc == 2 and j["verdict"] == "unsound", j["summary"]
     assert arm64.ERRATA[prop] in " ".join(t.stdout.split()), j["summary"]
-    # arm64-lib: the verdict says that user-space reads of the counter trap
+    # the verdict says that user-space reads of the counter trap, quoting
+    # the kernel, and why (the erratum's direct reads can be wrong)
+    assert ('user-space reads of cntvct_el0 trap into the kernel ("arch_timer: CPU0: Trapping CNTVCT '
+            'access"), which works around %s: direct reads can be wrong' % arm64.ERRATA[prop]) in j["summary"], \
+        j["summary"]
+    print("%s tsc: counter.read_not_cheaper %s" % (name, j["counter"].get("read_not_cheaper")))
 
 
 def check_erratum_bench(r, name, trapped):
@@ -143,7 +157,48 @@ def check_erratum_bench(r, name, trapped):
     m = ways["CLOCK_MONOTONIC"]
     assert m["path"] == "kernel" and m["verdict_from"] == "seccomp" and m["kernel_calls"] > 0, m
     assert all(w["measured"] for w in ways.values()), ways
+    # the counter read as such: an instruction the kernel traps and
+    # emulates costs a good part of a system call (a ratio to it, not a
+    # time: TCG's host is busy; 0.55-0.9 here, where an untrapped read
+    # costs a hundredth), which bench calls trapped from 0.6 (HiSilicon's
+    # workaround straddles that, so it is printed, not asserted)
+    counter = {n: w for n, w in ways.items() if w["call"] == "counter"}
+    print("%s bench: counter trapped: %s" % (name, {n: (w["trapped"], round(w["ratio"], 2))
+                                                    for n, w in counter.items()}))
+    if trapped:
+        assert all(w["ratio"] >= 0.2 for w in counter.values()), counter
     return ways
+
+
+def check_erratum_full(r, name):
+    """The full `bench -d 1` and `accuracy -d 2` (steps bench-full and
+    accuracy): each ends within its step's limit, far below what a trapped
+    read would cost them unbounded, with what it measured said: a library
+    call that reads the kernel's clock labelled by its counted entries,
+    accuracy's cut set from fewer brackets."""
+    full, acc = r["bench-full"], r["accuracy"]
+    print("%s bench -d 1: exit %d in %.1f s; accuracy -d 2: exit %d in %.1f s" % (
+        name, full.rc, full.secs, acc.rc, acc.secs))
+    assert full.rc == 0, full.stderr
+    assert acc.rc in (0, 1), acc.stderr      # 1: beyond the bound, which the lab reports
+    print(bench_line(name, full))
+    ways = bench_ways(full)
+    for n, w in ways.items():
+        if w["call"] == "libfastclock" and w["path"] != "CPU" and w["name"] != "fc_coarse_ns":
+            # on the kernel's clock: a system call here, counted
+            assert w["path"] == "kernel" and w["verdict_from"] == "seccomp", w
+    j = acc.json
+    mono, real = j["clocks"]
+    print("%s accuracy: %s; source %s (%s); kernel read %.0f ns; cut from %d/%d brackets; "
+          "max |diff| %s/%s ns, beyond the bound %d/%d, backward %d" % (
+              name, "ok" if j["ok"] else "NOT ok", j["library"]["source"], j["library"]["reason"],
+              j["kernel_read"]["ns"], mono["calibration_reads"], real["calibration_reads"],
+              mono["max_abs_ns"], real["max_abs_ns"], mono["over_bound"], real["over_bound"],
+              j["backward_steps"]))
+    assert j["backward_steps"] == 0, j
+    # each bracket is a system call that reads a trapped counter: the
+    # calibration stopped in its share of the run
+    assert mono["calibration_reads"] < 20001 and real["calibration_reads"] < 20001, (mono, real)
 
 
 # The fault guest (arm64-fault-*): the healthy guest with the harness's hands
@@ -162,17 +217,33 @@ def fault_programs():
     return p
 
 
+# run's one line on a trapped counter: the library measured a counter read
+# against the kernel's clock (a system call here) and either refuses it or,
+# where a trapped read still beat the system call, serves from it.
+RUN_REFUSED = re.compile(r"not accelerating \S+: reading the cntvct_el0 from user space traps into the kernel "
+                         r"here, so the accelerator cannot beat the kernel's clock \(a counter read costs \d+ ns")
+RUN_SERVED = re.compile(r"accelerating \S+: .*a counter read costs \d+ ns, the kernel's clock \d+ ns "
+                        r"\(a system call\)")
+
+
 def check_erratum_run(r, name):
-    """run on an erratum guest: the program runs (unchanged, today) and
-    passes; run's one line printed."""
+    """run on an erratum guest: the program passes, and run's one line
+    says what the library measured of the trapped counter (never that the
+    vDSO reads the clock: it falls back to the system call here)."""
     x = r["run"]
-    print("%s run: exit %d: %s" % (name, x.rc, " ".join(x.stderr.split())))
-    assert x.rc in (0,) + TIMED_OUT, (x.stdout, x.stderr)
-    if x.rc == 0:
-        assert x.stdout.split()[-1] == "PASS", x.stdout
-    # arm64-lib: run's one line says why it cannot help here (today it says
-    # "nothing to gain: ... arch_sys_counter is read by the vDSO", which the
-    # erratum made untrue: check measured every clock a system call)
+    said = " ".join(x.stderr.split())
+    assert x.rc == 0, (x.stdout, x.stderr)
+    assert x.stdout.split()[-1] == "PASS", x.stdout
+    assert "vDSO" not in said, said
+    refused = RUN_REFUSED.search(said)
+    assert refused or RUN_SERVED.search(said), said
+    print("%s run (%s): %s" % (name, "counter refused" if refused else "counter served", said))
+
+
+# The full runs, bounded: on a trapped counter they end in their duration
+# and a few seconds (the figures in check_erratum_full), far within 30 s.
+BENCH_FULL = ("bench-full", timed("clockdoctor bench -d 1 --json", 30), 45)
+ACCURACY_FULL = ("accuracy", timed("clockdoctor accuracy -d 2 --json", 30), 45)
 
 
 def check_trapping_erratum(r, name, prop):
