@@ -258,6 +258,22 @@ static int64_t serve_writer_busy(clockid_t id, const struct line *L, const struc
 	return kernel_backed(L, sg, d, k, floor);
 }
 
+/* The counter refused at start-up (it cannot be read, or a read costs no
+ * less than the kernel's clock: fastclock_start.c) and so never served:
+ * each clock is the kernel's, read once.  Nothing to floor, follow or
+ * refresh: the kernel's clocks keep their own promises (MONOTONIC never
+ * back, in every thread and time namespace), and a line's floors and
+ * offsets, which keep the library's values consistent with what the
+ * counter served, have nothing to be consistent with.  Without this,
+ * kernel mode reads MONOTONIC through the line's floor and makes REALTIME
+ * from it and the offsets it refreshes every FC_STEP_CHECK_NS: several
+ * kernel reads where the kernel's clock is a system call (a trapped
+ * counter's machine) for a value no better. */
+static inline bool kernel_only(void)
+{
+	return atomic_load_explicit(&fc_int_latch.no_counter, memory_order_relaxed);
+}
+
 /* Everything but the fast case: due, past the line's end, a read long
  * after the last (checked first), kernel mode, not started, a new child. */
 __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
@@ -272,6 +288,10 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 				continue;
 			*kernel_mode = 1;
 			return fc_kclock_ns(id);  /* another thread is setting up */
+		}
+		if (kernel_only()) {
+			*kernel_mode = 1;
+			return fc_kclock_ns(id);
 		}
 		struct line L;
 		uint64_t t;
@@ -471,6 +491,8 @@ __attribute__((noinline)) static int64_t realtime_slow(void)
 {
 	uint64_t t;
 	int64_t m;
+	if (kernel_only())
+		return fc_kclock_ns(CLOCK_REALTIME);
 	if (!fast_mono(true, &t, &m)) {
 		struct mono_read r = read_mono_slow();
 		m = r.v;
@@ -548,6 +570,8 @@ __attribute__((noinline)) static int gettime_other(clockid_t clock, struct times
 {
 	if (!ts)
 		return -EFAULT;
+	if (kernel_only())
+		return fc_kclock(clock, ts);
 	int km = 0;
 	uint64_t t = 0;
 	int64_t v, off;

@@ -176,21 +176,48 @@ static void test_parse(void)
  * with the counter read switched off (the latch's no_counter, which every
  * read looks at before it would read the counter: a counter read cannot
  * be forbidden here alone, since the vDSO reads the same counter), and
- * its reads never go backwards.  fc_info() comes back on stdout, and the
- * exit status says whether the counter was switched off. */
+ * its reads never go backwards; each clock is the kernel's, read once
+ * (between two reads of it; no offset followed or refreshed).  fc_info()
+ * comes back on stdout, and the exit status says whether the counter was
+ * switched off. */
 static int trapped_child(void)
 {
 	struct fc_info in;
 	if (fc_info(&in) != 0)
 		return 2;
+	/* nothing followed or refreshed: the kernel's clocks need neither */
+	int64_t followed = atomic_load(&fc_int_offsets.boot_followed);
+	int64_t refreshed = atomic_load(&fc_int_offsets.rt_checked_ns);
 	int64_t last = INT64_MIN;
 	for (int i = 0; i < 20000; i++) {
+		if (i == 10000)  /* past FC_STEP_CHECK_NS, when kernel mode would refresh them */
+			nanosleep(&(struct timespec){ 0, 3000000 }, NULL);
 		struct timespec ts;
 		int64_t v = fc_now_ns();
 		if (v < last || fc_gettime(CLOCK_REALTIME, &ts) != 0 || fc_realtime_ns() <= 0)
 			return 4;
 		last = v;
 	}
+	/* each clock the kernel's own, read once: between two reads of it
+	 * (made from MONOTONIC and offsets bracketed to a few microseconds,
+	 * REALTIME, BOOTTIME and TAI could fall outside) */
+	static const clockid_t ids[] = { CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI, CLOCK_MONOTONIC_RAW,
+	                                 CLOCK_MONOTONIC };
+	for (int i = 0; i < 1000 && atomic_load(&fc_int_latch.no_counter); i++)
+		for (size_t j = 0; j < sizeof ids / sizeof ids[0]; j++) {
+			struct timespec a, b, ts;
+			clock_gettime(ids[j], &a);
+			int rc = fc_gettime(ids[j], &ts);
+			int64_t rt = ids[j] == CLOCK_REALTIME ? fc_realtime_ns() : INT64_MIN;
+			clock_gettime(ids[j], &b);
+			int64_t lo = a.tv_sec * 1000000000LL + a.tv_nsec, hi = b.tv_sec * 1000000000LL + b.tv_nsec;
+			int64_t v = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+			if (rc != 0 || v < lo || v > hi || (rt != INT64_MIN && (rt < v || rt > hi)))
+				return 7;
+		}
+	if (atomic_load(&fc_int_latch.no_counter) && (atomic_load(&fc_int_offsets.boot_followed) != followed ||
+	                                              atomic_load(&fc_int_offsets.rt_checked_ns) != refreshed))
+		return 8;
 	if (write(1, &in, sizeof in) != (ssize_t)sizeof in)
 		return 5;
 	return atomic_load(&fc_int_latch.no_counter) ? 0 : 6;
