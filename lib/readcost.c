@@ -14,10 +14,8 @@
 #include <unistd.h>
 
 /* One try: a = K, n counter reads, b = K, n kernel reads (the last is c),
- * n system calls, d = K.  From one kernel sample to the next lies one
- * kernel read's cost besides what is between them, so: kernel = (c - b) / n,
- * counter = (b - a - kernel) / n, syscall = (d - c - kernel) / n. */
-static bool one_try(const struct fc_read_cost_ops *o, double *counter, double *kernel, double *sys)
+ * n system calls, d = K: the three spans, in ns. */
+static bool one_try(const struct fc_read_cost_ops *o, int64_t span[3])
 {
 	int64_t a = o->kclock(o->ctx);
 	for (int i = 0; i < FC_READ_COST_BATCH; i++)
@@ -30,33 +28,43 @@ static bool one_try(const struct fc_read_cost_ops *o, double *counter, double *k
 	int64_t d = o->kclock(o->ctx);
 	if (a == INT64_MIN || b == INT64_MIN || c == INT64_MIN || d == INT64_MIN || b < a || c < b || d < c)
 		return false;
-	*kernel = (double)(c - b) / FC_READ_COST_BATCH;
-	*counter = ((double)(b - a) - *kernel) / FC_READ_COST_BATCH;
-	*sys = ((double)(d - c) - *kernel) / FC_READ_COST_BATCH;
-	if (*counter < 0)
-		*counter = 0;  /* below the clock's resolution */
-	if (*sys < 0)
-		*sys = 0;
+	span[0] = b - a;
+	span[1] = c - b;
+	span[2] = d - c;
 	return true;
 }
 
+/* Each span's least over the tries (a preemption or an interrupt only
+ * lengthens one), then the costs from those: from one kernel sample to the
+ * next lies one kernel read's cost besides what is between them, so
+ * kernel = span1 / n, counter = (span0 - kernel) / n, syscall = (span2 -
+ * kernel) / n.  Taking each cost's least over the tries instead would
+ * take a counter from the try whose kernel reads were held up: too low,
+ * even 0, and a trapped counter judged cheap. */
 bool fc_read_cost_measure(const struct fc_read_cost_ops *ops, struct fc_read_cost *c)
 {
 	c->measured = false;
 	c->counter_ns = c->kernel_ns = c->syscall_ns = 0;
+	int64_t least[3] = { INT64_MAX, INT64_MAX, INT64_MAX };
 	for (int t = 0; t < FC_READ_COST_TRIES; t++) {
-		double counter, kernel, sys;
-		if (!one_try(ops, &counter, &kernel, &sys))
+		int64_t span[3];
+		if (!one_try(ops, span))
 			continue;
-		if (!c->measured || counter < c->counter_ns)
-			c->counter_ns = counter;
-		if (!c->measured || kernel < c->kernel_ns)
-			c->kernel_ns = kernel;
-		if (!c->measured || sys < c->syscall_ns)
-			c->syscall_ns = sys;
+		for (int i = 0; i < 3; i++)
+			if (span[i] < least[i])
+				least[i] = span[i];
 		c->measured = true;
 	}
-	return c->measured;
+	if (!c->measured)
+		return false;
+	c->kernel_ns = (double)least[1] / FC_READ_COST_BATCH;
+	c->counter_ns = ((double)least[0] - c->kernel_ns) / FC_READ_COST_BATCH;
+	c->syscall_ns = ((double)least[2] - c->kernel_ns) / FC_READ_COST_BATCH;
+	if (c->counter_ns < 0)
+		c->counter_ns = 0;  /* below the clock's resolution */
+	if (c->syscall_ns < 0)
+		c->syscall_ns = 0;
+	return true;
 }
 
 static void live_counter(void *ctx)
