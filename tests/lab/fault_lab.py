@@ -107,6 +107,36 @@ echo 1 > %s || exit 1
 echo "online $(fcprobe now)"
 """ % (CPU1_ONLINE, CPU1_ONLINE)
 
+# A live migration (HostControl's `host migrate`), the counter (fcprobe
+# counter: the TSC, cntvct_el0) and the kernel's MONOTONIC read on each side.
+MIGRATE_FAULT = """
+echo "counter0 $(fcprobe counter)"
+host migrate || exit 1
+echo "counter1 $(fcprobe counter)"
+"""
+
+
+def check_migrated(f, name):
+    """A migration by MIGRATE_FAULT: the destination answered; prints QEMU's
+    figures and what the guest's counter and MONOTONIC did across the
+    request.  Asserted: the counter did not go backwards (the library's
+    clocks are check_common's).  Returns QEMU's figures and the counter's
+    (ticks, MONOTONIC ns) on each side."""
+    out = f.fault.stdout.splitlines()
+    line = [x for x in out if x.startswith("ok migrated")]
+    assert line, f.fault.stdout
+    kv = dict(x.split("=") for x in line[0].split()[2:])
+    c0, c1 = ([int(v) for v in x.split()[1:]] for m in ("counter0 ", "counter1 ")
+              for x in out if x.startswith(m))
+    ticks, mono = c1[0] - c0[0], c1[1] - c0[1]
+    print("%s: QEMU's total time %s ms, downtime %s ms, %s MiB sent; the request took the host %s s, "
+          "across it the guest's MONOTONIC advanced %.3f s, its counter %d ticks (%.0f Hz on MONOTONIC)" % (
+              name, kv["total_ms"], kv["downtime_ms"], kv["ram_mb"], kv["request_s"], mono / 1e9, ticks,
+              ticks * 1e9 / mono if mono > 0 else 0))
+    assert ticks > 0, (c0, c1)
+    return kv, c0, c1
+
+
 # The NTP daemon's changes (guest/clockfault.c), each marked with the
 # kernel's MONOTONIC when it was made: "NAME clockfault-args pause-after".
 NTP_MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"
