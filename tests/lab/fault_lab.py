@@ -107,6 +107,43 @@ echo 1 > %s || exit 1
 echo "online $(fcprobe now)"
 """ % (CPU1_ONLINE, CPU1_ONLINE)
 
+# A live migration (HostControl's `host migrate`), the counter (fcprobe
+# counter: the TSC, cntvct_el0) and the kernel's MONOTONIC read on each side;
+# first the same around a `host ping`, the guest's own cost of a request (a
+# busy TCG guest takes a good part of a second to start the helpers).
+MIGRATE_FAULT = """
+echo "counter0 $(fcprobe counter)"
+host ping || exit 1
+echo "counter1 $(fcprobe counter)"
+host migrate || exit 1
+echo "counter2 $(fcprobe counter)"
+"""
+
+
+def check_migrated(f, name):
+    """A migration by MIGRATE_FAULT: the destination answered; prints QEMU's
+    figures, the host's time for the request, and what the guest's counter
+    and MONOTONIC did across it and across the ping before it.  Asserted:
+    the counter did not go backwards (the library's clocks are
+    check_common's).  Returns QEMU's figures and the counter's (ticks,
+    MONOTONIC ns) at each mark."""
+    out = f.fault.stdout.splitlines()
+    line = [x for x in out if x.startswith("ok migrated")]
+    assert line, f.fault.stdout
+    kv = dict(x.split("=") for x in line[0].split()[2:])
+    c = [[int(v) for v in x.split()[1:]] for m in ("counter0 ", "counter1 ", "counter2 ")
+         for x in out if x.startswith(m)]
+    assert len(c) == 3, f.fault.stdout
+    ticks, mono = c[2][0] - c[1][0], c[2][1] - c[1][1]
+    print("%s: QEMU's total time %s ms, downtime %s ms, %s MiB sent; the request took the host %s s; "
+          "across it the guest's MONOTONIC advanced %.3f s, its counter %d ticks (%.0f Hz on MONOTONIC); "
+          "across a ping before it, %.3f s" % (
+              name, kv["total_ms"], kv["downtime_ms"], kv["ram_mb"], kv["request_s"], mono / 1e9, ticks,
+              ticks * 1e9 / mono if mono > 0 else 0, (c[1][1] - c[0][1]) / 1e9))
+    assert c[0][0] < c[1][0] < c[2][0], c
+    return kv, c
+
+
 # The NTP daemon's changes (guest/clockfault.c), each marked with the
 # kernel's MONOTONIC when it was made: "NAME clockfault-args pause-after".
 NTP_MARK = "tr ' ' '\\n' | sed -n 's/mono_ns=//p'"

@@ -792,7 +792,8 @@ class HostControl:
       migrate        a live migration to a second QEMU on this host, started
                      with the same command line and -incoming on a unix
                      socket; answered by the destination once it runs, with
-                     QEMU's total time and downtime; the source then quits
+                     QEMU's total time and downtime and the host's time for
+                     the whole request; the source then quits
       ping           answered "ok"
 
     Every request and what came of it is noted in the console."""
@@ -867,6 +868,7 @@ class HostControl:
             self.m.note(self.error)
 
     def _migrate(self):
+        t_req = time.monotonic()
         self.gen += 1
         dest_ctl = os.path.join(self.ctl_dir, "m%d" % self.gen)
         os.mkdir(dest_ctl)
@@ -901,9 +903,11 @@ class HostControl:
             pass
         old_qmp.close()
         old_req.close()
-        self.reply("ok migrated total_ms=%s downtime_ms=%s ram_mb=%d" % (
+        # request_s: the host's time from the request to this answer (the
+        # destination's start included), to set beside the guest's clocks
+        self.reply("ok migrated total_ms=%s downtime_ms=%s ram_mb=%d request_s=%.3f" % (
             st.get("total-time"), st.get("downtime"),
-            st.get("ram", {}).get("transferred", 0) >> 20))
+            st.get("ram", {}).get("transferred", 0) >> 20, time.monotonic() - t_req))
 
 
 def boot(tools, img, smp=2, cpu="max", append="", mem="512M", timeout=90,

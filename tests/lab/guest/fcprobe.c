@@ -11,6 +11,10 @@
  *       fc_info() as one JSON line.
  *   fcprobe now
  *       the kernel's CLOCK_MONOTONIC in ns (to mark an instant from a script).
+ *   fcprobe counter
+ *       the counter (fc_cycles: the TSC, cntvct_el0) and the kernel's
+ *       CLOCK_MONOTONIC in ns at one moment, "TICKS NS": what the counter
+ *       itself did across a fault, beside the kernel's clock.
  *   fcprobe follow SECS [-i MS] [-r NS] [-s AT:DELTA]...
  *       for SECS seconds, reads each of fc_now_ns, fc_realtime_ns and
  *       fc_gettime(CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, CLOCK_TAI) between two
@@ -224,22 +228,22 @@ static void run_close(int c, struct clockstate *cs, int64_t t_good)
 	fflush(stdout);
 }
 
-/* The counter and CLOCK_MONOTONIC_RAW at one moment: the tightest of 16
+/* The counter and a kernel clock at one moment: the tightest of 16
  * brackets "counter, kernel, counter", the counter at its midpoint.  Two
- * of these seconds apart give the counter's rate on the kernel's raw
- * clock, measured apart from the library (the reference a verdict's wrong
- * frequency is judged by). */
-static void counter_at_raw(double *counter, int64_t *raw)
+ * of these on CLOCK_MONOTONIC_RAW seconds apart give the counter's rate on
+ * the kernel's raw clock, measured apart from the library (the reference a
+ * verdict's wrong frequency is judged by). */
+static void counter_at(clockid_t id, uint64_t *counter, int64_t *kernel)
 {
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 16; i++) {
 		uint64_t c0 = fc_cycles();
-		int64_t r = kns(CLOCK_MONOTONIC_RAW);
+		int64_t k = kns(id);
 		uint64_t c1 = fc_cycles();
 		if (c1 - c0 < best) {
 			best = c1 - c0;
-			*counter = (double)c0 + (double)(c1 - c0) / 2;
-			*raw = r;
+			*counter = c0 + (c1 - c0) / 2;
+			*kernel = k;
 		}
 	}
 }
@@ -254,9 +258,9 @@ static int cmd_follow(double secs, int interval_ms)
 	}
 	struct fc_info i0, i1, prev;
 	info_or_die(&prev);
-	double counter0, counter1;
+	uint64_t counter0, counter1;
 	int64_t raw0, raw1;
-	counter_at_raw(&counter0, &raw0);
+	counter_at(CLOCK_MONOTONIC_RAW, &counter0, &raw0);
 	printf("{\"event\":\"start\",\"t\":%" PRId64 ",", kns(CLOCK_MONOTONIC));
 	print_info_fields(&prev);
 	printf("}\n");
@@ -420,11 +424,11 @@ static int cmd_follow(double secs, int interval_ms)
 		run_close(c, &cs[c], INT64_MIN);
 	struct fc_info fin;
 	info_or_die(&fin);
-	counter_at_raw(&counter1, &raw1);
+	counter_at(CLOCK_MONOTONIC_RAW, &counter1, &raw1);
 	printf("{\"summary\":true,\"secs\":%.3f,\"iters\":%" PRIu64 ",\"changes\":%d,\"kernel_steps\":%d"
 	       ",\"bound_max\":%" PRId64 ",\"counter_hz_on_raw\":%.1f",
 	       (kns(CLOCK_MONOTONIC) - start) / 1e9, iters, changes, ksteps, bound_max_total,
-	       (counter1 - counter0) * 1e9 / (double)(raw1 - raw0));
+	       (double)(counter1 - counter0) * 1e9 / (double)(raw1 - raw0));
 	for (int c = 0; c < NCLK; c++)
 		printf(",\"%s\":{\"n\":%" PRIu64 ",\"err_max\":%" PRId64 ",\"excess_max\":%" PRId64 ",\"bad\":%" PRIu64
 		       ",\"runs\":%" PRIu64 ",\"back\":%" PRIu64 ",\"back_max_ns\":%" PRId64
@@ -678,7 +682,7 @@ static int cmd_warp(double secs, int nthr, bool pin)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: fcprobe info | now | follow SECS [-i MS] [-r NS] [-s AT:DELTA]... | cost [-n CALLS] [-b BATCHES] [-d MS] |\n"
+	fprintf(stderr, "usage: fcprobe info | now | counter | follow SECS [-i MS] [-r NS] [-s AT:DELTA]... | cost [-n CALLS] [-b BATCHES] [-d MS] |\n"
 	                "       warp SECS [-t THREADS] [--nopin]\n");
 	return 1;
 }
@@ -703,6 +707,13 @@ int main(int argc, char **argv)
 		return cmd_info();
 	if (!strcmp(m, "now")) {
 		printf("%" PRId64 "\n", kns(CLOCK_MONOTONIC));
+		return 0;
+	}
+	if (!strcmp(m, "counter")) {
+		uint64_t c;
+		int64_t mono;
+		counter_at(CLOCK_MONOTONIC, &c, &mono);
+		printf("%" PRIu64 " %" PRId64 "\n", c, mono);
 		return 0;
 	}
 	if (!strcmp(m, "follow") && argc >= 3) {
