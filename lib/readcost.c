@@ -96,9 +96,10 @@ bool fc_read_cost_measure_live(struct fc_read_cost *c)
 
 bool fc_read_cost_counter_cheaper(const struct fc_read_cost *c)
 {
-	/* a counter below the clock's resolution is cheap whatever the
-	 * kernel's clock measured (a coarse clock may measure 0 for both) */
-	if (!c->measured || c->counter_ns <= 0)
+	/* a counter read too cheap to be a trap is cheap whatever the
+	 * kernel's clock measured (FC_READ_COST_TRAP_MIN_NS: a coarse clock
+	 * may measure it below the counter, or 0) */
+	if (!c->measured || c->counter_ns < FC_READ_COST_TRAP_MIN_NS)
 		return true;
 	if (fc_read_cost_kernel_is_syscall(c) && c->counter_ns * 2 >= c->syscall_ns)
 		return false;

@@ -35,6 +35,17 @@
 #define FC_READ_COST_BATCH 4
 #define FC_READ_COST_TRIES 3
 
+/* A counter read measured below this is cheap, whatever the kernel's
+ * clock measured.  The vDSO reads the same counter plus its own work, so
+ * a counter read dearer than the kernel's clock is one that traps: an
+ * exception and the kernel's emulation (or a hypervisor's exit), far
+ * dearer than this.  Below it, an excess is the kernel clock's resolution
+ * over a batch of four reads: a clock in steps of 40 ns (a 25 MHz arm64
+ * generic timer) or 100 ns (Hyper-V's 10 MHz reference counter) makes a
+ * span of four cheap reads 0, 1 or 2 steps, and the least of each span
+ * can put the kernel's clock below the counter. */
+#define FC_READ_COST_TRAP_MIN_NS 200
+
 struct fc_read_cost_ops {
 	void (*counter)(void *ctx);   /* one read of the counter */
 	int64_t (*kclock)(void *ctx); /* the kernel's clock as the library reads it, ns (INT64_MIN: failed) */

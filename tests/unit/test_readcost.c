@@ -22,6 +22,7 @@ struct fake {
 	int64_t delay;                 /* added once, to the next read of `delay_on` */
 	int delay_on;                  /* 0 counter, 1 kernel, 2 syscall */
 	int delay_skip;                /* reads of that kind before the delayed one */
+	int64_t step;                  /* the kernel's clock moves in steps of this (0: 1 ns) */
 	long counters, kernels, syscalls;
 };
 
@@ -47,7 +48,7 @@ static int64_t fake_kclock(void *ctx)
 	struct fake *f = ctx;
 	f->kernels++;
 	f->now += f->kernel / 2;
-	int64_t v = f->now;
+	int64_t v = f->step ? f->now - f->now % f->step : f->now;
 	pay(f, 1, f->kernel - f->kernel / 2);
 	return v;
 }
@@ -136,6 +137,26 @@ static void test_preempted(void)
 	CHECK_INT(c.counter_ns, 2100);
 	CHECK_INT(c.kernel_ns, 1900);
 	CHECK(!fc_read_cost_counter_cheaper(&c));
+}
+
+/* A coarse kernel clock (a 25 MHz generic timer's 40 ns steps, Hyper-V's
+ * 100 ns) and cheap reads: each span of four is 0, 1 or 2 steps, the
+ * kernel's clock may measure below the counter; never refused, whatever
+ * the phase of the steps. */
+static void test_coarse_clock(void)
+{
+	static const int64_t steps[] = { 40, 42, 100 };
+	for (size_t i = 0; i < UNIT_COUNT(steps); i++)
+		for (int64_t phase = 0; phase < steps[i]; phase++) {
+			unit_case("a %lld ns step, phase %lld", (long long)steps[i], (long long)phase);
+			struct fake f = { .now = phase, .counter = 12, .kernel = 18, .sys = 300, .step = steps[i] };
+			struct fc_read_cost c = measure(&f);
+			CHECK(fc_read_cost_counter_cheaper(&c));
+			struct fake t = { .now = phase, .counter = 2100, .kernel = 1900, .sys = 1850, .step = steps[i] };
+			c = measure(&t);
+			CHECK(!fc_read_cost_counter_cheaper(&c));  /* a trap still seen */
+		}
+	unit_case(NULL);
 }
 
 static void test_unmeasured(void)
@@ -286,6 +307,7 @@ int main(int argc, char **argv)
 	test_exact();
 	test_preempted();
 	test_unmeasured();
+	test_coarse_clock();
 	test_live();
 	return unit_done("test_readcost");
 }
