@@ -5,8 +5,8 @@
  * value with the raw system call, before and after.  While the served value
  * lies more than 1 ms outside that bracket (a step of the wall clock, `date
  * -s`, not yet seen), the reads count as stale; it prints the longest stale stretch,
- * measured on CLOCK_MONOTONIC (raw system call), and the largest
- * difference seen:
+ * measured on CLOCK_MONOTONIC (raw system call) from the start of its first
+ * read to the start of its last, and the largest difference seen:
  *
  *   kernel_steps=K steps_seen=N longest_stale_ns=X max_diff_ns=Y reads=Z
  *
@@ -50,10 +50,15 @@ int main(int argc, char **argv)
 		struct timespec ts;
 		/* bracketed by the kernel's value before and after: a read
 		 * delayed by preemption is not a stale one */
+		/* now: when the read began.  The library reads the counter at
+		 * the start of the call and serves the offset in force at that
+		 * counter value; a call held up inside (a preempted vCPU) is
+		 * as stale as when it began, not as when it returned */
+		int64_t now = raw(CLOCK_MONOTONIC);
 		int64_t k1 = raw(CLOCK_REALTIME);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		int64_t served = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		int64_t k2 = raw(CLOCK_REALTIME), now = raw(CLOCK_MONOTONIC);
+		int64_t k2 = raw(CLOCK_REALTIME);
 		int64_t d = served < k1 ? k1 - served : served > k2 ? served - k2 : 0;
 		/* the kernel's own clock jumped between two of our reads */
 		if (k1 - prev_k2 > 1000000000 || prev_k2 - k1 > 1000000000)
