@@ -163,7 +163,7 @@ PROGS_BIN := $(PROGS_SRC:tests/progs/%.c=$(B)/progs/%)
 lib: $(B)/libfastclock.a $(B)/libfastclock.so $(B)/fastclock.pc $(B)/fastclock-example \
      $(B)/libfastclock-preload.so
 
-$(B)/preload/fastclock_preload.o: preload/fastclock_preload.c include/fastclock.h
+$(B)/preload/fastclock_preload.o: preload/fastclock_preload.c include/fastclock.h lib/fastclock_serve.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
 

@@ -160,7 +160,8 @@ struct fc_offsets {
 	 * path loads (the offsets, when to check them, the leap span), so
 	 * that it touches this line and the latch's, nothing else. */
 	_Alignas(64) _Atomic int64_t rt_boot_off; /* REALTIME - BOOTTIME */
-	_Atomic uint64_t rt_checked;  /* counter at the last check */
+	_Atomic uint64_t rt_due;      /* counter at which the next check is due: the
+	                                 last check's plus rt_every (one compare a read) */
 	_Atomic uint64_t rt_every;    /* counts between checks; 0 until known */
 	_Atomic int64_t boot_off;     /* BOOTTIME - MONOTONIC: raised by a resume only (in one time namespace) */
 	_Atomic int64_t leap_lo, leap_hi;  /* BOOTTIME span around a pending leap second,
@@ -177,6 +178,47 @@ _Static_assert(offsetof(struct fc_offsets, tai_ok) < 64,
                "a REALTIME or TAI read on the fast path loads one line of the offsets");
 
 extern struct fc_offsets fc_int_offsets;
+
+/* ns as a timespec.  At or after the epoch (every clock but a REALTIME
+ * set before 1970) an unsigned division by the constant, which the
+ * compiler makes a multiply and shifts, and the remainder by a multiply:
+ * the signed one needs sign fix-ups on top. */
+static inline void to_timespec(int64_t v, struct timespec *ts)
+{
+	if (__builtin_expect(v >= 0, 1)) {
+		uint64_t sec = (uint64_t)v / NS_PER_S;
+		ts->tv_sec = (time_t)sec;
+		ts->tv_nsec = (long)((uint64_t)v - sec * NS_PER_S);
+		return;
+	}
+	ts->tv_sec = v / NS_PER_S;
+	ts->tv_nsec = v % NS_PER_S;
+	if (ts->tv_nsec < 0) {
+		ts->tv_nsec += NS_PER_S;
+		ts->tv_sec--;
+	}
+}
+
+/* base + q as a timespec, where base is known before the counter is read
+ * (ns0, plus the offsets for REALTIME) and q, the ns since, comes after it:
+ * base's division into seconds (a multiply and shifts) is done while the
+ * counter is read, and after q only an add, a compare and a subtract
+ * (conditional moves) remain, the vDSO's own chain (it keeps seconds and
+ * ns apart).  q is below a second whenever the line is re-anchored at
+ * least every second; a longer q, or a base before the epoch, divides the
+ * sum. */
+static inline __attribute__((always_inline)) void parts_to_timespec(int64_t base, int64_t q, struct timespec *ts)
+{
+	if (__builtin_expect(base >= 0 && (uint64_t)q < NS_PER_S, 1)) {
+		uint64_t sec = (uint64_t)base / NS_PER_S;
+		uint64_t ns = (uint64_t)base - sec * NS_PER_S + (uint64_t)q;
+		uint64_t over = ns >= NS_PER_S;
+		ts->tv_sec = (time_t)(sec + over);
+		ts->tv_nsec = (long)(ns - (over ? NS_PER_S : 0));
+		return;
+	}
+	to_timespec(base + q, ts);
+}
 
 /* REALTIME - MONOTONIC as the readers make it. */
 static inline int64_t rt_mono_off(void)

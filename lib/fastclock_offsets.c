@@ -185,20 +185,20 @@ bool fc_int_rt_refresh(void)
 
 void fc_int_rt_check(uint64_t t)
 {
-	uint64_t last = atomic_load_explicit(&fc_int_offsets.rt_checked, memory_order_relaxed);
-	uint64_t every = atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed);
-	if (t - last < every && every != 0)
+	uint64_t due = atomic_load_explicit(&fc_int_offsets.rt_due, memory_order_relaxed);
+	uint64_t next = t + atomic_load_explicit(&fc_int_offsets.rt_every, memory_order_relaxed);
+	if ((int64_t)(t - due) < 0)
 		return;
 	/* one thread checks; the others keep the offset they have */
-	if (!atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_checked, &last, t, memory_order_relaxed,
+	if (!atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_due, &due, next, memory_order_relaxed,
 	                                             memory_order_relaxed))
 		return;
 	if (!fc_int_rt_refresh()) {
 		/* nothing stored (a step or a resume in each attempt, or the
 		 * refresher's lock busy): due again at the next read, not
 		 * FC_STEP_CHECK_NS later */
-		uint64_t mine = t;
-		atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_checked, &mine, last, memory_order_relaxed,
+		uint64_t mine = next;
+		atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_due, &mine, due, memory_order_relaxed,
 		                                        memory_order_relaxed);
 	}
 }

@@ -410,15 +410,15 @@ static void test_failed_refresh_due_again(void)
 	kernel_reset();
 	library_start();
 	atomic_store(&fc_int_offsets.rt_every, 1000);
-	atomic_store(&fc_int_offsets.rt_checked, 5000);
+	atomic_store(&fc_int_offsets.rt_due, 6000);  /* checked at 5000 */
 	K.rt_off += 2 * NS_PER_S;  /* a step */
 	atomic_store(&mm.rt_lock, 1);  /* another thread refreshing, held up */
 	fc_int_rt_check(7000);
-	CHECK_INT(atomic_load(&fc_int_offsets.rt_checked), 5000);
+	CHECK_INT(atomic_load(&fc_int_offsets.rt_due), 6000);
 	CHECK_INT(errors_now().rt, -2 * NS_PER_S);
 	atomic_store(&mm.rt_lock, 0);
 	fc_int_rt_check(7001);
-	CHECK_INT(atomic_load(&fc_int_offsets.rt_checked), 7001);
+	CHECK_INT(atomic_load(&fc_int_offsets.rt_due), 8001);
 	check_right(errors_now(), BRACKET_NS);
 }
 

@@ -490,6 +490,55 @@ static void check_child_of_kernel_mode(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* parts_to_timespec (the fast path's timespec: base's seconds divided
+ * while the counter is read, the carry after q) agrees with the whole sum
+ * floor-divided, at every edge: q carrying base's ns past a second, q of a
+ * second or more (divided whole), bases before the epoch, and at random. */
+static struct timespec floor_split(int64_t v)
+{
+	struct timespec ts;
+	int64_t sec = v / NS_PER_S, ns = v % NS_PER_S;
+	if (ns < 0) {
+		ns += NS_PER_S;
+		sec--;
+	}
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = (long)ns;
+	return ts;
+}
+
+static void check_timespec_parts(void)
+{
+	unit_case("parts_to_timespec: base + q split as the whole sum");
+	const int64_t bases[] = {0, 1, NS_PER_S - 1, NS_PER_S, NS_PER_S + 1, 1764370000LL * NS_PER_S + 999999999,
+	                         1764370000LL * NS_PER_S, 1764370000LL * NS_PER_S + 1, -1, -NS_PER_S, -NS_PER_S - 1,
+	                         INT64_MAX / 2};
+	const int64_t qs[] = {0, 1, 2, NS_PER_S - 2, NS_PER_S - 1, NS_PER_S, NS_PER_S + 1, 3 * NS_PER_S + 7};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
+		for (size_t j = 0; j < sizeof qs / sizeof qs[0]; j++) {
+			struct timespec got, want = floor_split(bases[i] + qs[j]);
+			parts_to_timespec(bases[i], qs[j], &got);
+			if (got.tv_sec != want.tv_sec || got.tv_nsec != want.tv_nsec) {
+				if (bad++ < 5)
+					fprintf(stderr, "  base %lld q %lld: %lld.%09ld, want %lld.%09ld\n", (long long)bases[i],
+					        (long long)qs[j], (long long)got.tv_sec, got.tv_nsec, (long long)want.tv_sec,
+					        want.tv_nsec);
+			}
+		}
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int k = 0; k < 1000000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int64_t base = (int64_t)(x >> 2) - (int64_t)(x & 1 ? 0 : (1ll << 61));
+		int64_t q = (int64_t)((x >> 20) % (2 * (uint64_t)NS_PER_S));
+		struct timespec got, want = floor_split(base + q);
+		parts_to_timespec(base, q, &got);
+		if (got.tv_sec != want.tv_sec || got.tv_nsec != want.tv_nsec)
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -503,5 +552,6 @@ int main(void)
 	check_calibrating_raises_floor();
 	check_info_floor_lead();
 	check_child_of_kernel_mode();
+	check_timespec_parts();
 	return unit_done("test_fastclock_sync");
 }
