@@ -204,19 +204,22 @@ static int64_t serve_kernel(clockid_t id, const struct line *L, const struct seg
 	return serve(k, floor);
 }
 
-/* The check: the line against the kernel's k (read here, into *k), within
+/* The check: the line against the kernel's k (read here, into *k; the
+ * first try takes k_read instead, when given: a read of clock id made
+ * after d's counter, which the bracket then spans), within
  * the bound less what a rate change can add before the next one, at every
  * instant the kernel's read may have taken its value (check_verdict); a
  * bracket too wide to say (the reader held up inside it) is read again,
  * CHECK_TRIES times in all.  true when the line at d holds. */
-static bool line_checks(clockid_t id, const struct line *L, const struct seg *sg, uint64_t d, int64_t *k)
+static bool line_checks(clockid_t id, const struct line *L, const struct seg *sg, uint64_t d, int64_t *k,
+                        int64_t k_read)
 {
 	int64_t tol = L->err > RATE_STEP_NS ? L->err - RATE_STEP_NS : 0;
 	uint64_t t0 = d;
 	for (int i = 0; i < CHECK_TRIES; i++) {
 		if (i > 0)
 			t0 = counter_now() - L->tsc0;
-		*k = fc_kclock_ns(id);
+		*k = i == 0 && k_read != INT64_MIN ? k_read : fc_kclock_ns(id);
 		uint64_t t1 = counter_now() - L->tsc0;
 		if (*k == INT64_MIN)
 			return false;
@@ -315,9 +318,15 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		/* a resume may have moved BOOTTIME - MONOTONIC with the line
 		 * still right: before the check vouches for it (boot_off is
 		 * stored before hw, which the other clocks' readers load first) */
-		bool followed = fc_int_boot_follow();
+		int64_t k_follow;
+		bool followed = fc_int_boot_follow_mono(&k_follow);
 		int64_t k = INT64_MIN;
-		if (on_line && followed && line_checks(id, &L, sg, d, &k)) {
+		/* the follow's last read of MONOTONIC was made after t (d's
+		 * counter) and before the counter line_checks reads next: the
+		 * check's reading of the kernel's clock, one system call less
+		 * where each is one (hpet: three a check, not four) */
+		if (on_line && followed &&
+		    line_checks(id, &L, sg, d, &k, id == CLOCK_MONOTONIC ? k_follow : INT64_MIN)) {
 			fc_fence_release();
 			raise_u64(&m->hw, t);
 			return serve(seg_at(sg->ns0, sg->frac0, sg->mult, d), floor);

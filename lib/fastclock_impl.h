@@ -597,6 +597,9 @@ void fc_int_offsets_due_kernel(int64_t m);
 void fc_int_boot_start(void);
 void fc_int_boot_refresh(void);
 bool fc_int_boot_follow(void);
+/* The same, and *mono the kernel's MONOTONIC its last bracket read
+ * (INT64_MIN when none): the check's reading of the kernel's clock. */
+bool fc_int_boot_follow_mono(int64_t *mono);
 bool fc_int_offsets_moved(void);
 
 /* fastclock_start.c: start-up and a forked child's first read, with the

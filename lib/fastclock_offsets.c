@@ -90,8 +90,9 @@ static bool rt_mono_now(int64_t *rt_mono, int64_t *r, bool *exact)
 }
 
 /* One bracket "MONOTONIC, BOOTTIME, MONOTONIC": BOOTTIME - MONOTONIC is
- * in [*lo, *lo + *w].  false when a clock cannot be read. */
-static bool boot_bracket(int64_t *lo, int64_t *w)
+ * in [*lo, *lo + *w]; *m2 (when not NULL) its last MONOTONIC.  false when
+ * a clock cannot be read. */
+static bool boot_bracket_m(int64_t *lo, int64_t *w, int64_t *m2p)
 {
 	int64_t m1 = fc_kclock_ns(CLOCK_MONOTONIC);
 	int64_t b = fc_kclock_ns(CLOCK_BOOTTIME);
@@ -100,7 +101,14 @@ static bool boot_bracket(int64_t *lo, int64_t *w)
 		return false;
 	*lo = b - m2;
 	*w = m2 - m1;
+	if (m2p)
+		*m2p = m2;
 	return true;
+}
+
+static bool boot_bracket(int64_t *lo, int64_t *w)
+{
+	return boot_bracket_m(lo, w, NULL);
 }
 
 /* The first of up to `tries` brackets no wider than `enough`, else the
@@ -183,6 +191,28 @@ bool fc_int_rt_refresh(void)
 	return stored;
 }
 
+/* Whether the offsets stand as they are, with no system call on any
+ * clocksource: REALTIME - MONOTONIC from the coarse clocks (the vDSO's data
+ * page) is exactly the readers' sum, and the leap span is the one this
+ * day's end gives.  A step, a resume (REALTIME - MONOTONIC grows by the
+ * time asleep), a leap second applied (the kernel steps REALTIME and TAI
+ * together), a child in another time namespace: each changes the sum, and
+ * the full refresh follows.  Where the coarse clocks are not exact (a
+ * tick between in each try) it says no, and the full refresh reads. */
+static bool rt_offsets_current(void)
+{
+	int64_t rt_mono, r, lo, hi;
+	if (coarse_rt_off(&rt_mono, &r) != 0)
+		return false;
+	int64_t rb = atomic_load_explicit(&fc_int_offsets.rt_boot_off, memory_order_acquire);
+	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	if (rb + cur != rt_mono)
+		return false;
+	leap_span(r, rt_mono, &lo, &hi);
+	return atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) == (lo == hi ? 0 : lo + cur) &&
+	       atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed) == (lo == hi ? 0 : hi + cur);
+}
+
 void fc_int_rt_check(uint64_t t)
 {
 	uint64_t due = atomic_load_explicit(&fc_int_offsets.rt_due, memory_order_relaxed);
@@ -193,7 +223,7 @@ void fc_int_rt_check(uint64_t t)
 	if (!atomic_compare_exchange_strong_explicit(&fc_int_offsets.rt_due, &due, next, memory_order_relaxed,
 	                                             memory_order_relaxed))
 		return;
-	if (!fc_int_rt_refresh()) {
+	if (!rt_offsets_current() && !fc_int_rt_refresh()) {
 		/* nothing stored (a step or a resume in each attempt, or the
 		 * refresher's lock busy): due again at the next read, not
 		 * FC_STEP_CHECK_NS later */
@@ -219,7 +249,7 @@ void fc_int_offsets_due_kernel(int64_t m)
 	int64_t last = atomic_load_explicit(checked_ns, memory_order_relaxed);
 	if ((m - last >= FC_STEP_CHECK_NS || m - last < -FC_STEP_CHECK_NS) &&
 	    atomic_compare_exchange_strong_explicit(checked_ns, &last, m, memory_order_relaxed, memory_order_relaxed) &&
-	    !fc_int_rt_refresh()) {
+	    !rt_offsets_current() && !fc_int_rt_refresh()) {
 		int64_t mine = m;  /* nothing stored: due again at the next read */
 		atomic_compare_exchange_strong_explicit(checked_ns, &mine, last, memory_order_relaxed, memory_order_relaxed);
 	}
@@ -282,12 +312,13 @@ static void take_resume(void)
  * and it was taken; false when FOLLOW_TRIES brackets were all too wide to
  * say (the thread held up inside each: the next check looks again).  A
  * thread frozen in it takes nothing from before the freeze. */
-bool fc_int_boot_follow(void)
+bool fc_int_boot_follow_mono(int64_t *mono)
 {
 	int64_t s = boot_slack(), narrowest = INT64_MAX;
+	*mono = INT64_MIN;
 	for (int i = 0; i < FOLLOW_TRIES; i++) {
 		int64_t lo, w;
-		if (!boot_bracket(&lo, &w))
+		if (!boot_bracket_m(&lo, &w, mono))
 			return true;  /* no BOOTTIME to follow */
 		if (lo > atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed) + s) {
 			take_resume();
@@ -308,6 +339,12 @@ bool fc_int_boot_follow(void)
 		return false;
 	raise_i64(&fc_int_offsets.boot_slack, 2 * narrowest);
 	return true;
+}
+
+bool fc_int_boot_follow(void)
+{
+	int64_t mono;
+	return fc_int_boot_follow_mono(&mono);
 }
 
 /* The writer's look, once a second and when a re-anchor found a pause: the

@@ -38,6 +38,7 @@
 static struct {
 	int64_t mono, boot_off, rt_off;
 	long reads, resume_before;  /* the resume comes before read number resume_before */
+	long fine_reads;     /* reads of a clock other than the coarse ones: system calls on hpet */
 	int resumes;
 	bool others_follow;  /* another thread follows it before this one goes on */
 	int64_t step;        /* a step of the wall clock at the resume */
@@ -68,6 +69,8 @@ int64_t fc_kclock_ns(clockid_t id)
 		K.mono += K.stall_ns;
 	K.mono += READ_NS + K.reads * 7 % 13 + K.read_extra;  /* reads that take 20 to 32 ns */
 	int64_t coarse = K.mono - K.mono % TICK_NS;
+	if (id != CLOCK_MONOTONIC_COARSE && id != CLOCK_REALTIME_COARSE)
+		K.fine_reads++;
 	switch (id) {
 	case CLOCK_MONOTONIC: return K.mono;
 	case CLOCK_BOOTTIME: return K.mono + K.boot_off;
@@ -422,6 +425,57 @@ static void test_failed_refresh_due_again(void)
 	check_right(errors_now(), BRACKET_NS);
 }
 
+/* A due check of REALTIME's offset with nothing moved reads only the
+ * coarse clocks (the vDSO's data page: no system call where the fine
+ * clocks are one); a step, a resume, another day's leap span or a
+ * namespace's other MONOTONIC each make it refresh in full, and every
+ * clock is right after. */
+static void test_check_reads_coarse_when_quiet(void)
+{
+	unit_case("a quiet check of REALTIME's offset makes no fine read");
+	kernel_reset();
+	library_start();
+	atomic_store(&fc_int_offsets.rt_every, 1000);
+	atomic_store(&fc_int_offsets.rt_due, 0);
+	long fine = K.fine_reads;
+	fc_int_rt_check(1000);
+	CHECK_INT(K.fine_reads - fine, 0);
+	CHECK_INT(atomic_load(&fc_int_offsets.rt_due), 2000);
+	check_right(errors_now(), BRACKET_NS);
+
+	K.rt_off += 3 * NS_PER_S;  /* a step: refreshed in full */
+	fine = K.fine_reads;
+	fc_int_rt_check(2000);
+	CHECK(K.fine_reads - fine > 0);
+	check_right(errors_now(), BRACKET_NS);
+
+	K.boot_off += SLEPT_NS;  /* a resume: REALTIME - MONOTONIC grew too */
+	K.rt_off += SLEPT_NS;
+	fc_int_rt_check(3000);
+	check_right(errors_now(), BRACKET_NS);
+	fine = K.fine_reads;
+	fc_int_rt_check(4000);
+	CHECK_INT(K.fine_reads - fine, 0);  /* quiet again */
+
+	/* a day later, nothing else moved: the leap span is the next day's */
+	int64_t lo = atomic_load(&fc_int_offsets.leap_lo);
+	K.mono += DAY_NS;
+	fine = K.fine_reads;
+	fc_int_rt_check(5000);
+	CHECK(K.fine_reads - fine > 0);
+	CHECK_INT(atomic_load(&fc_int_offsets.leap_lo) - lo, DAY_NS);
+	check_right(errors_now(), BRACKET_NS);
+
+	/* another time namespace: MONOTONIC (coarse too) moved, REALTIME not */
+	K.mono -= 500 * NS_PER_S;
+	K.rt_off += 500 * NS_PER_S;
+	K.boot_off += 500 * NS_PER_S;
+	fine = K.fine_reads;
+	fc_int_rt_check(6000);
+	CHECK(K.fine_reads - fine > 0);
+	CHECK_INT(errors_now().rt, 0);
+}
+
 /* Kernel mode (no checks): a thread follows BOOTTIME - MONOTONIC when
  * MONOTONIC moved FC_STEP_CHECK_NS past the last follow, not before, and
  * when the last follow is far ahead (another clock's); REALTIME's offset
@@ -463,6 +517,7 @@ int main(void)
 	test_kernel_clock_slower_later();
 	test_namespaces();
 	test_failed_refresh_due_again();
+	test_check_reads_coarse_when_quiet();
 	test_kernel_mode_timing();
 	return unit_done("fastclock_offsets");
 }
