@@ -319,12 +319,13 @@ __attribute__((noinline)) static int64_t slow(enum which w, int *kernel_mode)
 		 * still right: before the check vouches for it (boot_off is
 		 * stored before hw, which the other clocks' readers load first) */
 		int64_t k_follow;
-		bool followed = fc_int_boot_follow_mono(&k_follow);
+		bool followed = fc_int_check_follow(&k_follow);
 		int64_t k = INT64_MIN;
-		/* the follow's last read of MONOTONIC was made after t (d's
+		/* a follow's last read of MONOTONIC was made after t (d's
 		 * counter) and before the counter line_checks reads next: the
-		 * check's reading of the kernel's clock, one system call less
-		 * where each is one (hpet: three a check, not four) */
+		 * check's reading of the kernel's clock, one system call less.
+		 * Where each kernel read is one (hpet), a check is one system
+		 * call when nothing moved, three when the follow runs. */
 		if (on_line && followed &&
 		    line_checks(id, &L, sg, d, &k, id == CLOCK_MONOTONIC ? k_follow : INT64_MIN)) {
 			fc_fence_release();

@@ -600,6 +600,9 @@ bool fc_int_boot_follow(void);
 /* The same, and *mono the kernel's MONOTONIC its last bracket read
  * (INT64_MIN when none): the check's reading of the kernel's clock. */
 bool fc_int_boot_follow_mono(int64_t *mono);
+/* The check's look for a resume: the follow only when REALTIME -
+ * MONOTONIC moved (fastclock_offsets.c); *mono as above. */
+bool fc_int_check_follow(int64_t *mono);
 bool fc_int_offsets_moved(void);
 
 /* fastclock_start.c: start-up and a forked child's first read, with the

@@ -199,18 +199,44 @@ bool fc_int_rt_refresh(void)
  * together), a child in another time namespace: each changes the sum, and
  * the full refresh follows.  Where the coarse clocks are not exact (a
  * tick between in each try) it says no, and the full refresh reads. */
-static bool rt_offsets_current(void)
+static bool rt_sum_current(int64_t *rt_mono, int64_t *r, int64_t *cur)
 {
-	int64_t rt_mono, r, lo, hi;
-	if (coarse_rt_off(&rt_mono, &r) != 0)
+	if (coarse_rt_off(rt_mono, r) != 0)
 		return false;
 	int64_t rb = atomic_load_explicit(&fc_int_offsets.rt_boot_off, memory_order_acquire);
-	int64_t cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
-	if (rb + cur != rt_mono)
+	*cur = atomic_load_explicit(&fc_int_offsets.boot_off, memory_order_relaxed);
+	return rb + *cur == *rt_mono;
+}
+
+static bool rt_offsets_current(void)
+{
+	int64_t rt_mono, r, cur, lo, hi;
+	if (!rt_sum_current(&rt_mono, &r, &cur))
 		return false;
 	leap_span(r, rt_mono, &lo, &hi);
 	return atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) == (lo == hi ? 0 : lo + cur) &&
 	       atomic_load_explicit(&fc_int_offsets.leap_hi, memory_order_relaxed) == (lo == hi ? 0 : hi + cur);
+}
+
+/* A check's look for a resume, before it vouches for the line: none when
+ * REALTIME - MONOTONIC from the coarse clocks is still the readers' sum,
+ * at no system call on any clocksource, for a resume grows it by the time
+ * asleep (__timekeeping_inject_sleeptime, kernel/time/timekeeping.c, adds
+ * that to REALTIME and to BOOTTIME's offset alike, MONOTONIC not), with
+ * the counter standing still or running on.  Else the follow's brackets
+ * (*mono their last MONOTONIC, else INT64_MIN), and when the sum still
+ * differs after them (a step, a leap second: no resume), REALTIME's
+ * offsets read afresh, so that the next check is cheap again. */
+bool fc_int_check_follow(int64_t *mono)
+{
+	int64_t rt_mono, r, cur;
+	*mono = INT64_MIN;
+	if (rt_sum_current(&rt_mono, &r, &cur))
+		return true;
+	bool followed = fc_int_boot_follow_mono(mono);
+	if (followed && !rt_sum_current(&rt_mono, &r, &cur))
+		(void)fc_int_rt_refresh();
+	return followed;
 }
 
 void fc_int_rt_check(uint64_t t)

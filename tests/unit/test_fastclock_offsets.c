@@ -476,6 +476,59 @@ static void test_check_reads_coarse_when_quiet(void)
 	CHECK_INT(errors_now().rt, 0);
 }
 
+/* A check's look for a resume (fc_int_check_follow): quiet, only the
+ * coarse clocks; a resume (REALTIME - MONOTONIC grew by the time asleep)
+ * is followed, with the counter standing still as QEMU's S3 leaves it;
+ * a step alone follows and refreshes REALTIME's offsets once, and the
+ * next look is quiet again.  Every clock right after each. */
+static void test_check_follow(void)
+{
+	unit_case("a check's look for a resume reads the fine clocks only when something moved");
+	kernel_reset();
+	library_start();
+	int64_t mono;
+	long fine = K.fine_reads;
+	CHECK(fc_int_check_follow(&mono));
+	CHECK_INT(K.fine_reads - fine, 0);
+	CHECK_INT(mono, INT64_MIN);
+
+	int64_t boot = atomic_load(&fc_int_offsets.boot_off);
+	K.boot_off += SLEPT_NS;
+	K.rt_off += SLEPT_NS;
+	CHECK(fc_int_check_follow(&mono));
+	CHECK(mono != INT64_MIN);  /* the follow's last MONOTONIC, for the check */
+	CHECK(atomic_load(&fc_int_offsets.boot_off) >= boot + SLEPT_NS - BRACKET_NS);
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 1);
+	check_right(errors_now(), BRACKET_NS);
+	fine = K.fine_reads;
+	CHECK(fc_int_check_follow(&mono));
+	CHECK_INT(K.fine_reads - fine, 0);
+
+	K.rt_off -= 5 * NS_PER_S;  /* a step back, no resume */
+	CHECK(fc_int_check_follow(&mono));
+	CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 1);
+	check_right(errors_now(), BRACKET_NS);
+	fine = K.fine_reads;
+	CHECK(fc_int_check_follow(&mono));
+	CHECK_INT(K.fine_reads - fine, 0);
+
+	/* the resume before each read of a look (and after its last): this
+	 * look or the next one takes it */
+	for (long at = 1; at <= 40; at++) {
+		kernel_reset();
+		library_start();
+		K.resume_before = K.reads + at;
+		(void)fc_int_check_follow(&mono);
+		bool fell = K.resumes > 0;
+		K.resume_before = 0;
+		if (!fell)
+			K.boot_off += SLEPT_NS, K.rt_off += SLEPT_NS, K.resumes++;
+		CHECK(fc_int_check_follow(&mono));
+		CHECK_INT(atomic_load(&fc_int_offsets.boot_jumps), 1);
+		check_right(errors_now(), BRACKET_NS);
+	}
+}
+
 /* Kernel mode (no checks): a thread follows BOOTTIME - MONOTONIC when
  * MONOTONIC moved FC_STEP_CHECK_NS past the last follow, not before, and
  * when the last follow is far ahead (another clock's); REALTIME's offset
@@ -518,6 +571,7 @@ int main(void)
 	test_namespaces();
 	test_failed_refresh_due_again();
 	test_check_reads_coarse_when_quiet();
+	test_check_follow();
 	test_kernel_mode_timing();
 	return unit_done("fastclock_offsets");
 }
