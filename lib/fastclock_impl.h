@@ -46,6 +46,7 @@ enum { L_COUNTER = 1, L_OPEN = 2 };
                                           (the PLL's): RATE_STEP_NS / the change, not below this */
 #define RATE_SETTLE_NS NS_PER_S        /* ...from when it is seen until this long after it
                                           is due (the kernel's tick may take it late) */
+#define RT_FULL_EVERY_NS NS_PER_S      /* REALTIME's and TAI's offsets read in full at least this often */
 #define FOLLOW_SLACK_NS 1000           /* BOOTTIME - MONOTONIC bracketed this close to boot_off: followed */
 #define FOLLOW_TRIES 4                 /* brackets a follow takes at most */
 #define FOLLOW_SLACK_MAX_NS 100000     /* the slack grows to this with the kernel's clock's cost */
@@ -171,6 +172,8 @@ struct fc_offsets {
 	/* kernel mode and the refreshers only */
 	_Alignas(64) _Atomic int64_t boot_followed; /* kernel mode: MONOTONIC at the last follow... */
 	_Atomic int64_t rt_checked_ns;/* ...and at the last refresh of REALTIME's offset */
+	_Atomic int64_t rt_full_mono; /* MONOTONIC at the last full refresh (the quiet
+	                                 checks between read no TAI) */
 	atomic_uint boot_jumps;       /* resumes a follow took */
 	_Atomic int64_t boot_slack;   /* what a bracket may be off (fc_int_boot_start) */
 };

@@ -185,6 +185,7 @@ bool fc_int_rt_refresh(void)
 			atomic_store_explicit(&fc_int_offsets.tai_boot_off, rt_boot + tai_s * NS_PER_S, memory_order_release);
 		atomic_store_explicit(&fc_int_offsets.tai_ok, tai_ok, memory_order_release);
 		atomic_store_explicit(&fc_int_offsets.rt_boot_off, rt_boot, memory_order_release);
+		atomic_store_explicit(&fc_int_offsets.rt_full_mono, r - rt_mono, memory_order_relaxed);
 		stored = true;
 	}
 	atomic_store_explicit(&m->rt_lock, 0, memory_order_release);
@@ -193,8 +194,10 @@ bool fc_int_rt_refresh(void)
 
 /* Whether the offsets stand as they are, with no system call on any
  * clocksource: REALTIME - MONOTONIC from the coarse clocks (the vDSO's data
- * page) is exactly the readers' sum, and the leap span is the one this
- * day's end gives.  A step, a resume (REALTIME - MONOTONIC grows by the
+ * page) is exactly the readers' sum, the leap span is the one this day's
+ * end gives, and the last full refresh is less than RT_FULL_EVERY_NS old
+ * (TAI - REALTIME can change alone, by adjtimex's ADJ_TAI, and a TAI
+ * unreadable at start is tried again).  A step, a resume (REALTIME - MONOTONIC grows by the
  * time asleep), a leap second applied (the kernel steps REALTIME and TAI
  * together), a child in another time namespace: each changes the sum, and
  * the full refresh follows.  Where the coarse clocks are not exact (a
@@ -212,6 +215,9 @@ static bool rt_offsets_current(void)
 {
 	int64_t rt_mono, r, cur, lo, hi;
 	if (!rt_sum_current(&rt_mono, &r, &cur))
+		return false;
+	int64_t since_full = r - rt_mono - atomic_load_explicit(&fc_int_offsets.rt_full_mono, memory_order_relaxed);
+	if (since_full >= RT_FULL_EVERY_NS || since_full < 0)
 		return false;
 	leap_span(r, rt_mono, &lo, &hi);
 	return atomic_load_explicit(&fc_int_offsets.leap_lo, memory_order_relaxed) == (lo == hi ? 0 : lo + cur) &&

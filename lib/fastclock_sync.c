@@ -424,8 +424,14 @@ __attribute__((noinline)) static struct judgement judge_old_line(const struct li
 		j.er = seg_at(L->raw.ns0, L->raw.frac0, L->raw.mult, dr) - a->sr.k;
 		j.paused = j.em > pause_limit_ns(L) || j.er > pause_limit_ns(L);
 	}
-	if (counter_mode && went_back)
+	if (counter_mode && went_back) {
 		j.paused = true;  /* the counter was reset (a resume): F says nothing */
+		/* and the marks kept in counts are ahead of it: the next check
+		 * and the next REALTIME refresh would wait until the counter
+		 * passed them again (days), so both are due at once */
+		atomic_store_explicit(&mm_now()->hw, 0, memory_order_relaxed);
+		atomic_store_explicit(&fc_int_offsets.rt_due, 0, memory_order_relaxed);
+	}
 	j.expired = !counter_mode || force_hard || j.paused || (now - L->tsc0) >= L->hard || dm >= L->hard ||
 	            dr >= L->hard || (a->ta - L->tsc0) >= L->hard || j.em < -STEP_FORWARD_NS ||
 	            j.er < -STEP_FORWARD_NS;

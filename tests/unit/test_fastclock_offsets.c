@@ -39,6 +39,7 @@ static struct {
 	int64_t mono, boot_off, rt_off;
 	long reads, resume_before;  /* the resume comes before read number resume_before */
 	long fine_reads;     /* reads of a clock other than the coarse ones: system calls on hpet */
+	int64_t tai_extra;   /* TAI - REALTIME beyond TAI_S: adjtimex(ADJ_TAI) alone moves it */
 	int resumes;
 	bool others_follow;  /* another thread follows it before this one goes on */
 	int64_t step;        /* a step of the wall clock at the resume */
@@ -75,7 +76,7 @@ int64_t fc_kclock_ns(clockid_t id)
 	case CLOCK_MONOTONIC: return K.mono;
 	case CLOCK_BOOTTIME: return K.mono + K.boot_off;
 	case CLOCK_REALTIME: return K.mono + K.rt_off;
-	case CLOCK_TAI: return K.mono + K.rt_off + TAI_S * NS_PER_S;
+	case CLOCK_TAI: return K.mono + K.rt_off + (TAI_S + K.tai_extra) * NS_PER_S;
 	case CLOCK_MONOTONIC_COARSE: return coarse;
 	case CLOCK_REALTIME_COARSE: return coarse + K.rt_off;
 	default: return INT64_MIN;
@@ -143,7 +144,7 @@ static struct errors errors_now(void)
 	struct errors e = {
 		served_boot(m) - (m + K.boot_off),
 		served_realtime(m) - (m + K.rt_off),
-		served_tai(m) - (m + K.rt_off + TAI_S * NS_PER_S),
+		served_tai(m) - (m + K.rt_off + (TAI_S + K.tai_extra) * NS_PER_S),
 	};
 	K.resume_before = saved;
 	return e;
@@ -466,12 +467,25 @@ static void test_check_reads_coarse_when_quiet(void)
 	CHECK_INT(atomic_load(&fc_int_offsets.leap_lo) - lo, DAY_NS);
 	check_right(errors_now(), BRACKET_NS);
 
+	/* TAI - REALTIME moved alone (adjtimex's ADJ_TAI): the quiet checks
+	 * do not see it; the full refresh they make each RT_FULL_EVERY_NS does */
+	K.tai_extra = 1;
+	fine = K.fine_reads;
+	fc_int_rt_check(6000);
+	CHECK_INT(K.fine_reads - fine, 0);
+	CHECK_INT(errors_now().tai, -NS_PER_S);
+	K.mono += RT_FULL_EVERY_NS;
+	fine = K.fine_reads;
+	fc_int_rt_check(7000);
+	CHECK(K.fine_reads - fine > 0);
+	check_right(errors_now(), BRACKET_NS);
+
 	/* another time namespace: MONOTONIC (coarse too) moved, REALTIME not */
 	K.mono -= 500 * NS_PER_S;
 	K.rt_off += 500 * NS_PER_S;
 	K.boot_off += 500 * NS_PER_S;
 	fine = K.fine_reads;
-	fc_int_rt_check(6000);
+	fc_int_rt_check(8000);
 	CHECK(K.fine_reads - fine > 0);
 	CHECK_INT(errors_now().rt, 0);
 }

@@ -539,6 +539,35 @@ static void check_timespec_parts(void)
 	CHECK_INT(bad, 0);
 }
 
+/* A counter that went back (reset across a suspend): the marks kept in
+ * counts, the last check's and when REALTIME's offset is next due, are
+ * ahead of it; judge_old_line sets both so that the next read checks and
+ * the next REALTIME read refreshes, not only once the counter passes them
+ * again. */
+static void check_counter_reset_marks(void)
+{
+	unit_case("a counter reset makes the next check and REALTIME refresh due");
+	(void)fc_now_ns();  /* started */
+	struct fc_mm *m = mm_now();
+	atomic_store(&m->hw, 5ull * 86400 * 3000000000ull);
+	atomic_store(&fc_int_offsets.rt_due, 5ull * 86400 * 3000000000ull);
+	struct line L;
+	memset(&L, 0, sizeof L);
+	L.flags = L_COUNTER;
+	L.tsc0 = 4ull * 86400 * 3000000000ull;
+	L.soft = L.hard = 3000000000ull;
+	struct anchor a;
+	memset(&a, 0, sizeof a);
+	a.sm.t0 = a.sr.t0 = 1000000;
+	a.sm.t1 = a.sr.t1 = 1000100;
+	a.sm.k = a.sr.k = fc_kclock_ns(CLOCK_MONOTONIC);
+	a.ta = 1000200;
+	struct judgement j = judge_old_line(&L, &a, 1000300, false);
+	CHECK(j.paused && j.expired);
+	CHECK_INT(atomic_load(&m->hw), 0);
+	CHECK(!((int64_t)(1000300 - atomic_load(&fc_int_offsets.rt_due)) < 0));
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -553,5 +582,6 @@ int main(void)
 	check_info_floor_lead();
 	check_child_of_kernel_mode();
 	check_timespec_parts();
+	check_counter_reset_marks();
 	return unit_done("test_fastclock_sync");
 }
