@@ -117,6 +117,29 @@ def test_harness_reports_failure(the_lab):
     assert boot.console.rstrip("\n").split("\n")[-1] in str(ei.value)
 
 
+def test_a_stalled_boot_is_booted_again(monkeypatch, tmp_path):
+    """A guest whose kernel never reached the lab's init (killed at its
+    timeout with no line of ours) is booted once more; one that started and
+    then failed is not (its failure is the scenario's)."""
+    monkeypatch.setenv("LAB_CACHE_DIR", str(tmp_path))
+    stalled = lab.BootResult([], "Probing EDD (edd=off to disable)... o", "", 130.0, True, -9, tmp_path)
+    good = lab.BootResult([], "", "=====LAB START x=====\n=====LAB DONE=====\n", 20.0, False, 0, tmp_path)
+    started = lab.BootResult([], "", "=====LAB START x=====\n", 130.0, True, -9, tmp_path)
+    assert lab.never_started(stalled) and not lab.never_started(good) and not lab.never_started(started)
+    for first, boots_expected in ((stalled, 2), (started, 1), (good, 1)):
+        calls = []
+
+        def fake_boot(*a, **k):
+            calls.append(1)
+            return first if len(calls) == 1 else good
+        the = lab.Lab({"qemu": "x", "arch": lab.arm64.HOST_ARCH}, [BY_NAME[SELF_TEST]], jobs=1, cpus=2)
+        the.boot_fn = fake_boot
+        the.initramfs_fn = lambda *a, **k: tmp_path / "img"
+        r = the._run(the.groups[0])
+        assert len(calls) == boots_expected
+        assert r is (good if boots_expected == 2 else first)
+
+
 def test_benchmarks_run_only_when_named():
     """A BENCH scenario (bench-servers: minutes of load, figures printed) is
     no test: `make lab` (this file) never boots it; `lab.py run NAME` and
